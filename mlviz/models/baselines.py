@@ -1,0 +1,351 @@
+"""Classic multi-label baselines: Binary Relevance, Label Powerset, ML-kNN.
+
+These are the methods the seed papers compare against (BR-LR / BR-SVM in the
+MLRH and CDN papers, LP in the MLRH paper, ML-kNN in the ML-LSPC and MLLEM
+papers). All follow the mlviz estimator contract: ``predict_proba(X)`` is one
+dense (n_samples, n_labels) array of P(y_l = 1 | x).
+
+References
+----------
+.. [1] M.-L. Zhang and Z.-H. Zhou, "ML-KNN: A lazy learning approach to
+   multi-label learning", Pattern Recognition 40(7), 2007.
+.. [2] G. Tsoumakas, I. Katakis, I. Vlahavas, "Mining multi-label data",
+   Data Mining and Knowledge Discovery Handbook, 2010 (BR and LP).
+"""
+
+import warnings
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import NearestNeighbors
+
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+
+
+def _default_logistic():
+    """The BR-LR of ``ANCHORS.md``: ``LogisticRegression(C=1.0, max_iter=2000)``."""
+    return LogisticRegression(C=1.0, max_iter=2000)
+
+
+def _positive_scores(estimator, X):
+    """P(class 1 | x) from a fitted binary scikit-learn classifier.
+
+    Uses ``predict_proba`` when the estimator offers it (for calibrated SVM
+    probabilities wrap it: ``CalibratedClassifierCV(SVC(), ensemble=False)``);
+    otherwise ``decision_function`` mapped through
+    the logistic sigmoid, which is monotone but *not* calibrated.
+
+    Returns
+    -------
+    p : ndarray, shape (n_samples,)
+    """
+    if hasattr(estimator, "predict_proba"):
+        proba = estimator.predict_proba(X)
+        col = int(np.flatnonzero(np.asarray(estimator.classes_) == 1)[0])
+        return proba[:, col]
+    if hasattr(estimator, "decision_function"):
+        return expit(np.asarray(estimator.decision_function(X), dtype=np.float64).ravel())
+    raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function.")
+
+
+class ConstantProbability:
+    """Stand-in classifier for a label that is constant in the training data.
+
+    Parameters
+    ----------
+    probability : float
+        The smoothed constant P(y = 1), see :class:`BinaryRelevance`.
+    """
+
+    def __init__(self, probability):
+        self.probability = float(probability)
+        self.classes_ = np.array([0, 1])
+
+    def predict_proba(self, X):
+        """Return ``[[1 - p, p]] * n``; shape (n_samples, 2)."""
+        n = X.shape[0]
+        return np.tile([1.0 - self.probability, self.probability], (n, 1))
+
+    def __repr__(self):
+        return f"ConstantProbability({self.probability:.4g})"
+
+
+class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
+    """One independent binary classifier per label.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier or None
+        Cloned once per label. ``None`` means
+        ``LogisticRegression(C=1.0, max_iter=2000)`` (BR-LR of the anchors).
+        Probabilities come from ``predict_proba`` if the estimator has it,
+        otherwise from ``sigmoid(decision_function)`` (monotone, uncalibrated).
+    threshold : float, default 0.5
+        ``predict`` returns ``predict_proba >= threshold``.
+
+    Attributes
+    ----------
+    estimators_ : list of length n_labels
+        Fitted clones; a label that is constant in the training data gets a
+        :class:`ConstantProbability` with the Laplace-smoothed frequency
+        (n_pos + 1) / (N + 2) instead of a fit (which would raise). So an
+        all-zero label predicts a small positive probability, never NaN.
+    constant_labels_ : ndarray of bool, shape (n_labels,)
+    n_labels_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 3)); Y = (X[:, :2] > 0).astype(int)
+    >>> BinaryRelevance().fit(X, Y).predict_proba(X).shape
+    (40, 2)
+    """
+
+    def __init__(self, estimator=None, threshold=0.5):
+        self.estimator = estimator
+        self.threshold = threshold
+
+    def fit(self, X, Y):
+        """Fit one classifier per label.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix, shape (n_samples, n_features)
+        Y : ndarray of {0, 1}, shape (n_samples, n_labels)
+
+        Returns
+        -------
+        self
+        """
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
+        X, Y = check_X_Y(X, Y)
+        base = _default_logistic() if self.estimator is None else self.estimator
+        n = Y.shape[0]
+        self.estimators_ = []
+        self.constant_labels_ = np.zeros(Y.shape[1], dtype=bool)
+        for l in range(Y.shape[1]):
+            y = Y[:, l].astype(np.int64)
+            n_pos = int(y.sum())
+            if n_pos in (0, n):
+                self.constant_labels_[l] = True
+                self.estimators_.append(ConstantProbability((n_pos + 1.0) / (n + 2.0)))
+            else:
+                self.estimators_.append(clone(base).fit(X, y))
+        self.n_labels_ = Y.shape[1]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict_proba(self, X):
+        """P(y_l = 1 | x) for every label.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+        """
+        self._check_fitted("estimators_")
+        X = check_X(X)
+        P = np.column_stack([_positive_scores(e, X) for e in self.estimators_])
+        return np.clip(P, 0.0, 1.0)
+
+
+class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
+    """One multi-class classifier over the label sets observed in training.
+
+    Parameters
+    ----------
+    estimator : scikit-learn classifier or None
+        ``None`` means ``LogisticRegression(C=1.0, max_iter=2000)``, i.e.
+        multinomial (softmax) logistic regression over label sets (LP-LR).
+        Without ``predict_proba`` the ``decision_function`` is passed through
+        a softmax (uncalibrated).
+
+    Attributes
+    ----------
+    label_sets_ : ndarray of uint8, shape (n_sets, n_labels)
+        The distinct observed label sets; class c of the estimator is row c.
+    estimator_ : fitted classifier (or ``None`` if only one set was observed)
+
+    Notes
+    -----
+    ``predict_proba`` returns the marginals
+    P(y_l = 1 | x) = Σ_{c : label_sets_[c, l] = 1} P(c | x), so its columns
+    are consistent with one joint distribution over label sets. ``predict``
+    does *not* threshold the marginals: it returns the single most probable
+    label set argmax_c P(c | x) (the LP decision rule, which maximises the
+    expected exact-match ratio). Label sets never seen in training cannot be
+    predicted.
+    """
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, Y):
+        """Fit the multi-class model on label-set ids.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix, shape (n_samples, n_features)
+        Y : ndarray of {0, 1}, shape (n_samples, n_labels)
+
+        Returns
+        -------
+        self
+        """
+        X, Y = check_X_Y(X, Y)
+        self.label_sets_, set_ids = np.unique(Y, axis=0, return_inverse=True)
+        set_ids = np.asarray(set_ids).ravel()
+        if len(self.label_sets_) == 1:
+            self.estimator_ = None
+        else:
+            base = _default_logistic() if self.estimator is None else self.estimator
+            self.estimator_ = clone(base).fit(X, set_ids)
+        self.n_labels_ = Y.shape[1]
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def predict_set_proba(self, X):
+        """P(label set c | x) over the observed sets.
+
+        Returns
+        -------
+        P_sets : ndarray, shape (n_samples, n_sets); rows sum to 1
+        """
+        self._check_fitted("label_sets_")
+        X = check_X(X)
+        n_sets = len(self.label_sets_)
+        if self.estimator_ is None:
+            return np.ones((X.shape[0], 1))
+        est = self.estimator_
+        if hasattr(est, "predict_proba"):
+            proba = est.predict_proba(X)
+        else:
+            scores = np.asarray(est.decision_function(X), dtype=np.float64)
+            if scores.ndim == 1:  # two sets: score of class 1
+                scores = np.column_stack([-scores, scores]) / 2.0
+            proba = softmax(scores, axis=1)
+        P_sets = np.zeros((X.shape[0], n_sets))
+        P_sets[:, np.asarray(est.classes_, dtype=np.int64)] = proba
+        return P_sets
+
+    def predict_proba(self, X):
+        """Marginals P(y_l = 1 | x) = Σ_{sets ∋ l} P(set | x); shape (n_samples, n_labels)."""
+        P = self.predict_set_proba(X) @ self.label_sets_.astype(np.float64)
+        return np.clip(P, 0.0, 1.0)
+
+    def predict(self, X):
+        """The most probable observed label set; uint8 array, shape (n_samples, n_labels)."""
+        return self.label_sets_[np.argmax(self.predict_set_proba(X), axis=1)].copy()
+
+
+class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
+    """Multi-label k-nearest neighbours (Zhang & Zhou 2007), vectorised.
+
+    For label l let C_l(x) be the number of x's k nearest training neighbours
+    that carry l. With smoothing s,
+
+    - prior P(H1_l) = (s + n_l) / (2s + N), n_l = #positives of l;
+    - likelihood P(C_l = j | H1_l) = (s + c1[l, j]) / (s (k + 1) + Σ_j' c1[l, j']),
+      where c1[l, j] counts training points *with* l whose neighbourhood
+      (excluding the point itself) holds j positives; likewise c0 for H0_l;
+    - posterior P(H1_l | C_l = j) = P(H1) P(j|H1) / (P(H1) P(j|H1) + P(H0) P(j|H0)).
+
+    Parameters
+    ----------
+    k : int, default 10
+        Number of neighbours (Euclidean). Capped at N - 1 with a warning.
+    s : float, default 1.0
+        Laplace smoothing (> 0).
+    threshold : float, default 0.5
+        ``predict`` returns posterior >= threshold (Zhang & Zhou's MAP rule).
+
+    Attributes
+    ----------
+    prior_ : ndarray, shape (n_labels,)
+        P(H1_l).
+    posterior_ : ndarray, shape (n_labels, k_ + 1)
+        Lookup table P(H1_l | C_l = j).
+    k_ : int
+        Neighbours actually used.
+
+    Notes
+    -----
+    ``predict_proba`` returns the normalised posterior P(y_l = 1 | C_l(x)), a
+    genuine probability (scikit-multilearn 0.2 returned unnormalised scores
+    and counted each training point as its own neighbour; we do neither:
+    training neighbourhoods come from ``NearestNeighbors.kneighbors(X=None)``,
+    which excludes the query point by index, so exact duplicates still count).
+    Neighbours use the brute-force Euclidean search, dense or CSR.
+    """
+
+    def __init__(self, k=10, s=1.0, threshold=0.5):
+        self.k = k
+        self.s = s
+        self.threshold = threshold
+
+    def fit(self, X, Y):
+        """Count neighbour-label histograms on the training set.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix, shape (n_samples, n_features)
+        Y : ndarray of {0, 1}, shape (n_samples, n_labels)
+
+        Returns
+        -------
+        self
+        """
+        check_param(self, "k", self.k, low=1)
+        check_param(self, "s", self.s, low=0.0, low_inclusive=False)
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
+        X, Y = check_X_Y(X, Y)
+        N, L = Y.shape
+        k = int(self.k)
+        if k > N - 1:
+            warnings.warn(f"MLkNN: k={k} >= n_samples={N}; using k={N - 1}.", UserWarning)
+            k = N - 1
+        s = float(self.s)
+        self.nn_ = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X)
+        neighbours = self.nn_.kneighbors(n_neighbors=k, return_distance=False)  # excludes self
+        Yf = Y.astype(np.float64)
+        counts = Yf[neighbours].sum(axis=1).astype(np.int64)  # (N, L), C_l(x_i)
+        self.prior_ = (s + Yf.sum(axis=0)) / (2.0 * s + N)
+        # c1[l, j] = #{i : y_il = 1, C_il = j}; c0 likewise for y_il = 0
+        label_idx = np.broadcast_to(np.arange(L), (N, L))
+        c1 = np.zeros((L, k + 1))
+        c0 = np.zeros((L, k + 1))
+        np.add.at(c1, (label_idx[Y == 1], counts[Y == 1]), 1.0)
+        np.add.at(c0, (label_idx[Y == 0], counts[Y == 0]), 1.0)
+        like1 = (s + c1) / (s * (k + 1) + c1.sum(axis=1, keepdims=True))
+        like0 = (s + c0) / (s * (k + 1) + c0.sum(axis=1, keepdims=True))
+        num1 = self.prior_[:, None] * like1
+        num0 = (1.0 - self.prior_)[:, None] * like0
+        self.posterior_ = num1 / (num1 + num0)
+        self.likelihood_pos_, self.likelihood_neg_ = like1, like0
+        self.Y_train_ = Y
+        self.k_ = k
+        self.n_labels_ = L
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def neighbour_counts(self, X):
+        """C_l(x): how many of the k_ nearest training points carry each label.
+
+        Returns
+        -------
+        counts : ndarray of int, shape (n_samples, n_labels)
+        """
+        self._check_fitted("posterior_")
+        X = check_X(X)
+        neighbours = self.nn_.kneighbors(X, n_neighbors=self.k_, return_distance=False)
+        return self.Y_train_[neighbours].sum(axis=1, dtype=np.int64)
+
+    def predict_proba(self, X):
+        """Posterior P(y_l = 1 | C_l(x)); shape (n_samples, n_labels)."""
+        counts = self.neighbour_counts(X)
+        return self.posterior_[np.arange(self.n_labels_)[None, :], counts]

@@ -1,0 +1,193 @@
+"""Tests for BinaryRelevance, LabelPowerset and MLkNN against independent references."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from contract import check_estimator_contract, contract_data
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+from sklearn.svm import SVC, LinearSVC
+
+from mlviz.models import BinaryRelevance, LabelPowerset, MLkNN
+from mlviz.models.baselines import ConstantProbability
+
+
+# ---------------------------------------------------------------- BinaryRelevance
+def test_br_equals_per_label_sklearn_fits():
+    X, Y = contract_data(n=80, d=4, L=3, random_state=1)
+    br = BinaryRelevance().fit(X, Y)
+    P = br.predict_proba(X)
+    for l in range(Y.shape[1]):
+        ref = LogisticRegression(C=1.0, max_iter=2000).fit(X, Y[:, l])
+        np.testing.assert_allclose(P[:, l], ref.predict_proba(X)[:, 1], atol=1e-12)
+        np.testing.assert_allclose(br.estimators_[l].coef_, ref.coef_, atol=1e-12)
+    np.testing.assert_array_equal(br.predict(X), (P >= 0.5).astype(np.uint8))
+
+
+def test_br_custom_estimator_and_decision_function_path():
+    X, Y = contract_data(n=80, d=4, L=3, random_state=2)
+    br = BinaryRelevance(LinearSVC(C=0.5)).fit(X, Y)
+    P = br.predict_proba(X)
+    for l in range(Y.shape[1]):
+        ref = LinearSVC(C=0.5).fit(X, Y[:, l])
+        np.testing.assert_allclose(P[:, l], expit(ref.decision_function(X)), atol=1e-10)
+    br_svc = BinaryRelevance(SVC(C=2.0)).fit(X, Y)  # RBF SVC: decision_function path
+    ref = SVC(C=2.0).fit(X, Y[:, 0])
+    np.testing.assert_allclose(br_svc.predict_proba(X)[:, 0], expit(ref.decision_function(X)), atol=1e-10)
+    br_nb = BinaryRelevance(GaussianNB()).fit(X, Y)  # predict_proba path, non-LR
+    ref = GaussianNB().fit(X, Y[:, 2])
+    np.testing.assert_allclose(br_nb.predict_proba(X)[:, 2], ref.predict_proba(X)[:, 1], atol=1e-12)
+
+
+def test_br_constant_labels_smoothed():
+    X, Y = contract_data(n=50, d=4, L=3, random_state=3)
+    Y = Y.copy()
+    Y[:, 1] = 0
+    Y[:, 2] = 1
+    br = BinaryRelevance().fit(X, Y)
+    P = br.predict_proba(X)
+    assert np.isfinite(P).all()
+    np.testing.assert_array_equal(br.constant_labels_, [False, True, True])
+    assert isinstance(br.estimators_[1], ConstantProbability)
+    np.testing.assert_allclose(P[:, 1], 1.0 / 52.0)
+    np.testing.assert_allclose(P[:, 2], 51.0 / 52.0)
+
+
+def test_br_contract():
+    check_estimator_contract(BinaryRelevance(), sparse=True)
+
+
+def test_br_bad_threshold():
+    X, Y = contract_data()
+    with pytest.raises(ValueError, match="'threshold' parameter of BinaryRelevance"):
+        BinaryRelevance(threshold=2.0).fit(X, Y)
+
+
+# ---------------------------------------------------------------- LabelPowerset
+def _lp_reference(X, Y, Xt):
+    """Independent LP: dict of label tuples -> class id, marginals by a loop."""
+    sets = {}
+    ids = np.empty(len(Y), dtype=int)
+    for i, row in enumerate(map(tuple, Y)):
+        ids[i] = sets.setdefault(row, len(sets))
+    clf = LogisticRegression(C=1.0, max_iter=2000).fit(X, ids)
+    proba = clf.predict_proba(Xt)
+    marg = np.zeros((len(Xt), Y.shape[1]))
+    best = []
+    inv = {v: k for k, v in sets.items()}
+    for i in range(len(Xt)):
+        for j, c in enumerate(clf.classes_):
+            marg[i] += proba[i, j] * np.array(inv[c])
+        best.append(inv[clf.classes_[np.argmax(proba[i])]])
+    return marg, np.array(best)
+
+
+def test_lp_equals_independent_computation():
+    X, Y = contract_data(n=90, d=4, L=3, random_state=4)
+    rng = np.random.default_rng(0)
+    Xt = rng.normal(size=(20, 4))
+    lp = LabelPowerset().fit(X, Y)
+    marg, best = _lp_reference(X, Y, Xt)
+    np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=1e-8)
+    np.testing.assert_array_equal(lp.predict(Xt), best)
+    np.testing.assert_allclose(lp.predict_set_proba(Xt).sum(axis=1), 1.0)
+
+
+def test_lp_single_observed_set():
+    X, _ = contract_data(n=30)
+    Y = np.tile([1, 0, 1], (30, 1))
+    lp = LabelPowerset().fit(X, Y)
+    np.testing.assert_allclose(lp.predict_proba(X), np.tile([1.0, 0.0, 1.0], (30, 1)))
+    np.testing.assert_array_equal(lp.predict(X[:2]), [[1, 0, 1], [1, 0, 1]])
+
+
+def test_lp_contract():
+    check_estimator_contract(LabelPowerset(), sparse=True)
+
+
+# ---------------------------------------------------------------- MLkNN
+def test_mlknn_hand_computed_example():
+    # 1-D points 0,1,2 | 10,11,12, one label y = 1,1,0,0,0,1, k = 2, s = 1.
+    # Neighbours (self excluded): 0:{1,2} 1:{0,2} 2:{1,0} 10:{11,12} 11:{10,12} 12:{11,10}
+    # Counts C = 1,1,2,1,1,0.  Positives have C = 1,1,0 -> c1 = [1,2,0];
+    # negatives have C = 2,1,1 -> c0 = [0,2,1].  prior = (1+3)/(2+6) = 1/2.
+    # like1 = (1+c1)/(3+3) = [2,3,1]/6, like0 = [1,3,2]/6
+    # posterior(j) = like1/(like1+like0) = [2/3, 1/2, 1/3].
+    X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0], [12.0]])
+    Y = np.array([[1], [1], [0], [0], [0], [1]])
+    m = MLkNN(k=2, s=1.0).fit(X, Y)
+    np.testing.assert_allclose(m.prior_, [0.5])
+    np.testing.assert_allclose(m.posterior_, [[2 / 3, 1 / 2, 1 / 3]])
+    Xt = np.array([[0.4], [10.2], [11.6], [5.0]])
+    # neighbours: {0,1}->2 positives, {10,11}->0, {12,11}->1, {2,1}->1
+    np.testing.assert_allclose(m.predict_proba(Xt)[:, 0], [1 / 3, 2 / 3, 1 / 2, 1 / 2])
+    np.testing.assert_array_equal(m.predict(Xt)[:, 0], [0, 1, 1, 1])
+
+
+def _mlknn_loop_reference(X, Y, Xt, k, s):
+    """Literal Zhang & Zhou (2007) Fig. 1 with explicit loops and a full distance matrix."""
+    N, L = Y.shape
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(D, np.inf)
+    nbr = [np.argsort(D[i], kind="stable")[:k] for i in range(N)]
+    out = np.zeros((len(Xt), L))
+    Dt = ((Xt[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    tnbr = [np.argsort(Dt[i], kind="stable")[:k] for i in range(len(Xt))]
+    for l in range(L):
+        ph1 = (s + Y[:, l].sum()) / (s * 2 + N)
+        c = np.zeros(k + 1)
+        cp = np.zeros(k + 1)
+        for i in range(N):
+            delta = int(sum(Y[j, l] for j in nbr[i]))
+            if Y[i, l] == 1:
+                c[delta] += 1
+            else:
+                cp[delta] += 1
+        for t in range(len(Xt)):
+            j = int(sum(Y[m, l] for m in tnbr[t]))
+            pe1 = (s + c[j]) / (s * (k + 1) + c.sum())
+            pe0 = (s + cp[j]) / (s * (k + 1) + cp.sum())
+            out[t, l] = ph1 * pe1 / (ph1 * pe1 + (1 - ph1) * pe0)
+    return out
+
+
+@pytest.mark.parametrize("k,s", [(1, 1.0), (5, 0.5), (10, 2.0)])
+def test_mlknn_equals_loop_reference(k, s):
+    X, Y = contract_data(n=70, d=3, L=3, random_state=5)
+    Xt = np.random.default_rng(1).normal(size=(25, 3))
+    m = MLkNN(k=k, s=s).fit(X, Y)
+    np.testing.assert_allclose(m.predict_proba(Xt), _mlknn_loop_reference(X, Y, Xt, k, s), atol=1e-12)
+    np.testing.assert_allclose(m.predict_proba(sp.csr_matrix(Xt)), m.predict_proba(Xt), atol=1e-12)
+
+
+def test_mlknn_self_not_neighbour_with_duplicates():
+    # Two identical points: each must count the *other* copy, not itself.
+    X = np.array([[0.0], [0.0], [5.0], [6.0]])
+    Y = np.array([[1], [0], [0], [0]])
+    m = MLkNN(k=1).fit(X, Y)
+    neighbours = m.nn_.kneighbors(n_neighbors=1, return_distance=False)
+    np.testing.assert_array_equal(neighbours[:2, 0], [1, 0])
+
+
+def test_mlknn_k_capped_and_empty_label_finite():
+    X, Y = contract_data(n=8, d=2, L=3)
+    Y = Y.copy()
+    Y[:, 0] = 0
+    with pytest.warns(UserWarning, match="k=20"):
+        m = MLkNN(k=20).fit(X, Y)
+    assert m.k_ == 7
+    P = m.predict_proba(X)
+    assert np.isfinite(P).all() and (P[:, 0] < 0.5).all()
+
+
+def test_mlknn_bad_params():
+    X, Y = contract_data()
+    with pytest.raises(ValueError, match="'k' parameter of MLkNN must be >= 1"):
+        MLkNN(k=0).fit(X, Y)
+    with pytest.raises(ValueError, match="'s' parameter of MLkNN must be > 0"):
+        MLkNN(s=0.0).fit(X, Y)
+
+
+def test_mlknn_contract():
+    check_estimator_contract(MLkNN(k=5), sparse=True)
