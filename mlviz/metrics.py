@@ -1,0 +1,383 @@
+"""Multi-label evaluation measures, with the definition used for each.
+
+Inputs everywhere are a true label matrix ``Y_true`` of shape
+(n_samples, n_labels) with entries in {0, 1} and a real score matrix
+``scores`` of the same shape (probabilities or any monotone scores; higher
+means "more likely relevant"). Label-based measures are computed on
+``binarize(scores, threshold)``; ranking measures on the scores themselves.
+
+Conventions (all documented, all tested; no measure ever returns NaN)
+--------------------------------------------------------------------
+* **Zero denominators (Mulan convention).** A precision, recall or F1 whose
+  denominator is zero equals 1 when truth and prediction agree completely
+  (both sets empty) and 0 otherwise. This applies per instance (example-based
+  P/R/F1: an instance with no true and no predicted label scores 1; an
+  instance with no prediction but some truth has precision 0), per label
+  (macro: a label absent from both truth and prediction counts as 1 in macro
+  P/R/F1, it is *not* skipped) and to the pooled counts (micro).
+  For F1 this equals scikit-learn's ``zero_division=1``.
+* **Thresholds.** A label is predicted when ``score >= threshold`` (the rule of
+  :class:`mlviz.models._base.MultiLabelClassifierMixin`). ``RCut(r)`` predicts
+  the ``r`` highest-scored labels of each instance; ties are broken by the
+  lower label index.
+* **AUC.** ``macro_auc`` is the mean over labels of the ROC AUC (Mann-Whitney
+  statistic, ties count 1/2); labels whose truth has a single class are
+  skipped and counted (``details["auc_skipped_labels"]``). ``micro_auc`` is
+  the AUC of the flattened (n*L) problem. An AUC with nothing to average is
+  0.5 (chance). ``instance_auc`` is the mean over instances of the AUC of the
+  label ranking (MLLEM paper, section 5), skipping instances whose labels are
+  all relevant or all irrelevant.
+* **Ranking measures** (Tsoumakas, Katakis & Vlahavas, *Mining multi-label
+  data*, 2010). With rank(l) = |{l' : s_l' >= s_l}| (ties pessimistic, as in
+  scikit-learn):
+
+  - ranking loss = |{(a, b) in Y x Ybar : s_b >= s_a}| / (|Y| |Ybar|)
+    (= ``sklearn.metrics.label_ranking_loss``);
+  - one-error = [argmax_l s_l not in Y] (ties: lowest label index);
+  - coverage = max_{l in Y} rank(l) - 1 (**Tsoumakas' definition, which
+    subtracts 1**; ``sklearn.metrics.coverage_error`` does not, so
+    ``coverage == coverage_error - 1``);
+  - average precision = mean_{l in Y} |{l' in Y : rank(l') <= rank(l)}| / rank(l)
+    (= ``sklearn.metrics.label_ranking_average_precision_score``);
+  - P@k = |top-k ∩ Y| / k and nDCG@k = sum_{r<=k} [l_r in Y]/log2(r+1) divided by
+    its ideal value sum_{r<=min(k,|Y|)} 1/log2(r+1), where the top-k order sorts by
+    decreasing score, ties by lower label index; k is capped at n_labels.
+
+  Instances where a ranking measure is undefined are **skipped** (they
+  neither count as 0 nor as 1) and counted in ``details``: instances with no
+  relevant label (all ranking measures) and, for ranking loss, instances
+  where every label is relevant. If every instance is skipped the measure
+  takes its best value (0 for losses, 1 for AP, P@k, nDCG@k), as
+  scikit-learn does for such rows.
+
+Examples
+--------
+>>> import numpy as np
+>>> Y = np.array([[1, 0, 1], [0, 1, 0]])
+>>> S = np.array([[0.9, 0.2, 0.4], [0.1, 0.7, 0.6]])
+>>> r = evaluate(Y, S, measures=["hamming_loss", "micro_f1", "coverage"])
+>>> round(r["hamming_loss"], 4), round(r["micro_f1"], 4), r["coverage"]
+(0.3333, 0.6667, 0.5)
+"""
+
+import re
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.stats import rankdata
+
+__all__ = [
+    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "binarize", "evaluate", "get_measure",
+]
+
+
+@dataclass(frozen=True)
+class RCut:
+    """Rank-cut threshold: predict the ``r`` highest-scored labels per instance."""
+
+    r: int
+
+    def __post_init__(self):
+        if not isinstance(self.r, Integral) or isinstance(self.r, bool) or self.r < 0:
+            raise ValueError(f"RCut needs a non-negative integer r, got {self.r!r}.")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One registered measure.
+
+    Attributes
+    ----------
+    name : str
+        Key used in :func:`evaluate` results.
+    label : str
+        Human-readable name for tables and plots.
+    greater_is_better : bool
+    needs : {"labels", "scores"}
+        Whether the measure uses binarized predictions or the raw scores.
+    """
+
+    name: str
+    label: str
+    greater_is_better: bool
+    needs: str
+
+
+# ---------------------------------------------------------------- validation
+def _as_dense(a, name):
+    if sp.issparse(a):
+        a = a.toarray()
+    a = np.asarray(a)
+    if a.ndim == 1:
+        a = a[:, None]
+    if a.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_labels), got shape {a.shape}.")
+    return a
+
+
+def _check_inputs(Y_true, scores):
+    Y = _as_dense(Y_true, "Y_true")
+    S = _as_dense(scores, "scores").astype(np.float64)
+    if Y.shape != S.shape:
+        raise ValueError(f"Y_true and scores have different shapes: {Y.shape} != {S.shape}.")
+    if Y.size and not np.isin(Y, (0, 1)).all():
+        raise ValueError("Y_true must contain only 0 and 1.")
+    if not np.isfinite(S).all():
+        raise ValueError("scores contain NaN or infinite values.")
+    return Y.astype(bool), S
+
+
+def binarize(scores, threshold=0.5):
+    """Turn scores into a 0/1 prediction matrix.
+
+    Parameters
+    ----------
+    scores : array-like, shape (n_samples, n_labels)
+    threshold : float, array-like of shape (n_labels,), or RCut
+        Scalar: predict ``scores >= threshold``. Vector: one threshold per
+        label (column). ``RCut(r)``: the ``r`` highest scores of each row
+        (ties broken by the lower label index; ``r`` capped at n_labels).
+
+    Returns
+    -------
+    Y_pred : ndarray of uint8, shape (n_samples, n_labels)
+    """
+    S = _as_dense(scores, "scores").astype(np.float64)
+    if isinstance(threshold, RCut):
+        r = min(threshold.r, S.shape[1])
+        P = np.zeros(S.shape, dtype=np.uint8)
+        if r > 0:
+            top = np.argsort(-S, axis=1, kind="stable")[:, :r]
+            np.put_along_axis(P, top, 1, axis=1)
+        return P
+    t = np.asarray(threshold, dtype=np.float64)
+    if t.ndim == 0:
+        return (S >= t).astype(np.uint8)
+    if t.shape != (S.shape[1],):
+        raise ValueError(f"A per-label threshold must have shape ({S.shape[1]},), got {t.shape}.")
+    return (S >= t[None, :]).astype(np.uint8)
+
+
+# ------------------------------------------------------------ label-based
+def _ratio(num, den, perfect):
+    """num/den elementwise; where den == 0 return 1 if ``perfect`` else 0."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.where(perfect, 1.0, 0.0)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _prf(tp, n_pred, n_true):
+    """Precision, recall, F1 with the Mulan zero-denominator convention."""
+    both_empty = (n_pred == 0) & (n_true == 0)
+    p = _ratio(tp, n_pred, both_empty)
+    r = _ratio(tp, n_true, both_empty)
+    f = _ratio(2 * tp, n_pred + n_true, both_empty)
+    return p, r, f
+
+
+def _label_measures(Y, P, out, wanted):
+    n, L = Y.shape
+    TP = Y & P
+    if "hamming_loss" in wanted:
+        out["hamming_loss"] = float(np.mean(Y != P)) if Y.size else 0.0
+    if "subset_accuracy" in wanted:
+        out["subset_accuracy"] = float(np.mean(np.all(Y == P, axis=1))) if n else 0.0
+    for kind, axis in (("micro", None), ("macro", 0), ("example", 1)):
+        if not any(w.startswith(kind + "_") and w[len(kind) + 1:] in ("precision", "recall", "f1")
+                   for w in wanted):
+            continue
+        p, r, f = _prf(TP.sum(axis=axis), P.sum(axis=axis), Y.sum(axis=axis))
+        for key, v in (("precision", p), ("recall", r), ("f1", f)):
+            out[f"{kind}_{key}"] = float(np.mean(v)) if np.size(v) else 1.0
+
+
+# ---------------------------------------------------------------- AUC
+def _auc_columns(Y, S):
+    """ROC AUC of each column of S against Y (Mann-Whitney, ties 1/2).
+
+    Returns (auc, valid) where ``valid`` marks columns with both classes.
+    """
+    n_pos = Y.sum(axis=0).astype(np.float64)
+    n_neg = Y.shape[0] - n_pos
+    valid = (n_pos > 0) & (n_neg > 0)
+    ranks = rankdata(S, method="average", axis=0)
+    rank_sum = np.where(Y, ranks, 0.0).sum(axis=0)
+    auc = np.full(Y.shape[1], 0.5)
+    den = n_pos * n_neg
+    np.divide(rank_sum - n_pos * (n_pos + 1) / 2, den, out=auc, where=valid)
+    return auc, valid
+
+
+# ------------------------------------------------------------ ranking-based
+def _topk_order(S, k):
+    return np.argsort(-S, axis=1, kind="stable")[:, :k]
+
+
+def _ranking_measures(Y, S, out, details, wanted):
+    n, L = Y.shape
+    n_rel = Y.sum(axis=1)
+    has_rel = n_rel > 0
+    details["ranking_skipped_instances"] = int(np.sum(~has_rel))
+    need_ranks = any(w in wanted for w in ("ranking_loss", "coverage", "average_precision"))
+    if need_ranks:
+        # rank_all[i, l] = |{l': s_il' >= s_il}|; rank_rel counts only relevant l'.
+        rank_all = rankdata(-S, method="max", axis=1) if L else np.zeros((n, 0))
+        masked = np.where(Y, -S, np.inf)
+        rank_rel = rankdata(masked, method="max", axis=1) if L else np.zeros((n, 0))
+    if "ranking_loss" in wanted:
+        n_irr = L - n_rel
+        ok = has_rel & (n_irr > 0)
+        details["ranking_loss_skipped_instances"] = int(np.sum(~ok))
+        bad_pairs = np.where(Y, rank_all - rank_rel, 0).sum(axis=1)
+        loss = bad_pairs[ok] / (n_rel[ok] * n_irr[ok])
+        out["ranking_loss"] = float(loss.mean()) if loss.size else 0.0
+    if "coverage" in wanted:
+        cov = np.where(Y, rank_all, 0).max(axis=1, initial=0)[has_rel] - 1.0
+        out["coverage"] = float(cov.mean()) if cov.size else 0.0
+    if "average_precision" in wanted:
+        prec = np.where(Y, rank_rel / np.maximum(rank_all, 1), 0.0).sum(axis=1)
+        ap = prec[has_rel] / n_rel[has_rel]
+        out["average_precision"] = float(ap.mean()) if ap.size else 1.0
+    if "one_error" in wanted:
+        if L:
+            top = np.argmax(S, axis=1)
+            err = ~Y[np.arange(n), top]
+            out["one_error"] = float(err[has_rel].mean()) if has_rel.any() else 0.0
+        else:
+            out["one_error"] = 0.0
+    ks = sorted({_k_of(w) for w in wanted if _k_of(w) is not None})
+    if ks:
+        kmax = min(max(ks), L)
+        order = _topk_order(S, kmax)
+        hits = np.take_along_axis(Y, order, axis=1).astype(np.float64)
+        discounts = 1.0 / np.log2(np.arange(2, kmax + 2))
+        for w in wanted:
+            k = _k_of(w)
+            if k is None:
+                continue
+            kk = min(k, L)
+            if kk == 0 or not has_rel.any():
+                out[w] = 1.0
+                continue
+            if w.startswith("p@"):
+                out[w] = float((hits[has_rel, :kk].sum(axis=1) / kk).mean())
+            else:
+                dcg = hits[has_rel, :kk] @ discounts[:kk]
+                ideal_len = np.minimum(n_rel[has_rel], kk)
+                ideal = np.concatenate([[0.0], np.cumsum(discounts[:kk])])[ideal_len]
+                out[w] = float((dcg / ideal).mean())
+    if "instance_auc" in wanted:
+        auc, valid = _auc_columns(Y.T, S.T)
+        details["instance_auc_skipped_instances"] = int(np.sum(~valid))
+        out["instance_auc"] = float(auc[valid].mean()) if valid.any() else 0.5
+
+
+_K_PATTERN = re.compile(r"^(p|ndcg)@([1-9][0-9]*)$")
+
+
+def _k_of(name):
+    m = _K_PATTERN.match(name)
+    return int(m.group(2)) if m else None
+
+
+# ---------------------------------------------------------------- registry
+def _reg(*items):
+    return {m.name: m for m in (Measure(*it) for it in items)}
+
+
+MEASURES = _reg(
+    ("hamming_loss", "Hamming loss", False, "labels"),
+    ("subset_accuracy", "Subset accuracy", True, "labels"),
+    ("micro_precision", "Micro precision", True, "labels"),
+    ("micro_recall", "Micro recall", True, "labels"),
+    ("micro_f1", "Micro F1", True, "labels"),
+    ("macro_precision", "Macro precision", True, "labels"),
+    ("macro_recall", "Macro recall", True, "labels"),
+    ("macro_f1", "Macro F1", True, "labels"),
+    ("example_precision", "Example precision", True, "labels"),
+    ("example_recall", "Example recall", True, "labels"),
+    ("example_f1", "Example F1", True, "labels"),
+    ("macro_auc", "Macro AUC", True, "scores"),
+    ("micro_auc", "Micro AUC", True, "scores"),
+    ("instance_auc", "Instance AUC", True, "scores"),
+    ("ranking_loss", "Ranking loss", False, "scores"),
+    ("one_error", "One-error", False, "scores"),
+    ("coverage", "Coverage", False, "scores"),
+    ("average_precision", "Average precision", True, "scores"),
+    ("p@1", "P@1", True, "scores"),
+    ("p@3", "P@3", True, "scores"),
+    ("p@5", "P@5", True, "scores"),
+    ("ndcg@1", "nDCG@1", True, "scores"),
+    ("ndcg@3", "nDCG@3", True, "scores"),
+    ("ndcg@5", "nDCG@5", True, "scores"),
+)
+"""Registry name -> :class:`Measure`. ``p@k`` / ``ndcg@k`` for any k >= 1 are
+also accepted by :func:`evaluate` and :func:`get_measure`."""
+
+DEFAULT_MEASURES = [
+    "hamming_loss", "subset_accuracy", "micro_f1", "macro_f1", "example_f1",
+    "macro_auc", "ranking_loss", "one_error", "coverage", "average_precision", "p@1",
+]
+
+
+def get_measure(name):
+    """Return the :class:`Measure` for ``name`` (including any ``p@k``/``ndcg@k``)."""
+    if name in MEASURES:
+        return MEASURES[name]
+    k = _k_of(name)
+    if k is not None:
+        kind = name.split("@")[0]
+        return Measure(name, f"{'P' if kind == 'p' else 'nDCG'}@{k}", True, "scores")
+    raise ValueError(f"Unknown measure {name!r}; choose from {sorted(MEASURES)} (or p@k / ndcg@k).")
+
+
+# ---------------------------------------------------------------- evaluate
+def evaluate(Y_true, scores, threshold=0.5, measures=None, *, return_details=False):
+    """Compute multi-label measures.
+
+    Parameters
+    ----------
+    Y_true : array-like or sparse, shape (n_samples, n_labels), entries in {0, 1}
+    scores : array-like or sparse, shape (n_samples, n_labels)
+        Real scores (e.g. ``predict_proba``). A 0/1 prediction matrix is also
+        accepted (ranking measures then see many ties).
+    threshold : float, array-like of shape (n_labels,), or RCut
+        Used by label-based measures, see :func:`binarize`.
+    measures : list of str, optional
+        Keys of :data:`MEASURES` (or ``p@k``/``ndcg@k``); default
+        :data:`DEFAULT_MEASURES`.
+    return_details : bool
+        Also return a dict of counts of skipped labels / instances:
+        ``auc_skipped_labels``, ``ranking_skipped_instances`` (no relevant
+        label), ``ranking_loss_skipped_instances``,
+        ``instance_auc_skipped_instances``, ``n_samples``, ``n_labels``.
+
+    Returns
+    -------
+    values : dict[str, float]
+        In the order of ``measures``; never NaN (see module docstring).
+    details : dict[str, int]
+        Only if ``return_details``.
+    """
+    Y, S = _check_inputs(Y_true, scores)
+    wanted = list(DEFAULT_MEASURES if measures is None else measures)
+    for w in wanted:
+        get_measure(w)
+    out, details = {}, {"n_samples": int(Y.shape[0]), "n_labels": int(Y.shape[1])}
+    if any(get_measure(w).needs == "labels" for w in wanted):
+        P = binarize(S, threshold).astype(bool)
+        _label_measures(Y, P, out, wanted)
+    if "macro_auc" in wanted:
+        auc, valid = _auc_columns(Y, S)
+        details["auc_skipped_labels"] = int(np.sum(~valid))
+        out["macro_auc"] = float(auc[valid].mean()) if valid.any() else 0.5
+    if "micro_auc" in wanted:
+        auc, _ = _auc_columns(Y.reshape(-1, 1), S.reshape(-1, 1))
+        out["micro_auc"] = float(auc[0])
+    _ranking_measures(Y, S, out, details, wanted)
+    values = {w: out[w] for w in wanted}
+    return (values, details) if return_details else values
