@@ -1,0 +1,242 @@
+"""Elementary symmetric polynomials in log space: the MLRH partition function.
+
+The MLRH model (Lee & Shajari, eqs. (30)–(31)) puts on the label sets
+``A ⊆ {1..K}`` with ``1 <= |A| <= M`` the probability
+
+    P(A | s) = exp(Σ_{k∈A} s_k) / Z(s),      Z(s) = Σ_{m=1}^{M} e_m(exp(s)),
+
+where ``e_m(z) = Σ_{|A|=m} Π_{k∈A} z_k`` is the m-th elementary symmetric
+polynomial.  Instead of enumerating the ``Σ_m C(K, m)`` sets, ``e_m`` is built
+label by label with the recursion
+
+    e_m(z_1..z_j) = e_m(z_1..z_{j-1}) + z_j e_{m-1}(z_1..z_{j-1}),
+
+carried out on logarithms with ``numpy.logaddexp`` (stable for scores in the
+hundreds or thousands), O(K·M) per instance and vectorised over instances.
+The marginals ``P(y_k = 1 | s) = ∂ log Z / ∂ s_k`` come from one backward pass
+over the same tables (see :func:`esp_marginals`).
+
+No model code lives here; :mod:`mlviz.models.mlrh` uses these functions.
+
+References
+----------
+J. Lee and H. Shajari, "A hidden variables approach to multilabel logistic
+regression", eqs. (30)–(31) (model and partition function), §3.4.2
+(marginal probabilities, eqs. (40)–(41)), Appendix A.2 (winner-take-all).
+"""
+
+import numpy as np
+
+__all__ = ["log_esp", "log_partition", "esp_marginals", "best_subset", "log_set_probability"]
+
+
+def _as_scores(s):
+    """Return (scores as float64 2-D array, was_1d)."""
+    s = np.asarray(s, dtype=np.float64)
+    if s.ndim == 1:
+        return s[None, :], True
+    if s.ndim != 2:
+        raise ValueError(f"scores must be 1-D (K,) or 2-D (n, K), got shape {s.shape}.")
+    return s, False
+
+
+def _check_order(max_order, K, name="max_labels", low=1):
+    if isinstance(max_order, bool) or int(max_order) != max_order or max_order < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {max_order!r}.")
+    return int(min(max_order, K))
+
+
+def _forward_tables(s, M):
+    """Prefix tables F[:, j, m] = log e_m(exp(s[:, :j])) for j = 0..K, m = 0..M.
+
+    Returns
+    -------
+    F : ndarray, shape (n, K + 1, M + 1)
+    """
+    n, K = s.shape
+    F = np.full((n, K + 1, M + 1), -np.inf)
+    F[:, 0, 0] = 0.0
+    for j in range(K):
+        prev = F[:, j, :]
+        cur = F[:, j + 1, :]
+        cur[:, 0] = 0.0
+        np.logaddexp(prev[:, 1:], s[:, j, None] + prev[:, :-1], out=cur[:, 1:])
+    return F
+
+
+def log_esp(s, max_order):
+    """Logarithms of the elementary symmetric polynomials of ``exp(s)``.
+
+    Parameters
+    ----------
+    s : array-like, shape (n, K) or (K,)
+        Scores (log-weights); ``-inf`` entries are allowed (weight 0).
+    max_order : int >= 0
+        Largest order M computed.
+
+    Returns
+    -------
+    log_e : ndarray, shape (n, M + 1) or (M + 1,)
+        ``log_e[i, m] = log e_m(exp(s[i]))`` for m = 0..M; ``log e_0 = 0`` and
+        ``-inf`` for m > K.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> le = log_esp(np.log([1.0, 2.0, 3.0]), 3)
+    >>> np.allclose(np.exp(le), [1, 6, 11, 6])
+    True
+    """
+    s, one = _as_scores(s)
+    n, K = s.shape
+    if isinstance(max_order, bool) or int(max_order) != max_order or max_order < 0:
+        raise ValueError(f"max_order must be an integer >= 0, got {max_order!r}.")
+    M = int(max_order)
+    Mk = min(M, K)
+    # Only the last row is needed: run the recursion in place on (n, Mk + 1).
+    cur = np.full((n, Mk + 1), -np.inf)
+    cur[:, 0] = 0.0
+    for j in range(K):
+        if Mk > 0:
+            cur[:, 1:] = np.logaddexp(cur[:, 1:], s[:, j, None] + cur[:, :-1])
+    out = np.full((n, M + 1), -np.inf)
+    out[:, : Mk + 1] = cur
+    return out[0] if one else out
+
+
+def log_partition(s, max_labels):
+    """Log partition function ``log Z = log Σ_{m=1}^{M} e_m(exp(s))`` (eq. (31)).
+
+    Parameters
+    ----------
+    s : array-like, shape (n, K) or (K,)
+        Label scores ``s_k = w_kᵀx + b_k``.
+    max_labels : int >= 1
+        M, the largest label-set size with positive probability (clipped at K).
+
+    Returns
+    -------
+    log_Z : ndarray, shape (n,) or float
+    """
+    s, one = _as_scores(s)
+    M = _check_order(max_labels, s.shape[1])
+    le = log_esp(s, M)
+    out = np.logaddexp.reduce(le[:, 1:], axis=1)
+    return float(out[0]) if one else out
+
+
+def esp_marginals(s, max_labels, *, return_log_partition=False):
+    """Marginal probabilities ``P(y_k = 1 | s) = ∂ log Z / ∂ s_k``.
+
+    A set containing k factors as (prefix part of size a from labels < k),
+    k itself, (suffix part of size b from labels > k) with a + 1 + b <= M, so
+
+        P(y_k = 1) = exp(s_k - log Z) Σ_{a=0}^{M-1} exp(F_{k-1}[a] + R_{k+1}[M-1-a]),
+
+    where ``F_j[a] = log e_a(prefix 1..j)`` (forward table) and
+    ``R_j[r] = log Σ_{b<=r} e_b(suffix j..K)`` (backward table, "at most r
+    more labels"), built by the same recursion run from the other end.
+    O(K·M) per instance, vectorised over instances; every term is a sum of
+    positive numbers in log space, so no cancellation occurs.
+
+    Parameters
+    ----------
+    s : array-like, shape (n, K) or (K,)
+    max_labels : int >= 1
+    return_log_partition : bool
+        Also return ``log Z`` (computed from the same forward table).
+
+    Returns
+    -------
+    marginals : ndarray, shape (n, K) or (K,)
+        Entries in [0, 1]; each row sums to the expected set size E|y| ∈ [1, M].
+    log_Z : ndarray, shape (n,) or float
+        Only if ``return_log_partition``.
+
+    References
+    ----------
+    Lee & Shajari, §3.4.2, eqs. (40)–(41) (the K = 2 case written out).
+    """
+    s, one = _as_scores(s)
+    n, K = s.shape
+    M = _check_order(max_labels, K)
+    F = _forward_tables(s, M)  # (n, K+1, M+1), exact counts
+    log_Z = np.logaddexp.reduce(F[:, K, 1:], axis=1)
+    # Backward "at most r" table, R[:, j, r] for suffix s[:, j:], r = 0..M-1.
+    R = np.empty((n, K + 1, M))
+    R[:, K, :] = 0.0  # empty suffix: only the empty set, e_0 = 1
+    for j in range(K - 1, -1, -1):
+        nxt = R[:, j + 1, :]
+        cur = R[:, j, :]
+        cur[:, 0] = 0.0
+        if M > 1:
+            np.logaddexp(nxt[:, 1:], s[:, j, None] + nxt[:, :-1], out=cur[:, 1:])
+    marg = np.empty((n, K))
+    for k in range(K):
+        # Σ_a F[k][a] * R[k+1][M-1-a], a = 0..M-1
+        terms = F[:, k, :M] + R[:, k + 1, ::-1]
+        marg[:, k] = np.logaddexp.reduce(terms, axis=1)
+    marg += s - log_Z[:, None]
+    np.exp(marg, out=marg)
+    np.clip(marg, 0.0, 1.0, out=marg)
+    if one:
+        marg, log_Z = marg[0], float(log_Z[0])
+    return (marg, log_Z) if return_log_partition else marg
+
+
+def log_set_probability(s, Y, max_labels):
+    """Log-probability ``log P(y | s) = Σ_k y_k s_k - log Z`` of given label sets (eq. (30)).
+
+    Sets outside the support (empty or larger than M) get ``-inf``.
+
+    Parameters
+    ----------
+    s : array-like, shape (n, K)
+    Y : array-like of {0, 1}, shape (n, K)
+    max_labels : int >= 1
+
+    Returns
+    -------
+    log_p : ndarray, shape (n,)
+    """
+    s, _ = _as_scores(s)
+    Y = np.asarray(Y, dtype=np.float64).reshape(s.shape)
+    size = Y.sum(axis=1)
+    M = _check_order(max_labels, s.shape[1])
+    with np.errstate(invalid="ignore"):
+        lp = np.where(Y > 0, s, 0.0).sum(axis=1) - log_partition(s, M)
+    lp[(size < 1) | (size > M)] = -np.inf
+    return lp
+
+
+def best_subset(s, max_labels):
+    """Winner-take-all: the most probable label set of size 1..M (Appendix A.2).
+
+    ``P(A | s) ∝ exp(Σ_{k∈A} s_k)``, so the best set of size m is the m
+    largest scores, and the best size adds labels while their score is
+    positive (eq. (61): adding label k multiplies the probability by
+    ``exp(s_k)``).  Hence the answer is: the top-scoring label, plus every other
+    label with ``s_k > 0`` among the next M - 1 largest.  Ties are broken
+    towards the lower label index; a score of exactly 0 is not added.
+
+    Parameters
+    ----------
+    s : array-like, shape (n, K) or (K,)
+    max_labels : int >= 1
+
+    Returns
+    -------
+    Y : ndarray of uint8, shape (n, K) or (K,)
+        Exactly one winning set per row (1 <= row sum <= M).
+    """
+    s, one = _as_scores(s)
+    n, K = s.shape
+    M = _check_order(max_labels, K)
+    order = np.argsort(-s, axis=1, kind="stable")[:, :M]
+    top = np.take_along_axis(s, order, axis=1)
+    take = top > 0
+    take[:, 0] = True
+    Y = np.zeros((n, K), dtype=np.uint8)
+    rows = np.repeat(np.arange(n), M).reshape(n, M)
+    Y[rows[take], order[take]] = 1
+    return Y[0] if one else Y
