@@ -1,0 +1,130 @@
+"""FISTA against independent solvers: scikit-learn Lasso, scipy L-BFGS-B, long ISTA."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso
+
+from mlviz.solvers.fista import FistaResult, fista
+from mlviz.solvers.prox import group_l21_norm, prox_group_l21, prox_identity, prox_l1
+
+
+def _lasso_problem(n=60, d=15, seed=0):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, d))
+    w = np.zeros(d)
+    w[:4] = [2.0, -1.5, 1.0, 0.5]
+    b = A @ w + 0.1 * rng.normal(size=n)
+    return A, b
+
+
+@pytest.mark.parametrize("restart", ["adaptive", "monotone", None])
+def test_lasso_matches_sklearn(restart):
+    A, b = _lasso_problem()
+    n = A.shape[0]
+    alpha = 0.1
+
+    def fg(x):
+        r = A @ x - b
+        return 0.5 * r @ r / n, A.T @ r / n
+
+    res = fista(fg, lambda v, s: prox_l1(v, alpha * s), np.zeros(A.shape[1]),
+                g=lambda x: alpha * np.abs(x).sum(), rtol=0, atol=1e-10, maxiter=5000,
+                restart=restart)
+    ref = Lasso(alpha=alpha, fit_intercept=False, tol=1e-14, max_iter=100000).fit(A, b)
+    assert isinstance(res, FistaResult) and res.converged
+    np.testing.assert_allclose(res.x, ref.coef_, atol=1e-7)
+    assert np.all(res.x[np.abs(ref.coef_) == 0] == 0)  # exact zeros from the prox
+    if restart is not None:
+        assert np.all(np.diff(res.objective_history) <= 1e-12)
+
+
+def test_smooth_logistic_matches_lbfgs_and_structured_x():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    Y = np.where(X @ rng.normal(size=(4, 2)) + rng.normal(size=(80, 2)) > 0, 1.0, -1.0)
+    lam = 0.05
+
+    def obj(Wb):  # Wb: (5, 2), last row the bias
+        Z = X @ Wb[:4] + Wb[4]
+        return np.mean(np.logaddexp(0, -Y * Z)) * 2 + 0.5 * lam * np.sum(Wb[:4] ** 2)
+
+    def fg(Wb):
+        Z = X @ Wb[:4] + Wb[4]
+        R = -Y / (1 + np.exp(Y * Z)) / X.shape[0]
+        G = np.vstack([X.T @ R + lam * Wb[:4], R.sum(0)])
+        return obj(Wb), G
+
+    x0 = np.zeros((5, 2))
+    res = fista(fg, prox_identity, x0, rtol=0, atol=1e-9, maxiter=5000)
+    ref = minimize(lambda w: obj(w.reshape(5, 2)), np.zeros(10), method="L-BFGS-B",
+                   options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+    assert res.x.shape == (5, 2)
+    assert np.all(x0 == 0)  # x0 not mutated
+    assert abs(res.fun - ref.fun) < 1e-10
+    np.testing.assert_allclose(res.x.ravel(), ref.x, atol=1e-5)
+
+
+def test_group_lasso_matches_long_ista():
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(50, 8))
+    B = A[:, :3] @ rng.normal(size=(3, 3)) + 0.5 * rng.normal(size=(50, 3))
+    mu = 0.4
+
+    def fg(W):
+        R = A @ W - B
+        return 0.5 * np.sum(R ** 2) / 50, A.T @ R / 50
+
+    res = fista(fg, lambda V, s: prox_group_l21(V, mu * s), np.zeros((8, 3)),
+                g=lambda W: mu * group_l21_norm(W), rtol=0, atol=1e-10, maxiter=5000)
+    # plain proximal gradient with the exact Lipschitz step, many iterations
+    Lip = np.linalg.norm(A, 2) ** 2 / 50
+    W = np.zeros((8, 3))
+    for _ in range(20000):
+        W = prox_group_l21(W - fg(W)[1] / Lip, mu / Lip)
+    ista = fg(W)[0] + mu * group_l21_norm(W)
+    assert abs(res.fun - ista) < 1e-9
+    np.testing.assert_allclose(res.x, W, atol=1e-6)
+    zero = np.linalg.norm(res.x, axis=1) == 0
+    assert zero.any() and not zero.all()
+    # KKT for zero rows: ||grad_j|| <= mu
+    G = fg(res.x)[1]
+    assert np.all(np.linalg.norm(G[zero], axis=1) <= mu + 1e-8)
+
+
+def test_backtracking_from_huge_step_and_warm_start():
+    A, b = _lasso_problem(seed=5)
+
+    def fg(x):
+        r = A @ x - b
+        return 0.5 * r @ r, A.T @ r
+
+    prox = lambda v, s: prox_l1(v, 2.0 * s)  # noqa: E731
+    g = lambda x: 2.0 * np.abs(x).sum()  # noqa: E731
+    res = fista(fg, prox, np.zeros(15), g=g, step0=1e3, eta=3.0, rtol=0, atol=1e-8, maxiter=5000)
+    assert res.converged
+    assert res.step < 1e3 / 3.0  # backtracking increased L
+    warm = fista(fg, prox, res.x, g=g, step0=res.step, rtol=0, atol=1e-8, maxiter=5000)
+    assert warm.converged and warm.n_iter <= 3
+    assert abs(warm.fun - res.fun) < 1e-9
+
+
+def test_convergence_warning_and_callback_stop():
+    A, b = _lasso_problem()
+
+    def fg(x):
+        r = A @ x - b
+        return 0.5 * r @ r, A.T @ r
+
+    with pytest.warns(ConvergenceWarning):
+        res = fista(fg, prox_identity, np.zeros(15), rtol=0, atol=1e-14, maxiter=3)
+    assert not res.converged and res.n_iter == 3 and len(res.objective_history) == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = fista(fg, prox_identity, np.zeros(15), maxiter=100, callback=lambda it, x, F: it >= 2)
+    assert res.n_iter == 2 and not res.converged
+    with pytest.raises(ValueError, match="restart"):
+        fista(fg, prox_identity, np.zeros(15), restart="sometimes")
