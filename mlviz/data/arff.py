@@ -1,0 +1,506 @@
+"""ARFF reader (Mulan ARFF + XML, MEKA ARFF), wrapping liac-arff.
+
+The tokenising of data rows is liac-arff's; this module adds what a
+multi-label loader needs on top: line numbers for every problem, label
+selection by name (Mulan XML), by MEKA ``-C n`` / ``-C -n`` or by count,
+correct unescaping of quoted names (``'Swainson\\'s Thrush'``), one-hot
+encoding of nominal features, dropping string / ID attributes, and keeping
+sparse ARFF sparse (CSR).
+
+Encoding rules for a non-label attribute
+----------------------------------------
+* numeric / real / integer: one float column.
+* nominal with two values: one 0/1 column, 1 for the value that reads as
+  "true" (``1, yes, y, true, t, positive, pos, +``, case-insensitive) or, if
+  neither or both do, for the second declared value (a note says so).
+* nominal with three or more values: one-hot columns named ``attr=value``.
+* string, or an ID (named ``id``, or nominal with a distinct value on every
+  row of at least 10 rows): dropped, with a note (``drop_ids=False`` keeps
+  IDs that are nominal/numeric).
+* ``date`` attributes: dropped with a note (liac-arff cannot parse them).
+
+Label attributes must be nominal with values in {0, 1} or numeric holding
+only 0 and 1.  Missing values (``?``) are refused with their line number.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+import arff as liac_arff
+import numpy as np
+import scipy.sparse as sp
+
+from ._errors import DataError
+from ._labels_xml import is_xml_spec, read_label_xml
+from ._source import read_source
+from .dataset import finish_dataset
+
+__all__ = ["load_arff", "meka_label_count", "unescape_arff_name"]
+
+_POSITIVE = {"1", "yes", "y", "true", "t", "positive", "pos", "+"}
+_NAME_RE = re.compile(
+    r"""^@attribute\s+('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s{}%,'"]+)\s*(.*)$""",
+    re.IGNORECASE | re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_MEKA_RE = re.compile(r"(?:^|[\s:'\"])-C\s+(-?\d+)\b")
+
+
+def unescape_arff_name(token: str) -> str:
+    """Turn a (possibly quoted) ARFF name token into the name it denotes.
+
+    >>> unescape_arff_name("'Swainson\\\\'s Thrush'")
+    "Swainson's Thrush"
+    """
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
+        token = token[1:-1]
+    if "\\" not in token:
+        return token
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), token,
+                  flags=re.DOTALL)
+
+
+def meka_label_count(relation: str):
+    """The ``n`` of a MEKA ``-C n`` option in a relation name, or None.
+
+    ``-C n`` (n > 0): the first n attributes are labels; ``-C -n``: the last n.
+
+    >>> meka_label_count("'Music: -C 6'")
+    6
+    >>> meka_label_count("scene: -C -6 -split 0.66") is None
+    False
+    """
+    match = _MEKA_RE.search(relation)
+    return int(match.group(1)) if match else None
+
+
+class _Header:
+    """What our own pass over the file learns: names, line numbers, sparsity."""
+
+    def __init__(self, lines, source):
+        self.relation = ""
+        self.names = []          # unescaped attribute names
+        self.attr_lines = []     # 1-based line of each @attribute
+        self.data_lines = []     # 1-based line of each data row
+        self.dropped_dates = []  # indices of date attributes rewritten to string
+        self.sparse = False
+        state = "start"
+        for i, raw in enumerate(lines):
+            row = raw.strip()
+            if not row or row.startswith("%"):
+                continue
+            lower = row.lower()
+            if state == "data":
+                self.data_lines.append(i + 1)
+                continue
+            if lower.startswith("@relation"):
+                if state != "start":
+                    raise DataError("@relation after attributes", source=source, line=i + 1)
+                self.relation = row[len("@relation"):].strip()
+                state = "relation"
+            elif lower.startswith("@attribute"):
+                if state == "start":
+                    raise DataError("@attribute before @relation; expected an ARFF header",
+                                    source=source, line=i + 1)
+                match = _NAME_RE.match(row)
+                if not match or not match.group(2).strip():
+                    raise DataError(f"bad attribute declaration {row[:80]!r}; "
+                                    "expected '@attribute <name> <type>'", source=source,
+                                    line=i + 1)
+                self.names.append(unescape_arff_name(match.group(1)))
+                self.attr_lines.append(i + 1)
+                kind = match.group(2).strip().lower()
+                if kind.startswith("date"):
+                    self.dropped_dates.append(len(self.names) - 1)
+                    lines[i] = f"@attribute {match.group(1)} string"
+                else:
+                    lines[i] = f"@attribute {match.group(1)} {match.group(2).strip()}"
+                state = "attribute"
+            elif lower.startswith("@data"):
+                if state != "attribute":
+                    raise DataError("@data before any @attribute", source=source, line=i + 1)
+                state = "data"
+            else:
+                raise DataError(f"unexpected header line {row[:80]!r}; expected @relation, "
+                                "@attribute or @data", source=source, line=i + 1)
+        if state == "start":
+            raise DataError("no @relation line; expected an ARFF file", source=source)
+        if state != "data":
+            raise DataError("no @data section (file truncated?)", source=source)
+        first = next((lines[k - 1].strip() for k in self.data_lines), "")
+        self.sparse = first.startswith("{")
+
+    def data_line(self, row):
+        """File line of data row ``row`` (0-based), or None."""
+        if 0 <= row < len(self.data_lines):
+            return self.data_lines[row]
+        return None
+
+
+def _parse(lines, header, source):
+    decoder = liac_arff.ArffDecoder()
+    kind = liac_arff.COO if header.sparse else liac_arff.DENSE
+    try:
+        obj = decoder.decode(iter(lines), encode_nominal=False, return_type=kind)
+    except Exception as exc:  # noqa: BLE001 - wrap every parser failure
+        line = getattr(decoder, "_current_line", None) or None
+        what = type(exc).__name__
+        detail = str(exc) if not isinstance(exc, liac_arff.ArffException) else ""
+        if isinstance(exc, liac_arff.ArffException):
+            try:
+                detail = exc.message % line if "%" in (exc.message or "") else exc.message
+            except Exception:  # noqa: BLE001
+                detail = what
+        expected = ("a sparse row '{index value, ...}'" if header.sparse
+                    else f"a row of {len(header.names)} comma-separated values")
+        raise DataError(f"cannot parse ARFF ({what}: {detail}); expected {expected}",
+                        source=source, line=line) from None
+    if len(obj["attributes"]) != len(header.names):
+        raise DataError("could not read the attribute declarations consistently",
+                        source=source)
+    return obj
+
+
+def _select_labels(labels, header, source, notes):
+    """Indices of label attributes (in label order) and the label names."""
+    names = header.names
+    n_attr = len(names)
+    if labels is None:
+        count = meka_label_count(unescape_arff_name(header.relation))
+        if count is None:
+            raise DataError(
+                "labels are needed: pass labels= (a Mulan XML file, a list of label "
+                "names, or a count n: first n attributes / -n: last n attributes), or "
+                "use a MEKA relation name containing '-C n'", source=source)
+        notes.append(f"labels from MEKA option -C {count} in the relation name")
+        labels = count
+    if isinstance(labels, (int, np.integer)) and not isinstance(labels, bool):
+        count = int(labels)
+        if count == 0 or abs(count) > n_attr:
+            raise DataError(f"label count {count} out of range; expected 1..{n_attr} "
+                            f"or -{n_attr}..-1 (file has {n_attr} attributes)", source=source)
+        idx = list(range(count)) if count > 0 else list(range(n_attr + count, n_attr))
+        return idx, [names[i] for i in idx]
+    if is_xml_spec(labels):
+        wanted, xml_name = read_label_xml(labels)
+        notes.append(f"labels chosen by name from {xml_name}")
+    else:
+        try:
+            wanted = [str(v) for v in labels]
+        except TypeError:
+            raise DataError(f"labels= must be an XML file, a list of names or an int, got "
+                            f"{type(labels).__name__}", source=source) from None
+        xml_name = "the label list"
+        if not wanted:
+            raise DataError("empty label list; expected at least one label", source=source)
+        if len(set(wanted)) != len(wanted):
+            raise DataError("the label list repeats a name", source=source)
+    position = {}
+    for i, name in enumerate(names):
+        position.setdefault(name, i)
+    stripped = {}
+    for i, name in enumerate(names):
+        stripped.setdefault(name.strip(), i)
+    idx = []
+    for name in wanted:
+        i = position.get(name, stripped.get(name.strip()))
+        if i is None:
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f" (closest attribute: {close[0]!r})" if close else ""
+            raise DataError(f"label {name!r} named in {xml_name} is not an attribute of "
+                            f"the ARFF file{hint}", source=source)
+        idx.append(i)
+    return idx, list(wanted)
+
+
+def _column_values(obj, header, j, n):
+    """Raw values of attribute j for all rows (object array) and missing mask."""
+    if header.sparse:
+        data, rows, cols = obj["data"]
+        col = np.zeros(n, dtype=object)
+        kind = obj["attributes"][j][1]
+        col[:] = kind[0] if isinstance(kind, list) else 0.0
+        lo, hi = np.searchsorted(header._sorted_cols, [j, j + 1])
+        entries = header._order[lo:hi]
+        header._explicit = header._rows[entries]
+        col[header._explicit] = header._vals[entries]
+    else:
+        col = header._dense[:, j]
+    return col, _is_none(col)
+
+
+def _is_none(values):
+    """Boolean mask of ``None`` entries of an object array (liac-arff's '?')."""
+    return np.asarray(np.equal(values, None), dtype=bool).reshape(values.shape)
+
+
+def _first_bad(mask, header):
+    row = int(np.flatnonzero(mask)[0])
+    return row, header.data_line(row)
+
+
+def _numeric(col, missing, header, source, name):
+    if missing.any():
+        row, line = _first_bad(missing, header)
+        raise DataError(f"missing value '?' for {name!r}; expected a number", source=source,
+                        line=line)
+    try:
+        return col.astype(np.float64)
+    except (TypeError, ValueError):
+        bad = np.array([not _is_float(v) for v in col])
+        row, line = _first_bad(bad, header)
+        raise DataError(f"value {col[row]!r} of {name!r} is not a number", source=source,
+                        line=line) from None
+
+
+def _is_float(v):
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _codes(col, missing, values, header, source, name):
+    """Index into ``values`` of every entry of ``col`` (DataError if absent)."""
+    if missing.any():
+        row, line = _first_bad(missing, header)
+        raise DataError(f"missing value '?' for {name!r}; expected one of {values}",
+                        source=source, line=line)
+    if header.sparse:
+        # only explicit entries need a lookup: implicit ones are the first value
+        explicit = header._explicit
+        codes = np.zeros(len(col), dtype=np.int64)
+        codes[explicit] = _lookup(col[explicit], values, explicit, header, source, name)
+        return codes
+    return _lookup(col, values, np.arange(len(col)), header, source, name)
+
+
+def _lookup(entries, values, rows, header, source, name):
+    declared = np.asarray(values, dtype=str)
+    order = np.argsort(declared, kind="stable")
+    ordered = declared[order]
+    as_text = entries.astype(str)
+    pos = np.clip(np.searchsorted(ordered, as_text), 0, len(ordered) - 1)
+    found = ordered[pos] == as_text
+    if not found.all():
+        k = int(np.flatnonzero(~found)[0])
+        raise DataError(f"value {entries[k]!r} of {name!r} is not one of {values}",
+                        source=source, line=header.data_line(int(rows[k])))
+    return order[pos]
+
+
+def _label_column(obj, header, j, n, source):
+    name = header.names[j]
+    kind = obj["attributes"][j][1]
+    col, missing = _column_values(obj, header, j, n)
+    if missing.any():
+        row, line = _first_bad(missing, header)
+        raise DataError(f"label {name!r} is missing ('?'); expected 0 or 1", source=source,
+                        line=line)
+    if isinstance(kind, list):
+        if not set(kind) <= {"0", "1"}:
+            raise DataError(f"label attribute {name!r} is nominal {{{','.join(kind)}}}; "
+                            "expected {0,1}", source=source, line=header.attr_lines[j])
+        codes = _codes(col, missing, kind, header, source, name)
+        return np.array([int(v) for v in kind], dtype=np.uint8)[codes]
+    if kind == "STRING":
+        raise DataError(f"label attribute {name!r} is a string attribute; expected {{0,1}}",
+                        source=source, line=header.attr_lines[j])
+    values = _numeric(col, missing, header, source, name)
+    bad = (values != 0) & (values != 1)
+    if bad.any():
+        row, line = _first_bad(bad, header)
+        raise DataError(f"label {name!r} has value {values[row]:g}; expected 0 or 1",
+                        source=source, line=line)
+    return values.astype(np.uint8)
+
+
+def _encode_feature(obj, header, j, n, source, notes, drop_ids):
+    """List of (column name, float column) for attribute j (empty if dropped)."""
+    name = header.names[j]
+    kind = obj["attributes"][j][1]
+    if j in header.dropped_dates:
+        notes.append(f"dropped date attribute {name!r}")
+        return []
+    if kind == "STRING":
+        notes.append(f"dropped string attribute {name!r}")
+        return []
+    col, missing = _column_values(obj, header, j, n)
+    if drop_ids and name.strip().lower() == "id":
+        notes.append(f"dropped ID attribute {name!r}")
+        return []
+    if not isinstance(kind, list):
+        return [(name, _numeric(col, missing, header, source, name))]
+    codes = _codes(col, missing, kind, header, source, name)
+    if drop_ids and len(kind) > 2 and n >= 10 and len(np.unique(codes)) == n:
+        notes.append(f"dropped ID attribute {name!r} (nominal, a distinct value on every row)")
+        return []
+    if len(kind) <= 2:
+        positive = [k for k, v in enumerate(kind) if v.strip().lower() in _POSITIVE]
+        if len(positive) == 1:
+            pos = positive[0]
+        else:
+            pos = len(kind) - 1
+            notes.append(f"nominal {name!r} encoded as 1 = {kind[pos]!r}, 0 = otherwise")
+        return [(name, (codes == pos).astype(np.float64))]
+    notes.append(f"nominal {name!r} one-hot encoded into {len(kind)} columns")
+    return [(f"{name}={v}", (codes == k).astype(np.float64)) for k, v in enumerate(kind)]
+
+
+def load_arff(source, labels=None, *, name=None, drop_ids=True):
+    """Read a multi-label ARFF file (Mulan or MEKA; dense or sparse).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or file-like
+        The ``.arff`` or ``.arff.gz`` file (a Streamlit upload works).
+    labels : XML path/file-like/bytes, list of str, int or None
+        * Mulan XML label file (or its text): labels chosen **by name**; ``Y``
+          columns follow the XML order and carry the XML names exactly.
+        * list of attribute names: the same, in the list's order.
+        * int ``n``: MEKA convention, ``n > 0`` the first n attributes, ``n < 0``
+          the last ``|n|``.
+        * None: ``-C n`` / ``-C -n`` from a MEKA relation name, else DataError.
+    name : str, optional
+        Data set name (default: the file name without ``.arff``/``.gz``).
+    drop_ids : bool, default True
+        Drop ID attributes (see module docstring).  String attributes are
+        always dropped.
+
+    Returns
+    -------
+    MultiLabelDataset
+        ``X`` is CSR for sparse ARFF, a dense float64 array otherwise; ``Y``
+        is uint8 of shape (n_samples, n_labels).
+
+    Raises
+    ------
+    DataError
+        For every malformed input, naming the file and line.
+
+    Examples
+    --------
+    >>> ds = load_arff("sample_data/emotions.arff.gz", labels="sample_data/emotions.xml")
+    >>> ds.X.shape, ds.Y.shape  # doctest: +SKIP
+    ((593, 72), (593, 6))
+    """
+    src = read_source(source)
+    display = src.name
+    text = src.text()
+    if not text.strip():
+        raise DataError("file is empty; expected an ARFF file", source=display)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    header = _Header(lines, display)
+    if not header.data_lines:
+        raise DataError("no data rows after @data; expected at least 2 instances",
+                        source=display)
+    obj = _parse(lines, header, display)
+    notes = list(src.notes)
+    if header.sparse:
+        data, rows, cols = obj["data"]
+        n = len(header.data_lines)
+        header._rows = np.asarray(rows, dtype=np.int64)
+        header._cols = np.asarray(cols, dtype=np.int64)
+        header._vals = np.empty(len(data), dtype=object)
+        header._vals[:] = data
+        header._order = np.argsort(header._cols, kind="stable")
+        header._sorted_cols = header._cols[header._order]
+    else:
+        n = len(obj["data"])
+        dense = np.empty((n, len(header.names)), dtype=object)
+        for i, row in enumerate(obj["data"]):
+            dense[i, :] = row
+        header._dense = dense
+    if n < 2:
+        raise DataError(f"only {n} data row; need at least 2 instances", source=display)
+
+    label_idx, label_names = _select_labels(labels, header, display, notes)
+    Y = np.zeros((n, len(label_idx)), dtype=np.uint8)
+    for k, j in enumerate(label_idx):
+        Y[:, k] = _label_column(obj, header, j, n, display)
+    label_set = set(label_idx)
+    feature_idx = [j for j in range(len(header.names)) if j not in label_set]
+    if not feature_idx:
+        raise DataError("the label set selects every attribute; expected at least one "
+                        "feature", source=display)
+    if header.sparse:
+        X, feature_names = _sparse_features(obj, header, feature_idx, n, display, notes,
+                                            drop_ids)
+    else:
+        columns = []
+        for j in feature_idx:
+            columns += _encode_feature(obj, header, j, n, display, notes, drop_ids)
+        feature_names = [c[0] for c in columns]
+        X = (np.column_stack([c[1] for c in columns]) if columns
+             else np.zeros((n, 0)))
+    _check_finite(X, header, feature_names, display)
+    stem = display
+    for suffix in (".gz", ".arff"):
+        if stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+    notes.insert(0, f"read {display} (relation {unescape_arff_name(header.relation)[:80]!r})")
+    return finish_dataset(X, Y, feature_names, label_names, name or stem, notes, display)
+
+
+def _sparse_features(obj, header, feature_idx, n, source, notes, drop_ids):
+    """CSR feature matrix: numeric attributes straight from the COO triplets."""
+    attrs = obj["attributes"]
+    numeric = np.zeros(len(header.names), dtype=bool)
+    for j in feature_idx:
+        numeric[j] = not isinstance(attrs[j][1], list) and attrs[j][1] != "STRING"
+        if j in header.dropped_dates or (drop_ids and header.names[j].strip().lower() == "id"):
+            numeric[j] = False
+    new_col = np.full(len(header.names), -1, dtype=np.int64)
+    names, extra_rows, extra_cols, extra_vals = [], [], [], []
+    for j in feature_idx:
+        if numeric[j]:
+            new_col[j] = len(names)
+            names.append(header.names[j])
+            continue
+        for col_name, values in _encode_feature(obj, header, j, n, source, notes, drop_ids):
+            nz = np.flatnonzero(values)
+            extra_rows.append(nz)
+            extra_cols.append(np.full(len(nz), len(names)))
+            extra_vals.append(values[nz])
+            names.append(col_name)
+    sel = numeric[header._cols] if len(header._cols) else np.zeros(0, dtype=bool)
+    vals = header._vals[sel]
+    missing = _is_none(vals)
+    if missing.any():
+        k = int(np.flatnonzero(missing)[0])
+        row = int(header._rows[sel][k])
+        raise DataError(f"missing value '?' for {header.names[header._cols[sel][k]]!r}; "
+                        "expected a number", source=source, line=header.data_line(row))
+    try:
+        fvals = vals.astype(np.float64)
+    except (TypeError, ValueError):
+        bad = np.array([not _is_float(v) for v in vals])
+        k = int(np.flatnonzero(bad)[0])
+        row = int(header._rows[sel][k])
+        raise DataError(f"value {vals[k]!r} is not a number", source=source,
+                        line=header.data_line(row)) from None
+    rows = np.concatenate([header._rows[sel]] + extra_rows).astype(np.int64)
+    cols = np.concatenate([new_col[header._cols[sel]]] + extra_cols).astype(np.int64)
+    data = np.concatenate([fvals] + extra_vals).astype(np.float64)
+    X = sp.csr_matrix((data, (rows, cols)), shape=(n, len(names)))
+    X.sum_duplicates()
+    X.sort_indices()
+    return X, names
+
+
+def _check_finite(X, header, feature_names, source):
+    values = X.data if sp.issparse(X) else X
+    finite = np.isfinite(values)
+    if finite.all():
+        return
+    if sp.issparse(X):
+        coo = X.tocoo()
+        k = int(np.flatnonzero(~np.isfinite(coo.data))[0])
+        row, col = int(coo.row[k]), int(coo.col[k])
+    else:
+        row, col = (int(v[0]) for v in np.nonzero(~finite))
+    raise DataError(f"feature {feature_names[col]!r} is NaN or infinite; expected finite "
+                    "numbers", source=source, line=header.data_line(row))

@@ -1,0 +1,151 @@
+"""The bundled Mulan data sets in ``sample_data/``.
+
+The folder is found next to the package (``<repo>/sample_data``); the
+environment variable ``MLVIZ_SAMPLE_DATA`` overrides it.  Parsed data sets
+are cached in-process (enron/medical take ~0.1-0.5 s to parse); callers get
+copies, so mutating a returned data set never affects the cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._errors import DataError
+from .arff import load_arff
+from .dataset import MultiLabelDataset
+
+__all__ = ["list_samples", "load_sample", "load_sample_split", "sample_dir", "SAMPLES"]
+
+#: name -> (ARFF file, Mulan XML file); "scene" pools the official train and test files.
+SAMPLES = {
+    "emotions": ("emotions.arff.gz", "emotions.xml"),
+    "scene": (None, "scene.xml"),
+    "scene-train": ("scene-train.arff.gz", "scene.xml"),
+    "scene-test": ("scene-test.arff.gz", "scene.xml"),
+    "yeast": ("yeast.arff.gz", "yeast.xml"),
+    "enron": ("enron.arff.gz", "enron.xml"),
+    "medical": ("medical.arff.gz", "medical.xml"),
+}
+
+
+def sample_dir() -> Path:
+    """Folder holding the bundled data (``$MLVIZ_SAMPLE_DATA`` or ``<repo>/sample_data``)."""
+    override = os.environ.get("MLVIZ_SAMPLE_DATA")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2] / "sample_data"
+
+
+def _files(name):
+    arff_file, xml_file = SAMPLES[name]
+    if arff_file is None:
+        return [sample_dir() / "scene-train.arff.gz", sample_dir() / "scene-test.arff.gz",
+                sample_dir() / xml_file]
+    return [sample_dir() / arff_file, sample_dir() / xml_file]
+
+
+def list_samples() -> list:
+    """Names of the bundled data sets whose files are present.
+
+    Returns
+    -------
+    list of str
+        Subset of ``emotions, scene, scene-train, scene-test, yeast, enron, medical``.
+    """
+    return [name for name in SAMPLES if all(path.exists() for path in _files(name))]
+
+
+def _freeze(ds):
+    arrays = [ds.Y] + ([ds.X.data, ds.X.indices, ds.X.indptr] if sp.issparse(ds.X) else [ds.X])
+    for array in arrays:
+        array.flags.writeable = False
+    return ds
+
+
+@functools.lru_cache(maxsize=None)
+def _cached(name, directory):
+    if name == "scene":
+        train, test = _cached("scene-train", directory), _cached("scene-test", directory)
+        ds = MultiLabelDataset(np.vstack([train.X, test.X]), np.vstack([train.Y, test.Y]),
+                               train.feature_names, train.label_names, "scene",
+                               ["pooled scene-train (1211) and scene-test (1196)"])
+        return _freeze(ds)
+    arff_path, xml_path = _files(name)
+    ds = load_arff(arff_path, labels=xml_path, name=name)
+    ds.notes.append(f"bundled sample {name!r} (Mulan collection; see sample_data/README.md)")
+    return _freeze(ds)
+
+
+def _check_name(name):
+    if name not in SAMPLES:
+        raise DataError(f"unknown sample {name!r}; expected one of {sorted(SAMPLES)}")
+    missing = [str(p) for p in _files(name) if not p.exists()]
+    if missing:
+        raise DataError(f"sample files missing: {missing} (set MLVIZ_SAMPLE_DATA?)", source=name)
+
+
+def load_sample(name: str) -> MultiLabelDataset:
+    """Load a bundled data set (a fresh, writable copy of a cached parse).
+
+    Parameters
+    ----------
+    name : {"emotions", "scene", "scene-train", "scene-test", "yeast", "enron", "medical"}
+        ``"scene"`` pools the official train and test files (2407 rows).
+
+    Returns
+    -------
+    MultiLabelDataset
+        Labels in Mulan XML order with the XML's names; enron and medical
+        have sparse CSR ``X``.
+    """
+    _check_name(name)
+    return _cached(name, str(sample_dir())).copy()
+
+
+def load_sample_split(name: str, random_state=0):
+    """Train/test split of a bundled data set.
+
+    ``"scene"`` returns the official split (scene-train 1211, scene-test 1196);
+    every other name a seeded split: a permutation from
+    ``numpy.random.default_rng(random_state)``, the first ``round(2 n / 3)``
+    rows for training, the rest for testing.
+
+    Parameters
+    ----------
+    name : str
+    random_state : int or None, default 0
+
+    Returns
+    -------
+    train, test : MultiLabelDataset
+    """
+    if name == "scene":
+        return load_sample("scene-train"), load_sample("scene-test")
+    ds = load_sample(name)
+    return split_dataset(ds, random_state=random_state)
+
+
+def split_dataset(ds, train_fraction=2 / 3, random_state=0):
+    """Seeded random split: ``round(train_fraction * n)`` training rows, rest test.
+
+    Parameters
+    ----------
+    ds : MultiLabelDataset
+    train_fraction : float in (0, 1)
+    random_state : int or None
+
+    Returns
+    -------
+    train, test : MultiLabelDataset
+    """
+    n = ds.n_samples
+    perm = np.random.default_rng(random_state).permutation(n)
+    n_train = min(max(int(round(train_fraction * n)), 1), n - 1)
+    note = f"random split (random_state={random_state}, {n_train}/{n - n_train})"
+    return (ds.subset(np.sort(perm[:n_train]), f"{ds.name}-train", note),
+            ds.subset(np.sort(perm[n_train:]), f"{ds.name}-test", note))
