@@ -1,0 +1,384 @@
+"""MLRH: multilabel logistic regression with hidden variables (Lee & Shajari).
+
+Model (eqs. (30)–(31)): for label scores ``s_k(x) = w_kᵀφ(x) + b_k``,
+
+    P(y | x) = exp(Σ_k y_k s_k(x)) / Z(x),     Z(x) = Σ_{m=1}^{M} e_m(exp(s(x))),
+
+a distribution over the label sets of size 1..M.  ``Z`` and the marginals
+``P(y_k = 1 | x) = ∂ log Z / ∂ s_k`` come from the log-space
+elementary-symmetric-polynomial DP in :mod:`mlviz.solvers.esp` (O(K·M) per
+instance, never enumerating sets).  φ is the identity (``kernel="linear"``) or
+Gaussian kernel features on centres (``kernel="rbf"``, §3.3.2).
+
+Training objective (eq. (33) as a *mean*, plus a ridge term)::
+
+    f(W, b) = (1/n) Σ_i [log Z(x_i) - Σ_k y_ik s_k(x_i)] + reg (‖W‖²_F + ‖b‖²).
+
+The bias is penalised too (with the same ``reg``): this keeps the optimum
+finite when a label has no positives (or only positives) in the training
+data, e.g. in a CV fold; with standardised features the effect on the other
+coefficients is negligible.
+
+MM algorithm and its majoriser (§4.2, Appendix A.3)
+---------------------------------------------------
+The Hessian of ``log Z(x)`` in ``s`` is the covariance of the label vector
+``y ~ P(· | x)``.  Hence, with ``Φ̃ = [Φ, 1]``,
+
+    ∇² f = (1/n) Σ_i Cov_i(y) ⊗ φ̃_i φ̃_iᵀ + 2 reg I.
+
+The paper's update ``w_k ← w_k - 4 (XᵀX)⁻¹ g_k`` (eq. (65)) uses only the
+diagonal bound ``Var(y_k) <= 1/4`` and is therefore a valid majoriser only
+for a *block* update of one label at a time.  For the *joint* update of all
+labels used here the relevant bound is the largest eigenvalue of ``Cov(y)``:
+it reaches 1/2 (two labels tied for one slot: ``[[¼, -¼], [-¼, ¼]]``), and an
+exhaustive numerical search over this model family (K <= 10, all M; see
+``tests/test_esp.py``) never exceeds 1/2 — for M = 1 this is Böhning's (1992)
+bound for multinomial logistic regression.  (For an *arbitrary* distribution
+on sets of size 1..M the tight bound is min(2M, K)/4, attained by two disjoint
+M-sets with probability ½ each, a distribution this model cannot express.)
+We therefore use the joint step
+
+    W̃ ← W̃ - A⁻¹ ∇f(W̃),    A = Φ̃ᵀΦ̃ / (2n) + 2 reg I,
+
+i.e. the paper's step with factor 2 instead of 4, with ``A`` Cholesky-factored
+once per fit.  Every iterate's objective is checked (it costs nothing: the
+next gradient needs the same DP); should it ever increase, the step is
+rejected and the solver switches to the provably safe curvature
+min(2M, K)/4 (recorded in ``mm_curvature_``), so the MM sequence is monotone
+non-increasing in every case.
+
+Empty label sets and sets larger than M have probability zero under the model:
+such training rows are dropped with a ``UserWarning`` (``max_labels=None``
+takes M as the largest set size in the training data, so then only empty rows
+are dropped).
+
+References
+----------
+J. Lee and H. Shajari, "A hidden variables approach to multilabel logistic
+regression": eqs. (30)–(33) (model, objective), §3.3.2 (kernels), §3.4 and
+Appendix A.2 (WTA and marginal prediction), §4.2 / A.3 (MM).
+D. Böhning, "Multinomial logistic regression algorithm", Ann. Inst. Statist.
+Math. 44 (1992) 197–200.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import cho_factor, cho_solve
+from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
+
+from ..solvers.esp import best_subset, esp_marginals
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._kernels import choose_centers, gaussian_kernel, median_sigma
+
+__all__ = ["MLRH"]
+
+
+def _augment(Phi):
+    """Append a column of ones (bias); keeps CSR sparse."""
+    n = Phi.shape[0]
+    if sp.issparse(Phi):
+        return sp.hstack([Phi, np.ones((n, 1))], format="csr")
+    return np.hstack([Phi, np.ones((n, 1))])
+
+
+def _gram(Phi):
+    G = Phi.T @ Phi
+    return G.toarray() if sp.issparse(G) else np.asarray(G)
+
+
+class MLRH(MultiLabelClassifierMixin, BaseEstimator):
+    """Multilabel logistic regression with hidden variables (MLRH).
+
+    Parameters
+    ----------
+    max_labels : int >= 1 or None
+        M, the largest label-set size with positive probability; ``None`` takes
+        the largest set size seen in the training data (Table 4: 3 on scene and
+        emotions).  Training rows with more labels are dropped with a warning.
+    reg : float >= 0
+        Ridge weight on all coefficients including the bias (objective above,
+        loss averaged over instances).
+    kernel : {"linear", "rbf"}
+        Identity features or Gaussian kernel features ``exp(-‖x - c‖²/(2σ²))``
+        on the centres (§3.3.2; coefficients ``dual_coef_`` penalised by
+        ``reg ‖α‖²``).
+    sigma : "median" or float > 0
+        RBF width; "median" = median pairwise training distance.
+    n_centers : int or None
+        RBF centres: all training points (None) or this many random ones.
+    solver : {"mm", "lbfgs"}
+        Joint MM with the factor-2 quadratic majoriser (see module docstring),
+        or scipy L-BFGS-B on the same objective.
+    prediction : {"wta", "marginal"}
+        ``predict`` rule: the most probable label set of size 1..M
+        (winner-take-all, Appendix A.2) or marginals >= ``threshold`` (§3.4.2).
+    threshold : float in [0, 1]
+        Threshold for ``prediction="marginal"``.
+    max_iter : int >= 1
+        Maximum MM or L-BFGS iterations.
+    tol : float > 0
+        Stop when the largest absolute gradient entry is <= tol.
+    random_state : int, RandomState or None
+        Centre selection and the σ subsample (RBF only).
+
+    Attributes
+    ----------
+    coef_ : ndarray, shape (n_features, n_labels)
+        Linear kernel only.
+    dual_coef_ : ndarray, shape (n_centers, n_labels)
+        RBF kernel only; ``centers_`` (n_centers, n_features) and ``sigma_``.
+    intercept_ : ndarray, shape (n_labels,)
+    max_labels_ : int
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        Final value of the training objective.
+    objective_history_ : ndarray
+        Objective after each iteration (MM: non-increasing).
+    mm_curvature_ : float or None
+        Curvature constant of the MM majoriser finally used (0.5 unless the
+        safeguard fired).
+    n_dropped_ : int
+        Training rows dropped (empty set or more than M labels).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 4)); Y = (X[:, :3] > 0).astype(int); Y[Y.sum(1) == 0, 0] = 1
+    >>> m = MLRH(reg=1e-2).fit(X, Y)
+    >>> P = m.predict_proba(X)
+    >>> bool(np.all(P.sum(1) >= 1 - 1e-9)), m.predict(X).shape
+    (True, (80, 3))
+    """
+
+    def __init__(self, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
+                 solver="mm", prediction="wta", threshold=0.5, max_iter=1000, tol=1e-5,
+                 random_state=None):
+        self.max_labels = max_labels
+        self.reg = reg
+        self.kernel = kernel
+        self.sigma = sigma
+        self.n_centers = n_centers
+        self.solver = solver
+        self.prediction = prediction
+        self.threshold = threshold
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def _validate_params(self):
+        name = type(self).__name__
+        if self.max_labels is not None:
+            check_param(name, "max_labels", self.max_labels, low=1)
+            if int(self.max_labels) != self.max_labels:
+                raise ValueError(f"The 'max_labels' parameter of {name} must be an integer, got {self.max_labels!r}.")
+        check_param(name, "reg", self.reg, low=0)
+        check_param(name, "kernel", self.kernel, options=("linear", "rbf"))
+        if not (isinstance(self.sigma, str) and self.sigma == "median"):
+            check_param(name, "sigma", self.sigma, low=0, low_inclusive=False)
+        if self.n_centers is not None:
+            check_param(name, "n_centers", self.n_centers, low=1)
+        check_param(name, "solver", self.solver, options=("mm", "lbfgs"))
+        check_param(name, "prediction", self.prediction, options=("wta", "marginal"))
+        check_param(name, "threshold", self.threshold, low=0, high=1)
+        check_param(name, "max_iter", self.max_iter, low=1)
+        check_param(name, "tol", self.tol, low=0, low_inclusive=False)
+
+    def _features(self, X):
+        """Model features φ(X): X itself or the Gaussian kernel on the centres."""
+        if self.kernel == "linear":
+            return X
+        return gaussian_kernel(X, self.centers_, self.sigma_)
+
+    def fit(self, X, Y):
+        """Fit by minimising the regularised negative log-likelihood (eq. (33)).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+        Y : array-like of {0, 1}, shape (n_samples, n_labels)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        X, Y = check_X_Y(X, Y)
+        n_features = X.shape[1]
+        sizes = Y.sum(axis=1)
+        K = Y.shape[1]
+        M = int(self.max_labels) if self.max_labels is not None else int(max(sizes.max(), 1))
+        M = min(M, K)
+        keep = (sizes >= 1) & (sizes <= M)
+        n_dropped = int((~keep).sum())
+        if n_dropped:
+            warnings.warn(
+                f"MLRH: dropped {n_dropped} training rows whose label set is empty or has more than "
+                f"max_labels={M} labels (probability zero under the model).", UserWarning, stacklevel=2)
+            X, Y = X[keep], Y[keep]
+        if X.shape[0] == 0:
+            raise ValueError("MLRH: no training row has between 1 and max_labels labels.")
+
+        if self.kernel == "rbf":
+            self.centers_, _ = choose_centers(X, self.n_centers, random_state=self.random_state)
+            self.sigma_ = (median_sigma(X, random_state=self.random_state)
+                           if isinstance(self.sigma, str) else float(self.sigma))
+        Phi = _augment(self._features(X))
+        Yf = Y.astype(np.float64)
+
+        if self.solver == "mm":
+            W, info = self._fit_mm(Phi, Yf, M)
+        else:
+            W, info = self._fit_lbfgs(Phi, Yf, M)
+        if not info["converged"]:
+            warnings.warn(f"MLRH ({self.solver}) did not converge in {info['n_iter']} iterations "
+                          f"(max |gradient| {info['grad_max']:.2e} > tol={self.tol}).",
+                          ConvergenceWarning, stacklevel=2)
+        self.max_labels_ = M
+        self.n_features_in_ = n_features
+        self.n_labels_ = K
+        self.n_dropped_ = n_dropped
+        self.intercept_ = W[-1].copy()
+        if self.kernel == "linear":
+            self.coef_ = W[:-1].copy()
+        else:
+            self.dual_coef_ = W[:-1].copy()
+        self.n_iter_ = info["n_iter"]
+        self.converged_ = info["converged"]
+        self.objective_ = info["objective"]
+        self.objective_history_ = np.asarray(info["history"])
+        self.mm_curvature_ = info.get("curvature")
+        return self
+
+    def _objective_parts(self, Phi, Yf, W, M):
+        """Objective value, its gradient (D, K) and the marginals."""
+        n = Phi.shape[0]
+        S = np.asarray(Phi @ W)
+        marg, log_Z = esp_marginals(S, M, return_log_partition=True)
+        f = (log_Z.sum() - np.sum(Yf * S)) / n + self.reg * np.sum(W * W)
+        G = np.asarray(Phi.T @ (marg - Yf)) / n + 2.0 * self.reg * W
+        return f, G
+
+    def _fit_mm(self, Phi, Yf, M):
+        n, D = Phi.shape
+        K = Yf.shape[1]
+        gram = _gram(Phi) / n
+        jitter = 1e-10 * max(np.trace(gram) / D, 1.0)  # only enlarges the majoriser
+
+        def factor(curvature):
+            A = curvature * gram
+            A[np.diag_indices(D)] += 2.0 * self.reg + jitter
+            return cho_factor(A, lower=True, check_finite=False)
+
+        curvature, safe = 0.5, max(0.5, min(2 * M, K) / 4.0)
+        chol = factor(curvature)
+        W = np.zeros((D, K))
+        f, G = self._objective_parts(Phi, Yf, W, M)
+        history, converged, it = [f], False, 0
+        for it in range(1, self.max_iter + 1):
+            if np.max(np.abs(G)) <= self.tol:
+                converged, it = True, it - 1
+                break
+            W_new = W - cho_solve(chol, G, check_finite=False)
+            f_new, G_new = self._objective_parts(Phi, Yf, W_new, M)
+            if f_new > f + 1e-13 * abs(f) and curvature < safe:
+                curvature = safe  # safeguard: provably valid bound min(2M, K)/4
+                chol = factor(curvature)
+                W_new = W - cho_solve(chol, G, check_finite=False)
+                f_new, G_new = self._objective_parts(Phi, Yf, W_new, M)
+            if f_new > f:  # only round-off is left
+                converged = np.max(np.abs(G)) <= 1e3 * self.tol
+                break
+            W, f, G = W_new, f_new, G_new
+            history.append(f)
+        else:
+            converged = np.max(np.abs(G)) <= self.tol
+            it = self.max_iter
+        return W, dict(converged=bool(converged), n_iter=it, objective=float(f), history=history,
+                       grad_max=float(np.max(np.abs(G))), curvature=curvature)
+
+    def _fit_lbfgs(self, Phi, Yf, M):
+        D, K = Phi.shape[1], Yf.shape[1]
+        history = []
+
+        def fun(w):
+            f, G = self._objective_parts(Phi, Yf, w.reshape(D, K), M)
+            return f, G.ravel()
+
+        res = minimize(fun, np.zeros(D * K), jac=True, method="L-BFGS-B",
+                       callback=lambda xk: history.append(fun(xk)[0]),
+                       options=dict(maxiter=self.max_iter, gtol=self.tol, ftol=1e-15, maxcor=20))
+        f, G = self._objective_parts(Phi, Yf, res.x.reshape(D, K), M)
+        gmax = float(np.max(np.abs(G)))
+        return res.x.reshape(D, K), dict(converged=gmax <= self.tol or bool(res.success and gmax <= 10 * self.tol),
+                                         n_iter=int(res.nit), objective=float(f), history=history or [float(f)],
+                                         grad_max=gmax, curvature=None)
+
+    # ------------------------------------------------------------- predict
+    def objective(self, X, Y):
+        """Training objective f(W, b) (mean NLL + ridge) of the fitted weights on (X, Y).
+
+        Rows outside the support (empty or > M labels) are ignored, as in ``fit``.
+
+        Returns
+        -------
+        f : float
+        """
+        self._check_fitted(["intercept_"])
+        X, Y = check_X_Y(X, Y)
+        sizes = Y.sum(axis=1)
+        keep = (sizes >= 1) & (sizes <= self.max_labels_)
+        Phi = _augment(self._features(X[keep]))
+        return float(self._objective_parts(Phi, Y[keep].astype(np.float64), self._weights(), self.max_labels_)[0])
+
+    def _weights(self):
+        top = self.coef_ if self.kernel == "linear" else self.dual_coef_
+        return np.vstack([top, self.intercept_[None, :]])
+
+    def decision_function(self, X):
+        """Label scores ``s_k(x) = w_kᵀφ(x) + b_k``.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        S : ndarray, shape (n_samples, n_labels)
+        """
+        self._check_fitted(["intercept_"])
+        X = check_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but MLRH was fitted with {self.n_features_in_}.")
+        top = self.coef_ if self.kernel == "linear" else self.dual_coef_
+        return np.asarray(self._features(X) @ top) + self.intercept_
+
+    def predict_proba(self, X):
+        """Marginal probabilities ``P(y_k = 1 | x)`` (§3.4.2), computed exactly by the DP.
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+            Each row sums to the expected set size, in [1, max_labels_].
+        """
+        return esp_marginals(self.decision_function(X), self.max_labels_)
+
+    def predict(self, X):
+        """Predicted label sets.
+
+        ``prediction="wta"``: the most probable set of size 1..M (Appendix A.2);
+        ``"marginal"``: labels whose marginal probability is >= ``threshold``
+        (may be empty or larger than M).
+
+        Returns
+        -------
+        Y_pred : ndarray of uint8, shape (n_samples, n_labels)
+        """
+        if self.prediction == "wta":
+            return best_subset(self.decision_function(X), self.max_labels_)
+        return (self.predict_proba(X) >= self.threshold).astype(np.uint8)

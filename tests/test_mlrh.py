@@ -1,0 +1,197 @@
+"""MLRH against finite differences, scikit-learn multinomial LR, enumeration and itself (MM vs L-BFGS)."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from contract import check_estimator_contract
+from scipy.special import logsumexp
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+from mlviz.models.mlrh import MLRH, _augment
+
+
+def make_data(n=120, d=4, K=4, M=2, seed=0):
+    """Label sets of size 1..M drawn from a planted MLRH model."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    S = X @ rng.normal(size=(d, K)) + rng.normal(size=K)
+    sets = np.array([y for y in itertools.product((0, 1), repeat=K) if 1 <= sum(y) <= M], dtype=float)
+    logits = S @ sets.T
+    p = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    idx = np.array([rng.choice(len(sets), p=pi) for pi in p])
+    return X, sets[idx].astype(np.uint8)
+
+
+def brute_objective(model, X, Y):
+    """Mean NLL by enumerating all sets of size 1..M, plus the ridge term."""
+    S = model.decision_function(X)
+    K, M = Y.shape[1], model.max_labels_
+    sets = np.array([y for y in itertools.product((0, 1), repeat=K) if 1 <= sum(y) <= M], dtype=float)
+    log_Z = logsumexp(S @ sets.T, axis=1)
+    W = model._weights()
+    return np.mean(log_Z - np.sum(Y * S, axis=1)) + model.reg * np.sum(W * W)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_gradient_matches_finite_differences(kernel):
+    X, Y = make_data(n=40, d=3, K=4, M=3, seed=1)
+    m = MLRH(kernel=kernel, reg=0.05, max_iter=3, tol=1e-12, n_centers=10, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.fit(X, Y)
+    Phi = _augment(m._features(X))
+    rng = np.random.default_rng(0)
+    W = rng.normal(scale=0.5, size=(Phi.shape[1], 4))
+    f, G = m._objective_parts(Phi, Y.astype(float), W, 3)
+    h = 1e-6
+    fd = np.zeros_like(W)
+    for idx in np.ndindex(*W.shape):
+        E = np.zeros_like(W)
+        E[idx] = h
+        fd[idx] = (m._objective_parts(Phi, Y.astype(float), W + E, 3)[0]
+                   - m._objective_parts(Phi, Y.astype(float), W - E, 3)[0]) / (2 * h)
+    np.testing.assert_allclose(G, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_objective_matches_enumeration():
+    X, Y = make_data(seed=2)
+    m = MLRH(reg=0.01).fit(X, Y)
+    assert m.objective(X, Y) == pytest.approx(brute_objective(m, X, Y), rel=1e-12)
+    assert m.objective_ == pytest.approx(brute_objective(m, X, Y), rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel,M", [("linear", 1), ("linear", 2), ("linear", 4), ("rbf", 2)])
+def test_mm_and_lbfgs_reach_the_same_objective(kernel, M):
+    X, Y = make_data(n=100, K=4, M=M, seed=3)
+    kw = dict(kernel=kernel, reg=1e-2, tol=1e-9, max_iter=20000, n_centers=30, random_state=0)
+    mm = MLRH(solver="mm", **kw).fit(X, Y)
+    lb = MLRH(solver="lbfgs", **kw).fit(X, Y)
+    assert mm.converged_ and lb.converged_
+    assert mm.objective_ == pytest.approx(lb.objective_, rel=1e-6)
+    np.testing.assert_allclose(mm.predict_proba(X), lb.predict_proba(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel,M,reg", [("linear", 2, 1e-3), ("linear", 4, 1e-4), ("rbf", 3, 1e-3)])
+def test_mm_objective_monotone_with_factor_two(kernel, M, reg):
+    X, Y = make_data(n=150, K=5, M=M, seed=4)
+    m = MLRH(kernel=kernel, reg=reg, max_iter=300, tol=1e-12, n_centers=40, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=Warning)
+        m.fit(X, Y)
+    h = m.objective_history_
+    assert len(h) > 10
+    assert np.all(np.diff(h) <= 1e-13 * np.abs(h[:-1]))
+    assert m.mm_curvature_ == 0.5  # the factor-2 majoriser never needed the safeguard
+
+
+def test_one_label_per_instance_equals_multinomial_logistic_regression():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 3))
+    cls = np.argmax(X @ rng.normal(size=(3, 4)) + rng.gumbel(size=(150, 4)), axis=1)
+    Y = np.eye(4, dtype=np.uint8)[cls]
+    reg = 1e-2
+    m = MLRH(max_labels=1, reg=reg, tol=1e-10, max_iter=50000).fit(X, Y)
+    # sklearn: C * sum(loss) + 0.5 ||W||²; ours: mean(loss) + reg ||W||² (bias penalised too)
+    lr = LogisticRegression(C=1.0 / (2 * len(X) * reg), fit_intercept=False, tol=1e-12, max_iter=10000)
+    lr.fit(np.hstack([X, np.ones((len(X), 1))]), cls)
+    np.testing.assert_allclose(m.coef_, lr.coef_[:, :3].T, atol=1e-5)
+    np.testing.assert_allclose(m.intercept_, lr.coef_[:, 3], atol=1e-5)
+    np.testing.assert_allclose(m.predict_proba(X), lr.predict_proba(np.hstack([X, np.ones((150, 1))])), atol=1e-6)
+
+
+def test_wta_prediction_is_bruteforce_argmax_and_marginal_is_threshold():
+    X, Y = make_data(n=80, K=5, M=3, seed=6)
+    m = MLRH(reg=1e-2).fit(X, Y)
+    S = m.decision_function(X)
+    sets = np.array([y for y in itertools.product((0, 1), repeat=5) if 1 <= sum(y) <= m.max_labels_])
+    np.testing.assert_array_equal(m.predict(X), sets[np.argmax(S @ sets.T, axis=1)])
+    mp = MLRH(reg=1e-2, prediction="marginal", threshold=0.3).fit(X, Y)
+    np.testing.assert_array_equal(mp.predict(X), (mp.predict_proba(X) >= 0.3).astype(np.uint8))
+    # marginals are those of the enumerated distribution
+    p = np.exp(S @ sets.T - logsumexp(S @ sets.T, axis=1, keepdims=True))
+    np.testing.assert_allclose(m.predict_proba(X), p @ sets, atol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["mm", "lbfgs"])
+def test_sparse_equals_dense_linear(solver):
+    X, Y = make_data(n=90, d=6, K=4, M=2, seed=7)
+    X[np.abs(X) < 0.7] = 0.0
+    a = MLRH(solver=solver, reg=1e-2, tol=1e-9, max_iter=20000).fit(X, Y)
+    b = MLRH(solver=solver, reg=1e-2, tol=1e-9, max_iter=20000).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-8)
+    np.testing.assert_array_equal(a.predict(X), b.predict(sp.csr_matrix(X)))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("prediction", ["wta", "marginal"])
+def test_contract(kernel, prediction):
+    with pytest.warns(UserWarning, match="dropped"):
+        est = check_estimator_contract(
+            MLRH(kernel=kernel, prediction=prediction, reg=1e-2, n_centers=25, random_state=0), atol=1e-6)
+    assert est.decision_function(np.zeros((2, 5))).shape == (2, 3)
+    assert (hasattr(est, "coef_") and est.coef_.shape == (5, 3)) == (kernel == "linear")
+    if kernel == "rbf":
+        assert est.dual_coef_.shape == (25, 3) and est.sigma_ > 0
+
+
+def test_rows_outside_support_are_dropped_with_warning():
+    X, Y = make_data(n=60, K=4, M=3, seed=8)
+    Y[:5] = 0
+    with pytest.warns(UserWarning, match="dropped 5 training rows"):
+        m = MLRH(reg=1e-2).fit(X, Y)
+    assert m.n_dropped_ == 5 and m.max_labels_ == 3
+    big = (Y.sum(1) > 2).sum() + 5
+    with pytest.warns(UserWarning, match=f"dropped {big} training rows"):
+        m2 = MLRH(max_labels=2, reg=1e-2).fit(X, Y)
+    assert m2.max_labels_ == 2 and m2.predict(X).sum(1).max() <= 2
+    Y0 = np.zeros_like(Y)
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="no training row"):
+        MLRH().fit(X, Y0)
+
+
+def test_label_without_positives_gives_finite_model():
+    X, Y = make_data(n=80, K=4, M=2, seed=9)
+    Y[:, 3] = 0
+    Y[Y.sum(1) == 0, 0] = 1
+    for solver in ("mm", "lbfgs"):
+        m = MLRH(solver=solver, reg=1e-3, max_iter=5000).fit(X, Y)
+        P = m.predict_proba(X)
+        assert np.isfinite(P).all() and np.isfinite(m.intercept_).all()
+        assert P[:, 3].max() < 0.05
+
+
+def test_large_scores_stay_finite():
+    X, Y = make_data(n=60, K=3, M=2, seed=10)
+    m = MLRH(reg=1e-2).fit(X, Y)
+    P = m.predict_proba(1e3 * X)
+    assert np.isfinite(P).all() and P.min() >= 0 and P.max() <= 1
+    np.testing.assert_array_equal(m.predict(1e3 * X).sum(1) >= 1, True)
+
+
+@pytest.mark.parametrize("param,value,match", [
+    ("reg", -1.0, "'reg' parameter of MLRH must be >= 0"),
+    ("kernel", "poly", "'kernel' parameter"),
+    ("solver", "newton", "'solver' parameter"),
+    ("prediction", "topk", "'prediction' parameter"),
+    ("max_labels", 0, "'max_labels' parameter"),
+    ("sigma", -2.0, "'sigma' parameter"),
+    ("tol", 0.0, "'tol' parameter"),
+])
+def test_bad_parameters_raise(param, value, match):
+    X, Y = make_data(n=30, seed=11)
+    with pytest.raises(ValueError, match=match):
+        MLRH(**{param: value}).fit(X, Y)
+
+
+def test_unfitted_and_wrong_width():
+    X, Y = make_data(n=30, seed=12)
+    with pytest.raises(NotFittedError):
+        MLRH().decision_function(X)
+    m = MLRH(reg=1e-2).fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict_proba(X[:, :2])
