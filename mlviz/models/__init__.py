@@ -2,8 +2,8 @@
 
 One method family per module:
 
-- ``lspc``      : LSPC, MTLSPC, MLLSPC, KernelLogisticRegression (papers 004, 000)
-- ``cdn``       : SparseCDN, PCC (paper 001)
+- ``lspc``      : LSPC, MTLSPC, MLLSPC (papers 004, 000); ``klr``: KernelLogisticRegression (their timing baseline)
+- ``cdn``       : SparseCDN (paper 001); ``pcc``: PCC (its baseline)
 - ``mllem``     : MLLEM (paper 002)
 - ``mlrh``      : MLRH (paper 003)
 - ``baselines`` : BinaryRelevance, LabelPowerset, MLkNN
@@ -18,9 +18,9 @@ _LAZY = {
     "LSPC": "lspc",
     "MTLSPC": "lspc",
     "MLLSPC": "lspc",
-    "KernelLogisticRegression": "lspc",
+    "KernelLogisticRegression": "klr",
     "SparseCDN": "cdn",
-    "PCC": "cdn",
+    "PCC": "pcc",
     "MLLEM": "mllem",
     "MLRH": "mlrh",
     "BinaryRelevance": "baselines",

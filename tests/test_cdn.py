@@ -1,0 +1,298 @@
+"""SparseCDN and PCC against independent references.
+
+scikit-learn LogisticRegression (variant "lr"), scipy L-BFGS-B (smooth CDN),
+KKT conditions with an independently written gradient (checked by finite
+differences), the exact stationary distribution of the Gibbs chain, brute-force
+enumeration of the chain rule for PCC, and graph recovery on data drawn from a
+known sparse pairwise model.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from contract import check_estimator_contract
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import GaussianNB
+
+from mlviz.models import PCC, SparseCDN
+from mlviz.models.cdn import gibbs_marginals, path_summary, sparse_cdn_path
+
+
+def _data(n=120, d=6, L=3, seed=0, noise_features=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d + noise_features))
+    W = rng.normal(size=(d, L))
+    Z = X[:, :d] @ W + 0.8 * rng.normal(size=(n, L))
+    Y = (Z > 0).astype(np.uint8)
+    Y[:, -1] = np.where(rng.random(n) < 0.8, Y[:, 0], Y[:, -1])  # a dependent label
+    return X, Y
+
+
+def _objective_parts(X, Y, W, V, b, lam1, lam2):
+    """Smooth part of eq. (4) (mean loss) and its gradient, written independently."""
+    n, L = Y.shape
+    S = 2.0 * Y - 1.0
+    f = 0.5 * lam1 * np.sum(W ** 2) + 0.5 * lam2 * np.sum(V ** 2)
+    gW, gV, gb = lam1 * W.copy(), lam2 * V.copy(), np.zeros(L)
+    for k in range(L):
+        z = X @ W[:, k] + b[k] + sum(S[:, t] * V[t, k] for t in range(L) if t != k)
+        f += np.mean(np.log1p(np.exp(-S[:, k] * z)))
+        r = -S[:, k] * expit(-S[:, k] * z) / n
+        gW[:, k] += X.T @ r
+        gb[k] = r.sum()
+        for t in range(L):
+            gV[t, k] = 0.0 if t == k else gV[t, k] + S[:, t] @ r
+    return f, gW, gV, gb
+
+
+def test_lr_variant_matches_sklearn():
+    X, Y = _data()
+    lam1 = 0.1
+    m = SparseCDN(variant="lr", lam1=lam1, mu=0.0, tol=1e-10, max_iter=20000).fit(X, Y)
+    assert not np.any(m.label_coef_) and m.label_graph_.number_of_edges() == 0
+    for k in range(Y.shape[1]):
+        ref = LogisticRegression(C=1.0 / (lam1 * X.shape[0]), tol=1e-12, max_iter=10000).fit(X, Y[:, k])
+        np.testing.assert_allclose(m.coef_[:, k], ref.coef_[0], atol=1e-4)
+        assert abs(m.intercept_[k] - ref.intercept_[0]) < 1e-4
+    np.testing.assert_allclose(m.predict_proba(X), expit(X @ m.coef_ + m.intercept_))
+
+
+def test_independent_gradient_matches_finite_differences():
+    X, Y = _data(n=30, d=3)
+    rng = np.random.default_rng(1)
+    W, V, b = rng.normal(size=(3, 3)), rng.normal(size=(3, 3)), rng.normal(size=3)
+    np.fill_diagonal(V, 0)
+    f, gW, gV, gb = _objective_parts(X, Y, W, V, b, 0.3, 0.2)
+    eps = 1e-6
+    for (i, j) in [(0, 0), (2, 1)]:
+        Wp = W.copy(); Wp[i, j] += eps
+        Wm = W.copy(); Wm[i, j] -= eps
+        fd = (_objective_parts(X, Y, Wp, V, b, 0.3, 0.2)[0] - _objective_parts(X, Y, Wm, V, b, 0.3, 0.2)[0]) / (2 * eps)
+        assert abs(fd - gW[i, j]) < 1e-7
+    Vp = V.copy(); Vp[0, 2] += eps
+    Vm = V.copy(); Vm[0, 2] -= eps
+    fd = (_objective_parts(X, Y, W, Vp, b, 0.3, 0.2)[0] - _objective_parts(X, Y, W, Vm, b, 0.3, 0.2)[0]) / (2 * eps)
+    assert abs(fd - gV[0, 2]) < 1e-7
+
+
+def test_kkt_at_sparse_solution():
+    X, Y = _data(n=150, d=4, L=4, noise_features=6, seed=2)
+    gamma, mu, lam1, lam2 = 0.02, 0.03, 0.1, 0.1
+    m = SparseCDN(gamma=gamma, mu=mu, lam1=lam1, lam2=lam2, tol=1e-9, max_iter=20000).fit(X, Y)
+    assert m.converged_
+    W, V, b = m.coef_, m.label_coef_, m.intercept_
+    assert np.all(np.diag(V) == 0)
+    _, gW, gV, gb = _objective_parts(X, Y, W, V, b, lam1, lam2)
+    tol = 1e-6
+    np.testing.assert_allclose(gb, 0, atol=tol)
+    norms = np.linalg.norm(W, axis=1)
+    zero_rows = norms == 0
+    assert zero_rows.any() and not zero_rows.all()
+    assert np.all(np.linalg.norm(gW[zero_rows], axis=1) <= mu + tol)
+    nz = ~zero_rows
+    np.testing.assert_allclose(gW[nz] + mu * W[nz] / norms[nz, None], 0, atol=tol)
+    off = ~np.eye(4, dtype=bool)
+    zeroV = off & (V == 0)
+    assert zeroV.any() and (off & (V != 0)).any()
+    assert np.all(np.abs(gV[zeroV]) <= gamma + tol)
+    nzV = V != 0
+    np.testing.assert_allclose(gV[nzV] + gamma * np.sign(V[nzV]), 0, atol=tol)
+    np.testing.assert_array_equal(m.selected_features_, np.flatnonzero(nz))
+    assert set(m.label_graph_.edges()) == {(int(t), int(k)) for t, k in zip(*np.nonzero(V))}
+    assert np.all(np.diff(m.objective_history_) <= 1e-12)
+
+
+def test_smooth_cdn_matches_lbfgs():
+    X, Y = _data(n=100, d=3, L=3, seed=3)
+    lam1, lam2 = 0.05, 0.1
+    m = SparseCDN(variant="cdn", lam1=lam1, lam2=lam2, tol=1e-10, max_iter=20000).fit(X, Y)
+    off = ~np.eye(3, dtype=bool)
+
+    def unpack(p):
+        W = p[:9].reshape(3, 3)
+        V = np.zeros((3, 3)); V[off] = p[9:15]
+        return W, V, p[15:]
+
+    def fun(p):
+        f, gW, gV, gb = _objective_parts(X, Y, *unpack(p), lam1, lam2)
+        return f, np.concatenate([gW.ravel(), gV[off], gb])
+
+    ref = minimize(fun, np.zeros(18), jac=True, method="L-BFGS-B",
+                   options={"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10000})
+    f_ours = _objective_parts(X, Y, m.coef_, m.label_coef_, m.intercept_, lam1, lam2)[0]
+    assert abs(f_ours - ref.fun) < 1e-10
+    assert abs(m.objective_history_[-1] - ref.fun) < 1e-10
+    W, V, b = unpack(ref.x)
+    np.testing.assert_allclose(m.label_coef_, V, atol=1e-5)
+    np.testing.assert_allclose(m.coef_, W, atol=1e-5)
+
+
+def test_gamma_path_edges_and_warm_start():
+    X, Y = _data(n=150, d=4, L=5, seed=4)
+    gammas = [1.0, 0.1, 0.03, 0.01, 0.003, 1e-3, 1e-4]
+    path = sparse_cdn_path(X, Y, gammas, mu=0.01, tol=1e-8, max_iter=5000)
+    edges = [m.label_graph_.number_of_edges() for m in path]
+    assert [m.gamma for m in path] == sorted(gammas, reverse=True)
+    assert edges[0] == 0
+    assert edges[-1] > 0
+    assert all(a <= b for a, b in zip(edges, edges[1:]))  # gamma decreasing -> edges non-decreasing
+    summary = path_summary(path)
+    assert list(summary["n_edges"]) == edges
+    # a warm-started model equals a cold fit at the same gamma
+    cold = SparseCDN(gamma=0.01, mu=0.01, tol=1e-8, max_iter=5000).fit(X, Y)
+    warm = path[3]
+    assert abs(cold.objective_history_[-1] - warm.objective_history_[-1]) < 1e-8
+    np.testing.assert_allclose(cold.label_coef_, warm.label_coef_, atol=1e-5)
+    assert warm.n_iter_ < cold.n_iter_
+    # gamma-only refit reuses the Gibbs start model and leaves the source untouched
+    before = path[3].label_coef_.copy()
+    again = path[3].refit(gamma=0.05)
+    assert again.init_coef_ is path[3].init_coef_
+    np.testing.assert_array_equal(path[3].label_coef_, before)
+    assert again.gamma == 0.05 and path[3].gamma == 0.01
+
+
+def _stationary_marginals(lin, V):
+    """Exact marginals of the systematic-scan Gibbs chain (all 2^L states)."""
+    L = len(lin)
+    states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
+    index = {tuple(s): i for i, s in enumerate(states)}
+    T = np.eye(len(states))
+    for k in range(L):
+        Tk = np.zeros_like(T)
+        for i, s in enumerate(states):
+            p = expit(lin[k] + sum(s[t] * V[t, k] for t in range(L) if t != k))
+            for val, pr in ((1.0, p), (-1.0, 1 - p)):
+                s2 = s.copy(); s2[k] = val
+                Tk[i, index[tuple(s2)]] += pr
+        T = T @ Tk
+    w, vecs = np.linalg.eig(T.T)
+    pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
+    pi /= pi.sum()
+    return pi @ (states > 0)
+
+
+def test_gibbs_matches_exact_stationary_distribution():
+    lin = np.array([0.3, -0.5, 0.1])
+    V = np.array([[0.0, 1.5, -1.0], [0.4, 0.0, 2.0], [-1.2, 0.8, 0.0]])  # asymmetric
+    exact = _stationary_marginals(lin, V)
+    assert np.max(np.abs(exact - expit(lin))) > 0.05  # dependencies matter
+    n = 3000
+    P = gibbs_marginals(np.tile(lin, (n, 1)), V, np.full((n, 3), 0.5), 20, 150,
+                        np.random.default_rng(0))
+    np.testing.assert_allclose(P.mean(axis=0), exact, atol=6e-3)
+    P2 = gibbs_marginals(np.tile(lin, (n, 1)), V, np.full((n, 3), 0.5), 20, 150,
+                         np.random.default_rng(0))
+    np.testing.assert_array_equal(P, P2)
+
+
+def test_graph_recovery_from_pairwise_model():
+    """Labels drawn exactly from p(y|x) ~ exp(sum_k y_k h_k(x) + sum_{t<k} J_tk y_t y_k).
+
+    Then p(y_k | x, y_-k) = sigma(y_k (2 h_k(x) + 2 sum_t J_tk y_t)): true CDN edges are
+    the non-zero J_tk, in both directions. Asserted: precision and recall >= 0.8.
+    The ridge on W is weak (lam1 = 1e-3, n = 1500): a strong ridge under-fits the
+    x-driven part and lets shared x-dependence leak into V as spurious edges.
+    """
+    rng = np.random.default_rng(5)
+    n, d, L = 1500, 4, 6
+    X = rng.normal(size=(n, d))
+    H = 0.5 * X @ rng.normal(size=(d, L))
+    J = np.zeros((L, L))
+    for t, k, w in [(0, 1, 0.9), (2, 3, -0.8), (3, 4, 0.7), (1, 5, 0.8)]:
+        J[t, k] = J[k, t] = w
+    states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
+    logp = H @ states.T + 0.5 * np.einsum("sk,kt,st->s", states, J, states)[None, :]
+    prob = np.exp(logp - logp.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    draw = (prob.cumsum(axis=1) > rng.random((n, 1))).argmax(axis=1)
+    Y = (states[draw] > 0).astype(np.uint8)
+    m = SparseCDN(gamma=0.03, mu=1e-3, lam1=1e-3, lam2=0.01, random_state=0).fit(X, Y)
+    true = {(t, k) for t, k in zip(*np.nonzero(J))}
+    found = set(m.label_graph_.edges())
+    precision = len(true & found) / max(1, len(found))
+    recall = len(true & found) / len(true)
+    assert precision >= 0.8 and recall >= 0.8, (precision, recall, sorted(found))
+    for t, k in true & found:
+        assert np.sign(m.label_coef_[t, k]) == np.sign(J[t, k])
+
+
+def test_dense_equals_sparse_and_constant_labels():
+    X, Y = _data(n=80, d=5, L=4, seed=6)
+    Y[:, 1] = 0
+    Y[:, 2] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = SparseCDN(gamma=1e-2, mu=1e-2, tol=1e-9, max_iter=5000, random_state=0).fit(X, Y)
+        ms = SparseCDN(gamma=1e-2, mu=1e-2, tol=1e-9, max_iter=5000, random_state=0).fit(sp.csr_matrix(X), Y)
+    np.testing.assert_allclose(m.coef_, ms.coef_, atol=1e-8)
+    np.testing.assert_allclose(m.label_coef_, ms.label_coef_, atol=1e-8)
+    P = m.predict_proba(X)
+    np.testing.assert_allclose(P, ms.predict_proba(sp.csr_matrix(X)), atol=1e-6)
+    assert np.isfinite(P).all()
+    assert np.all(P[:, 1] < 0.02) and np.all(P[:, 2] > 0.98)
+    assert not np.any(m.label_coef_[[1, 2], :]) and not np.any(m.label_coef_[:, [1, 2]])
+    Pp = PCC(random_state=0).fit(X, Y).predict_proba(X)
+    assert np.isfinite(Pp).all()
+    np.testing.assert_allclose(Pp[:, 1], 0, atol=1e-12)
+    np.testing.assert_allclose(Pp[:, 2], 1, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant", ["sparse", "lr", "cdn", "l1-cdn", "l21-lr"])
+def test_contract_sparsecdn(variant):
+    check_estimator_contract(SparseCDN(variant=variant, gamma=1e-2, mu=1e-2, tol=1e-8,
+                                       n_burn=10, n_samples=50, random_state=0))
+
+
+def test_contract_pcc():
+    check_estimator_contract(PCC(random_state=0))
+    check_estimator_contract(PCC(inference="sampling", order="random", n_samples=200, random_state=3))
+
+
+def test_parameter_errors():
+    X, Y = _data(n=30)
+    with pytest.raises(ValueError, match="'gamma' parameter of SparseCDN must be >= 0"):
+        SparseCDN(gamma=-1).fit(X, Y)
+    with pytest.raises(ValueError, match="'variant' parameter of SparseCDN"):
+        SparseCDN(variant="dense").fit(X, Y)
+    with pytest.raises(ValueError, match="'order' parameter of PCC"):
+        PCC(order=[0, 0, 1]).fit(X, Y)
+    m = SparseCDN().fit(X, Y)
+    with pytest.raises(ValueError, match="features"):
+        m.predict_proba(X[:, :2])
+
+
+def _brute_force_chain(pcc, X):
+    """Joint over all label vectors from the links' own predict_proba (no fast path)."""
+    L = len(pcc.order_)
+    P = np.zeros((X.shape[0], L))
+    for config in itertools.product([0, 1], repeat=L):  # in chain order
+        joint = np.ones(X.shape[0])
+        for j in range(L):
+            prefix = np.tile(np.array(config[:j], dtype=float), (X.shape[0], 1))
+            est = pcc.estimators_[j]
+            p1 = est if isinstance(est, float) else est.predict_proba(np.hstack([X, prefix]))[:, 1]
+            joint *= p1 if config[j] else 1 - p1
+        for j in range(L):
+            if config[j]:
+                P[:, pcc.order_[j]] += joint
+    return P
+
+
+@pytest.mark.parametrize("estimator", [None, GaussianNB()])
+def test_pcc_exact_equals_brute_force_and_sampling(estimator):
+    X, Y = _data(n=100, d=4, L=4, seed=7)
+    pcc = PCC(estimator=estimator, order=[2, 0, 3, 1], inference="exact").fit(X, Y)
+    exact = pcc.predict_proba(X[:20])
+    np.testing.assert_allclose(exact, _brute_force_chain(pcc, X[:20]), atol=1e-12)
+    configs, joint = pcc.joint_proba(X[:20])
+    np.testing.assert_allclose(joint.sum(axis=1), 1.0)
+    np.testing.assert_allclose(joint @ configs, exact, atol=1e-12)
+    samp = PCC(estimator=estimator, order=[2, 0, 3, 1], inference="sampling", n_samples=3000,
+               random_state=0).fit(X, Y).predict_proba(X[:20])
+    assert np.max(np.abs(samp - exact)) < 0.03
