@@ -1,7 +1,64 @@
-"""mlviz home page: pick a bundled data set and see its summary (placeholder until the dashboard lands)."""
+"""mlviz — Home / Data: pick a bundled data set or upload one, and see what it looks like."""
 
 import streamlit as st
 
-st.set_page_config(page_title="mlviz", layout="wide")
-st.title("mlviz")
-st.write("Multi-label learning, made visible.")
+from mlviz.dashboard import cache, explain, state, upload, widgets
+
+ctx = state.init_page("Home · Data", "🏷️")
+
+st.title("🏷️ mlviz — multi-label learning, made visible")
+st.markdown(
+    "**1.** Pick a data set in the sidebar (default *emotions*) or upload your own below. "
+    "**2.** Open a view in the sidebar: **Embedding** (labels and instances in one map), "
+    "**Label graph** (which labels depend on which), **Posteriors** (per-label probabilities and "
+    "thresholds), **Compare** (cross-validation and timing). "
+    "**3.** Share what you see: the browser address holds the data set and every slider."
+)
+
+with st.expander("⬆ Upload your own data set", expanded=False):
+    upload.upload_section()
+
+explain.explain("data")
+
+st.header(f"Data set: {ctx.name}")
+summary = cache.dataset_summary(ctx)
+m = st.columns(8)
+for col, (label, value, helptext) in zip(m, summary["metrics"]):
+    col.metric(label, value, help=helptext)
+for note in getattr(ctx.dataset, "notes", []) or []:
+    st.caption(f"ℹ️ {note}")
+
+tab_stats, tab_preview = st.tabs(["Statistics", "Preview"])
+with tab_stats:
+    st.dataframe(summary["table"], width="stretch")
+    widgets.download_table(summary["table"], f"{ctx.name}_statistics", key="dl_stats")
+with tab_preview:
+    preview = cache.preview_frame(ctx, n_rows=50)
+    st.caption(f"First {len(preview)} instances: the labels (✓) first, then the raw (unscaled) features.")
+    st.dataframe(preview, width="stretch", height=320)
+    widgets.download_table(preview, f"{ctx.name}_preview", key="dl_preview")
+
+
+@st.fragment
+def label_figures():
+    from mlviz import plotting
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Label frequency")
+        fig = plotting.label_frequency_bar(ctx.label_names, summary["counts"], title=None)
+        widgets.show_figure(fig, f"{ctx.name}_label_frequency", key="fig_freq")
+    with right:
+        st.subheader("Label co-occurrence")
+        norm = st.radio(
+            "Show", ["counts", "jaccard", "conditional"], horizontal=True, key="cooc_norm",
+            bind="query-params",
+            help="counts: instances with both labels; jaccard: |both| / |either|; conditional: P(column | row).",
+        )
+        fig = plotting.cooccurrence_heatmap(
+            summary["cooccurrence"], ctx.label_names, normalize=None if norm == "counts" else norm
+        )
+        widgets.show_figure(fig, f"{ctx.name}_cooccurrence", key="fig_cooc")
+
+
+label_figures()

@@ -1,0 +1,311 @@
+"""The models offered in the dashboard, their slider grids, and slider-fast fitting.
+
+Each :class:`Method` names an estimator of :mod:`mlviz.models`, the
+hyperparameters shown as sliders (each a fixed grid, so every position is a
+cache key and a URL value), and which of them the estimator's ``refit`` can
+change cheaply (``fast``).  :func:`fit_predict` then
+
+1. fits a **base model** once per data set and *slow* parameters
+   (``st.cache_resource``: kernel eigendecompositions, kNN lists, …);
+2. on a slider move of a *fast* parameter calls ``model.refit(**fast)`` under a
+   per-model lock and predicts (``st.cache_data`` keyed by all parameters),
+
+so a λ/γ move of ML-LSPC or an α/β move of MLLEM costs a refit, not a fit.
+Methods whose module has not landed are reported as unavailable instead of
+breaking a page.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import streamlit as st
+
+from . import cache
+
+LOG_SMALL = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]
+SEED = 0
+
+
+@dataclass
+class Param:
+    """One slider: constructor argument ``name``, a grid of values and a default."""
+
+    name: str
+    label: str
+    grid: list
+    default: object
+    help: str = ""
+
+
+@dataclass
+class Method:
+    key: str
+    label: str
+    model: str
+    params: list
+    fixed: dict = field(default_factory=dict)
+    fast: tuple = ()
+    description: str = ""
+
+    def param(self, name):
+        return next(p for p in self.params if p.name == name)
+
+    def defaults(self):
+        return {p.name: p.default for p in self.params}
+
+
+def _sigma_factor():
+    return Param("sigma_factor", "σ (× median distance)", [0.25, 0.5, 1.0, 2.0, 4.0], 1.0,
+                 "Gaussian kernel width as a multiple of the median pairwise distance of the training inputs.")
+
+
+METHODS = {
+    m.key: m
+    for m in [
+        Method(
+            "mllspc", "ML-LSPC", "MLLSPC",
+            [Param("lam", "λ (ridge)", LOG_SMALL, 0.1, "ℓ2 regularisation of every label's parameters."),
+             Param("gamma", "γ (label coupling)", [0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0], 1.0,
+                   "Strength of the pull between parameters of correlated labels (0 = independent LSPC)."),
+             _sigma_factor()],
+            fixed=dict(random_state=SEED), fast=("lam", "gamma"),
+            description="Least-squares probabilistic classifier for all labels at once (paper 000).",
+        ),
+        Method(
+            "lspc", "LSPC (per label)", "LSPC",
+            [Param("lam", "λ (ridge)", LOG_SMALL, 0.1, "ℓ2 regularisation."), _sigma_factor()],
+            fixed=dict(random_state=SEED), description="Plain LSPC, each label on its own (paper 004).",
+        ),
+        Method(
+            "cdn", "Sparse CDN", "SparseCDN",
+            [Param("gamma", "γ (ℓ1 on label edges)", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3], 1e-2,
+                   "Larger γ removes label→label edges."),
+             Param("mu", "μ (ℓ2,1 on features)", [0.0, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3], 1e-3,
+                   "Larger μ switches off features for all labels at once."),
+             Param("lam", "λ1 = λ2 (ℓ2)", [1e-3, 1e-2, 0.1, 1.0], 0.1, "ℓ2 regularisation of W and V."),
+             Param("variant", "Variant", ["sparse", "l1-cdn", "cdn", "l21-lr", "lr"], "sparse",
+                   "sparse: ℓ1 on V + ℓ2,1 on W; l1-cdn: ℓ1 on V; cdn: ℓ2 only; l21-lr / lr: no label features.")],
+            fixed=dict(random_state=SEED), fast=("gamma",),
+            description="Sparse conditional dependency network, FISTA + Gibbs sampling (paper 001).",
+        ),
+        Method(
+            "pcc", "PCC", "PCC", [], fixed=dict(random_state=SEED),
+            description="Probabilistic classifier chain (baseline of paper 001).",
+        ),
+        Method(
+            "mllem", "MLLEM", "MLLEM",
+            [Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 10, "Neighbours in the instance kNN graph."),
+             Param("k_labels", "k (labels)", [0, 1, 2, 3, 5, 8, 10], 5, "Top co-occurring labels linked to each label."),
+             Param("alpha", "α (instance–instance weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 1.0, "Weight of W_II."),
+             Param("beta", "β (label–label weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 1.0, "Weight of W_LL."),
+             Param("mapping", "Test mapping", ["nonlinear", "linear"], "nonlinear",
+                   "nonlinear: mean of the k nearest training points' coordinates; linear: ridge regression.")],
+            fixed=dict(n_components=20, random_state=SEED),
+            fast=("k_instances", "k_labels", "alpha", "beta", "mapping", "n_components"),
+            description="Joint label–instance Laplacian eigenmap (paper 002).",
+        ),
+        Method(
+            "mlrh", "MLRH", "MLRH",
+            [Param("reg", "regularisation", [1e-4, 1e-3, 1e-2, 0.1, 1.0], 1e-3, "ℓ2 penalty on the weights."),
+             Param("kernel", "Features", ["linear", "rbf"], "linear", "linear inputs or Gaussian-kernel features.")],
+            fixed=dict(prediction="marginal"),
+            description="Multi-label logistic regression with hidden variables; Z by a DP (paper 003).",
+        ),
+        Method(
+            "br", "BR-LR", "BinaryRelevance",
+            [Param("C", "C (inverse ℓ2)", [0.01, 0.1, 1.0, 10.0, 100.0], 1.0, "Inverse regularisation of each logistic regression.")],
+            description="Binary relevance: one logistic regression per label.",
+        ),
+        Method(
+            "mlknn", "ML-kNN", "MLkNN",
+            [Param("k", "k (neighbours)", [1, 3, 5, 8, 10, 15, 20, 30], 10, "Number of neighbours."),
+             Param("s", "s (smoothing)", [0.1, 0.5, 1.0, 2.0], 1.0, "Laplace smoothing of the counts.")],
+            description="Bayesian kNN (Zhang & Zhou 2007).",
+        ),
+        Method(
+            "lp", "LP-LR", "LabelPowerset", [], description="Label powerset: one multinomial LR over observed label sets.",
+        ),
+        Method(
+            "klr", "Kernel LR", "KernelLogisticRegression", [_sigma_factor()], fixed=dict(random_state=SEED),
+            description="Gaussian-kernel logistic regression per label (timing baseline of paper 004).",
+        ),
+    ]
+}
+
+POSTERIOR_METHODS = ["mllspc", "mlrh", "cdn", "mllem", "br", "mlknn", "lspc", "pcc", "lp", "klr"]
+
+
+def availability(method: Method):
+    """``None`` if the estimator can be imported, else a short reason."""
+    try:
+        models = importlib.import_module("mlviz.models")
+        getattr(models, method.model)
+    except Exception as exc:
+        return f"{method.label} is not available yet ({type(exc).__name__}: {exc})"
+    return None
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def median_distance(key: str, _X) -> float:
+    from mlviz.models._kernels import median_sigma
+
+    return float(median_sigma(_X, max_samples=1000, random_state=SEED))
+
+
+def build_kwargs(ctx, method: Method, values: dict) -> dict:
+    """Constructor kwargs from slider values (σ factor → σ; BR's C → estimator)."""
+    kw = dict(method.fixed)
+    for name, v in values.items():
+        if name == "sigma_factor":
+            kw["sigma"] = float(v) * median_distance(ctx.key, ctx.X_train)
+        elif method.key == "br" and name == "C":
+            from sklearn.linear_model import LogisticRegression
+
+            kw["estimator"] = LogisticRegression(C=float(v), max_iter=2000)
+        elif method.key == "cdn" and name == "lam":
+            kw["lam1"] = kw["lam2"] = float(v)
+        else:
+            kw[name] = v
+    return kw
+
+
+def make_estimator(ctx, method: Method, values: dict):
+    import mlviz.models as models
+
+    return getattr(models, method.model)(**build_kwargs(ctx, method, values))
+
+
+def _split(method, values):
+    has_refit = None
+    fast = {k: v for k, v in values.items() if k in method.fast}
+    slow = {k: v for k, v in values.items() if k not in method.fast}
+    return fast, slow, has_refit
+
+
+def base_model(ctx, method: Method, values: dict):
+    """The cached base model for the *slow* parameters (fitted with the fast
+    parameters at their current values the first time).  Returns (model, key, fit_seconds)."""
+    fast, slow, _ = _split(method, values)
+    key = cache.fit_key(ctx, method.key, slow)
+    model, seconds = cache.fitted_model(
+        key, lambda: make_estimator(ctx, method, values), ctx.X_train, ctx.Y_train
+    )
+    return model, key, seconds
+
+
+def with_model(ctx, method: Method, values: dict, fn):
+    """Run ``fn(model)`` on a model fitted with ``values``, reusing cached state.
+
+    Returns ``(fn(model), info)`` with ``info = {"fit_seconds", "refit_seconds", "reused"}``.
+    The sparse CDN is taken from its cached warm-started γ path.
+    """
+    fast, slow, _ = _split(method, values)
+    t0 = time.perf_counter()
+    if method.key == "cdn":
+        model = cdn_model_on_path(ctx, values)
+        return fn(model), {"fit_seconds": time.perf_counter() - t0, "refit_seconds": 0.0, "reused": True}
+    model, key, fit_seconds = base_model(ctx, method, values)
+    with cache.lock_for(key):
+        t0 = time.perf_counter()
+        reused = False
+        if fast and hasattr(model, "refit"):
+            current = {k: getattr(model, k, None) for k in fast}
+            if current != fast:
+                model = model.refit(**build_kwargs(ctx, method, fast))  # MLLEM/ML-LSPC: in place
+            reused = True
+        elif fast and any(getattr(model, k, v) != v for k, v in fast.items()):
+            model.set_params(**build_kwargs(ctx, method, fast)).fit(ctx.X_train, ctx.Y_train)
+        refit_seconds = time.perf_counter() - t0
+        out = fn(model)
+    return out, {"fit_seconds": fit_seconds, "refit_seconds": refit_seconds, "reused": reused}
+
+
+def values_key(ctx, method: Method, values: dict) -> str:
+    return cache.fit_key(ctx, method.key, values)
+
+
+def _finite(P):
+    P = np.asarray(P, dtype=np.float64)
+    if not np.all(np.isfinite(P)):
+        P = np.nan_to_num(P, nan=0.0, posinf=1.0, neginf=0.0)
+    return np.clip(P, 0.0, 1.0)
+
+
+def predict_test(ctx, method: Method, values: dict):
+    """``(P_test (n_test, L), info)`` for ``method`` with ``values`` (cached)."""
+    key = "proba|" + values_key(ctx, method, values)
+
+    def compute():
+        t0 = time.perf_counter()
+        P, info = with_model(ctx, method, values, lambda m: m.predict_proba(ctx.X_test))
+        info["total_seconds"] = time.perf_counter() - t0
+        return _finite(P), info
+
+    return cache.posterior(key, compute)
+
+
+# ------------------------------------------------------------ sparse CDN γ path
+
+def _cdn_params(ctx, lam, mu, variant):
+    return dict(lam1=float(lam), lam2=float(lam), mu=float(mu), variant=variant, random_state=SEED)
+
+
+@st.cache_resource(max_entries=12, show_spinner="Fitting the sparse CDN along the γ path (warm starts)…")
+def _cdn_path_cached(key: str, _ctx, lam, mu, variant, gammas: tuple):
+    from mlviz.models.cdn import SparseCDN
+
+    models, steps = {}, {}
+    model = None
+    for g in sorted(gammas, reverse=True):  # large γ first: empty graph, then warm starts
+        t0 = time.perf_counter()
+        if model is None:
+            model = SparseCDN(gamma=float(g), **_cdn_params(_ctx, lam, mu, variant)).fit(_ctx.X_train, _ctx.Y_train)
+        else:
+            model = model.refit(gamma=float(g))
+        seconds = time.perf_counter() - t0
+        models[g] = model
+        hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
+        steps[g] = dict(
+            graph=model.label_graph_, n_edges=int(model.label_graph_.number_of_edges()),
+            n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
+            history=hist[np.isfinite(hist)], seconds=seconds,
+        )
+    return {"gammas": list(gammas), "steps": [steps[g] for g in gammas], "models": [models[g] for g in gammas]}
+
+
+def cdn_gamma_path(ctx, *, lam, mu, variant):
+    """Warm-started γ path of the sparse CDN over the γ slider grid (cached per λ, μ, variant).
+
+    Returns ``{"gammas": [...], "steps": [{graph, n_edges, n_features, n_iter, history, seconds}], "models": [...]}``
+    in the order of the slider grid; a γ slider move is then a lookup.
+    """
+    gammas = tuple(METHODS["cdn"].param("gamma").grid)
+    key = f"{ctx.key}|cdnpath|lam={lam}|mu={mu}|variant={variant}"
+    return _cdn_path_cached(key, ctx, lam, mu, variant, gammas)
+
+
+def cdn_model_on_path(ctx, values):
+    path = cdn_gamma_path(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 1e-3),
+                          variant=values.get("variant", "sparse"))
+    return path["models"][path["gammas"].index(values["gamma"])]
+
+
+def cdn_edge_stability(ctx, *, gamma, mu, lam, variant, n_folds=3, progress=None):
+    """Fraction of ``n_folds`` training folds in which each edge t → k is present, shape (L, L)."""
+    from sklearn.model_selection import KFold
+
+    from mlviz.models.cdn import SparseCDN
+
+    L = ctx.n_labels
+    freq = np.zeros((L, L))
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=SEED).split(np.arange(ctx.Y_train.shape[0])))
+    for i, (tr, _) in enumerate(folds):
+        m = SparseCDN(gamma=float(gamma), **_cdn_params(ctx, lam, mu, variant)).fit(ctx.X_train[tr], ctx.Y_train[tr])
+        freq += (np.asarray(m.label_coef_) != 0)
+        if progress is not None:
+            progress(i + 1, len(folds))
+    return freq / len(folds)

@@ -1,0 +1,124 @@
+"""Shared controls: hyperparameter sliders, the threshold control and download buttons.
+
+Every control takes an explicit ``key`` and is bound to the URL
+(``bind="query-params"``), so the address bar always holds the current view and
+a copied link restores it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+
+def fmt_value(v) -> str:
+    """Short human format for a slider value (1e-03, 0.5, 10)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) < 1e-2 or abs(v) >= 1e4:
+            return f"{v:.0e}"
+        return f"{v:g}"
+    return str(v)
+
+
+def param_slider(param, key: str, container=None):
+    """Draw one hyperparameter control for a :class:`~mlviz.dashboard.methods.Param`."""
+    where = container if container is not None else st
+    if param.grid is None:
+        return param.default
+    if len(param.grid) <= 4 and not all(isinstance(v, (int, float)) for v in param.grid):
+        return where.radio(
+            param.label, param.grid, index=param.grid.index(param.default), key=key, help=param.help,
+            horizontal=True, format_func=fmt_value, bind="query-params",
+        )
+    return where.select_slider(
+        param.label, options=param.grid, value=param.default, key=key, help=param.help,
+        format_func=fmt_value, bind="query-params",
+    )
+
+
+def param_controls(method, prefix: str, container=None, only=None) -> dict:
+    """Draw the sliders of ``method`` and return ``{param name: value}``."""
+    values = {}
+    for p in method.params:
+        if only is not None and p.name not in only:
+            values[p.name] = p.default
+            continue
+        values[p.name] = param_slider(p, f"{prefix}{method.key}_{p.name}", container)
+    return values
+
+
+def threshold_control(label_names, key: str = "thr"):
+    """Global / per-label / rank-cut threshold control.
+
+    Returns
+    -------
+    threshold : float, ndarray of shape (L,), or mlviz.metrics.RCut
+    description : str
+    """
+    from mlviz.metrics import RCut
+
+    mode = st.radio(
+        "Threshold", ["global", "per label", "rank cut"], key=f"{key}_mode", horizontal=True,
+        bind="query-params",
+        help="Global: one cut for all labels. Per label: one cut per label. Rank cut: the top-r labels of each instance.",
+    )
+    if mode == "global":
+        t = st.slider("Global threshold t", 0.05, 0.95, 0.5, 0.05, key=f"{key}_global", bind="query-params")
+        return float(t), f"P ≥ {t:.2f}"
+    if mode == "rank cut":
+        r = st.slider("Top r labels per instance", 1, max(1, len(label_names)), 1, key=f"{key}_rank", bind="query-params")
+        return RCut(int(r)), f"top-{r}"
+    cols = st.columns(min(len(label_names), 6))
+    thr = np.empty(len(label_names))
+    for i, name in enumerate(label_names):
+        thr[i] = cols[i % len(cols)].slider(
+            str(name)[:24], 0.05, 0.95, 0.5, 0.05, key=f"{key}_l{i}", bind="query-params"
+        )
+    return thr, "per-label thresholds"
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+def download_table(df, name: str, key: str, label: str = "⬇ CSV") -> None:
+    """CSV download button for a DataFrame (the CSV is built only when clicked)."""
+    st.download_button(
+        label, data=lambda: df.to_csv(index=True).encode(), file_name=f"{_safe_name(name)}.csv",
+        mime="text/csv", key=key, on_click="ignore",
+    )
+
+
+def download_figure(fig, name: str, key: str) -> None:
+    """Interactive-HTML download, and a PNG export generated only on request."""
+    from mlviz import plotting
+
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "⬇ HTML", data=lambda: plotting.figure_to_html(fig).encode(), file_name=f"{_safe_name(name)}.html",
+        mime="text/html", key=f"{key}_html", on_click="ignore",
+        help="Interactive figure (zoom, hover) as a standalone HTML file.",
+    )
+    if c2.button("🖼 PNG", key=f"{key}_png", help="Render the figure to PNG (takes a few seconds)."):
+        with st.spinner("Rendering PNG…"):
+            png = plotting.figure_to_png(fig)
+        if png is None:
+            c2.caption("PNG export needs a Chrome/Chromium browser on the server; use HTML.")
+        else:
+            c2.download_button(
+                "⬇ Save PNG", data=png, file_name=f"{_safe_name(name)}.png", mime="image/png",
+                key=f"{key}_pngdl", on_click="ignore",
+            )
+
+
+def show_figure(fig, name: str, key: str, **kwargs):
+    """``st.plotly_chart`` plus the download buttons under it; returns the selection state."""
+    event = st.plotly_chart(fig, key=key, **kwargs)
+    download_figure(fig, name, key=f"dl_{key}")
+    return event

@@ -1,0 +1,147 @@
+"""Embedding: MLLEM's joint map of instances and labels, beside UMAP and PCA."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from mlviz.dashboard import cache, explain, methods, state, widgets
+
+ctx = state.init_page("Embedding", "🗺️")
+st.title("🗺️ Embedding — labels and instances in one map")
+st.caption("MLLEM (Kimura, Kudo & Sun) embeds instances and labels together; an instance lies near its labels.")
+explain.explain("embedding")
+
+MLLEM = methods.METHODS["mllem"]
+missing = methods.availability(MLLEM)
+if missing:
+    st.info(missing + " — this page will work once it lands.")
+    st.stop()
+
+label_sets_train = cache.labelset_strings(ctx.key + "|train", ctx.Y_train, tuple(ctx.label_names))
+label_sets_test = cache.labelset_strings(ctx.key + "|test", ctx.Y_test, tuple(ctx.label_names))
+
+
+def colour_controls():
+    c1, c2, c3 = st.columns([1.2, 1.5, 1.5])
+    mode = c1.radio("Colour instances by", ["a label", "label count", "posterior"], key="emb_color",
+                    horizontal=False, bind="query-params")
+    label = c2.selectbox("Label", ctx.label_names, key="emb_label", bind="query-params",
+                         disabled=mode == "label count")
+    model_key = c3.selectbox(
+        "Posterior of model", [k for k in methods.POSTERIOR_METHODS if k != "mllem"], key="emb_model",
+        format_func=lambda k: methods.METHODS[k].label, bind="query-params", disabled=mode != "posterior",
+        help="Colour = the model's P(label | x) with default hyperparameters.",
+    )
+    li = ctx.label_names.index(label)
+    if mode == "label count":
+        return ctx.Y_train.sum(1).astype(int), ctx.Y_test.sum(1).astype(int), "labels per instance"
+    if mode == "a label":
+        return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+    m = methods.METHODS[model_key]
+    reason = methods.availability(m)
+    if reason:
+        st.warning(reason + "; colouring by the label instead.")
+        return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+    try:
+        P_tr, P_te = cache.posterior(
+            "emb-colour|" + methods.values_key(ctx, m, m.defaults()),
+            lambda: methods.with_model(ctx, m, m.defaults(),
+                                       lambda mod: (mod.predict_proba(ctx.X_train), mod.predict_proba(ctx.X_test)))[0],
+        )
+    except Exception as exc:
+        st.warning(f"{m.label} failed on this data set ({exc}); colouring by the label instead.")
+        return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+    return (np.clip(np.nan_to_num(P_tr[:, li]), 0, 1).astype(float),
+            np.clip(np.nan_to_num(P_te[:, li]), 0, 1).astype(float), f"P({label} | x), {m.label}")
+
+
+COLOR, TEST_COLOR, COLOR_TITLE = colour_controls()
+
+
+@st.fragment
+def embedding_view(color, test_color, color_title):
+    left, right = st.columns([3, 2])
+    with right:
+        dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
+                                    bind="query-params") or 2
+        values = widgets.param_controls(MLLEM, prefix="emb_")
+        show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
+    values["n_components"] = int(dims)
+    try:
+        G, H, T = cache.posterior(
+            "emb|" + methods.values_key(ctx, MLLEM, values),
+            lambda: methods.with_model(
+                ctx, MLLEM, values,
+                lambda m: (m.embedding_.copy(), m.label_embedding_.copy(), m.transform(ctx.X_test)),
+            )[0],
+        )
+    except Exception as exc:
+        st.error(f"MLLEM could not embed this data set with these settings: {exc}. Try a larger k (instances) or α > 0.")
+        return
+    from mlviz import plotting
+
+    fig = plotting.embedding_scatter(
+        G[:, :dims], H[:, :dims], ctx.label_names, color=color, color_title=color_title,
+        hover_text=label_sets_train, test_coords=T[:, :dims] if show_test else None,
+        test_hover_text=label_sets_test if show_test else None, test_color=test_color if show_test else None,
+        dims=int(dims), title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
+    )
+    with left:
+        event = st.plotly_chart(fig, key="fig_embedding", on_select="rerun", selection_mode=("box", "lasso"))
+        widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
+    st.caption(
+        f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
+        f"{len(H)} labels (diamonds). Draw a box or lasso (2-D) to list instances."
+    )
+    points = []
+    try:
+        points = list(event.selection.points) if event and event.selection else []
+    except AttributeError:
+        points = []
+    ids = plotting.selection_ids(fig, points)
+    rows = [("train", int(i), label_sets_train[int(i)]) for i in ids["train"]] + [
+        ("test", int(i), label_sets_test[int(i)]) for i in ids["test"]]
+    if rows:
+        sel = pd.DataFrame(rows, columns=["split", "row", "label set"])
+        st.subheader(f"Selected: {len(sel)} instances")
+        top = sel["label set"].value_counts().head(5)
+        st.caption("Most common label sets: " + "; ".join(f"{k or '∅'} ×{v}" for k, v in top.items()))
+        st.dataframe(sel, width="stretch", height=240, hide_index=True)
+        widgets.download_table(sel, f"{ctx.name}_selection", key="dl_sel")
+
+
+embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
+
+st.divider()
+st.subheader("For comparison: UMAP and PCA of the same training instances (features only)")
+
+
+@st.fragment
+def comparison_view(color, color_title):
+    from mlviz import plotting
+
+    show_umap = st.toggle("Compute UMAP (the first run compiles numba: ~20 s)", value=True, key="emb_umap",
+                          bind="query-params")
+    c1, c2 = st.columns(2)
+    with c1:
+        if show_umap:
+            try:
+                coords = cache.umap_layout(ctx.key, ctx.X_train, random_state=0)
+                fig = plotting.instance_scatter(coords, color=color, color_title=color_title,
+                                                hover_text=label_sets_train, title="UMAP (random_state=0)",
+                                                axis_title="UMAP")
+                widgets.show_figure(fig, f"{ctx.name}_umap", key="fig_umap")
+            except Exception as exc:
+                st.warning(f"UMAP failed on this data set: {exc}")
+        else:
+            st.info("UMAP is switched off.")
+    with c2:
+        coords, ratio = cache.pca_layout(ctx.key, ctx.X_train)
+        fig = plotting.instance_scatter(
+            coords, color=color, color_title=color_title, hover_text=label_sets_train,
+            title=f"PCA (explained variance {100 * ratio[0]:.0f}% + {100 * ratio[1]:.0f}%)", axis_title="PC",
+        )
+        widgets.show_figure(fig, f"{ctx.name}_pca", key="fig_pca")
+
+
+comparison_view(COLOR, COLOR_TITLE)

@@ -1,0 +1,112 @@
+"""Label graph: the sparse conditional dependency network's label → label edges."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from mlviz.dashboard import cache, explain, methods, state, widgets
+
+ctx = state.init_page("Label graph", "🕸️")
+st.title("🕸️ Label graph — which labels depend on which (sparse CDN)")
+st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features and the other labels.")
+explain.explain("graph")
+
+CDN = methods.METHODS["cdn"]
+missing = methods.availability(CDN)
+summary = cache.dataset_summary(ctx)
+names = tuple(ctx.label_names)
+pos = cache.label_layout(ctx.key, summary["cooccurrence"], names)
+
+
+@st.fragment
+def graph_view():
+    from mlviz import plotting
+
+    c = st.columns([1, 1, 1, 1.4])
+    with c[0]:
+        gamma = widgets.param_slider(CDN.param("gamma"), "cdn_gamma")
+    with c[1]:
+        mu = widgets.param_slider(CDN.param("mu"), "cdn_mu")
+    with c[2]:
+        lam = widgets.param_slider(CDN.param("lam"), "cdn_lam")
+    with c[3]:
+        variant = st.selectbox("Variant", CDN.param("variant").grid, key="cdn_variant", bind="query-params",
+                               help=CDN.param("variant").help)
+    try:
+        path = methods.cdn_gamma_path(ctx, lam=lam, mu=mu, variant=variant)
+    except Exception as exc:
+        st.error(f"The sparse CDN could not be fitted with these settings: {exc}. Try a larger λ or μ.")
+        return
+    step = path["steps"][path["gammas"].index(gamma)]
+    m = st.columns(4)
+    m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
+    m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
+                help="Features with a non-zero row in W (used by at least one label).")
+    m[2].metric("FISTA iterations", step["n_iter"])
+    m[3].metric("fit time (this γ, warm start)", f"{step['seconds']:.2f} s")
+    left, right = st.columns(2)
+    with left:
+        fig = plotting.label_graph_figure(step["graph"], pos, label_names=names,
+                                          title=f"Sparse CDN label graph ({variant}, γ={widgets.fmt_value(gamma)})")
+        widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+    with right:
+        min_count = st.slider("Co-occurrence graph: minimum count per edge", 1, max(2, int(summary["counts"].max() // 4)),
+                              max(1, int(np.median(summary["counts"]) // 4)), key="cooc_min", bind="query-params")
+        fig = plotting.cooccurrence_graph_figure(summary["cooccurrence"], names, pos, min_count=min_count,
+                                                 title="Plain co-occurrence graph (for contrast)")
+        widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
+    left, right = st.columns(2)
+    with left:
+        fig = plotting.regularization_path_figure(
+            path["gammas"], [s["n_edges"] for s in path["steps"]], current_gamma=gamma,
+            n_features=[s["n_features"] for s in path["steps"]], title="Regularisation path: edges vs γ",
+        )
+        widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
+    with right:
+        hist = step["history"]
+        if hist is not None and len(hist):
+            fig = plotting.convergence_figure(hist, title=f"FISTA convergence at γ={widgets.fmt_value(gamma)}")
+            widgets.show_figure(fig, f"{ctx.name}_fista", key="fig_fista")
+        else:
+            st.info("No objective history recorded for this fit.")
+    edges = pd.DataFrame(
+        [(names[u] if isinstance(u, (int, np.integer)) else u, names[v] if isinstance(v, (int, np.integer)) else v,
+          float(d.get("weight", 0.0))) for u, v, d in step["graph"].edges(data=True)],
+        columns=["from label", "to label", "weight"],
+    )
+    with st.expander(f"Edge list ({len(edges)} edges)"):
+        st.dataframe(edges.sort_values("weight", key=np.abs, ascending=False), width="stretch", hide_index=True)
+        widgets.download_table(edges, f"{ctx.name}_cdn_edges", key="dl_edges")
+    return gamma, mu, lam, variant
+
+
+if missing:
+    st.info(missing + " — the label graph appears once it lands. Meanwhile, the co-occurrence graph:")
+    from mlviz import plotting
+
+    fig = plotting.cooccurrence_graph_figure(summary["cooccurrence"], names, pos, title="Plain co-occurrence graph")
+    widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
+else:
+    params = graph_view()
+
+    st.divider()
+    st.subheader("Edge stability across folds (optional)")
+    st.caption("Refit the network on k cross-validation training folds at the current settings and count how often each edge appears.")
+    if st.button("Compute edge stability", key="cdn_stability"):
+        g = st.session_state.get("cdn_gamma", CDN.param("gamma").default)
+        mu = st.session_state.get("cdn_mu", CDN.param("mu").default)
+        lam = st.session_state.get("cdn_lam", CDN.param("lam").default)
+        variant = st.session_state.get("cdn_variant", "sparse")
+        bar = st.progress(0.0, text="Fitting folds…")
+        try:
+            freq = methods.cdn_edge_stability(ctx, gamma=g, mu=mu, lam=lam, variant=variant, n_folds=3,
+                                              progress=lambda d, t: bar.progress(d / t, text=f"fold {d}/{t}"))
+        except Exception as exc:
+            st.error(f"Edge stability failed: {exc}")
+        else:
+            bar.empty()
+            from mlviz import plotting
+
+            fig = plotting.cooccurrence_heatmap(freq, list(names), normalize=None)
+            fig.update_layout(title="Fraction of folds in which edge row → column is present")
+            widgets.show_figure(fig, f"{ctx.name}_edge_stability", key="fig_stability")

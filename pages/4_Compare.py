@@ -1,0 +1,157 @@
+"""Compare: cross-validate several methods, chart measures and timings; solver scaling."""
+
+import importlib
+
+import pandas as pd
+import streamlit as st
+
+from mlviz.dashboard import explain, methods, state, widgets
+
+ctx = state.init_page("Compare", "📊")
+st.title("📊 Compare — cross-validation and timing")
+explain.explain("compare")
+
+st.subheader("Cross-validation")
+c1, c2, c3 = st.columns([3, 1, 1.4])
+chosen = c1.multiselect(
+    "Methods", methods.POSTERIOR_METHODS, default=["mllspc", "br", "mlknn"], key="cmp_methods",
+    format_func=lambda k: methods.METHODS[k].label, bind="query-params",
+)
+folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
+rule = c3.radio("Label decision", ["threshold 0.5", "each method's own rule"], key="cmp_rule", bind="query-params",
+                help="Own rule: MLRH winner-take-all, MLLEM rank cut, … (the estimator's predict).")
+st.caption(
+    f"Runs on all {ctx.dataset.n_samples} instances of **{ctx.name}** with iteratively stratified folds; "
+    "features are standardised inside each fold. Hyperparameters: those set on the Posteriors page in this "
+    "session (defaults otherwise)."
+)
+
+
+def estimators_for(keys):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    out, skipped = {}, []
+    sparse = not isinstance(ctx.dataset.X, __import__("numpy").ndarray)
+    for k in keys:
+        m = methods.METHODS[k]
+        if methods.availability(m):
+            skipped.append(m.label)
+            continue
+        values = {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in m.params}
+        est = methods.make_estimator(ctx, m, values)
+        out[m.label] = make_pipeline(StandardScaler(with_mean=not sparse), est)
+    return out, skipped
+
+
+run = st.button("▶ Run cross-validation", type="primary", key="cmp_run", disabled=not chosen)
+result_key = f"{ctx.key}|{sorted(chosen)}|{folds}|{rule}"
+if run:
+    from mlviz.evaluation import cross_validate
+
+    ests, skipped = estimators_for(chosen)
+    if skipped:
+        st.warning("Not available yet, skipped: " + ", ".join(skipped))
+    if ests:
+        bar = st.progress(0.0, text="Starting…")
+        try:
+            res = cross_validate(
+                ests, ctx.dataset.X, ctx.dataset.Y, cv=int(folds), random_state=0,
+                threshold="predict" if rule != "threshold 0.5" else 0.5,
+                progress=lambda d, t: bar.progress(d / max(t, 1), text=f"{d}/{t} method × fold fits done"),
+            )
+        except Exception as exc:
+            st.error(f"Cross-validation failed: {exc}")
+        else:
+            bar.empty()
+            st.session_state["cmp_results"] = (result_key, res)
+
+stored = st.session_state.get("cmp_results")
+if stored is None:
+    st.info("Pick methods and folds, then press **Run cross-validation** (a few seconds to a minute).")
+else:
+    key, res = stored
+    if key != result_key:
+        st.caption("⚠ Results below are from a previous run with other settings; press Run to update.")
+    from mlviz import plotting
+    from mlviz.evaluation import summarize
+
+    summary = summarize(res)
+    if len(summary.errors):
+        st.warning(
+            f"{len(summary.errors)} method × fold fits failed and are excluded: "
+            + "; ".join(f"{r.method} fold {r.fold}: {str(r.measure)[:120]}" for r in summary.errors.itertuples())
+        )
+    shown = st.multiselect("Measures to chart", list(summary.mean.columns),
+                           default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
+                                                "p@1"] if m in summary.mean.columns], key="cmp_measures")
+    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
+    widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
+    fig = plotting.timing_bars(res, title="Fit and predict time per fold (log scale)")
+    widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
+    st.markdown("**Summary (mean ± std over folds)**")
+    st.dataframe(summary.table, width="stretch")
+    c1, c2 = st.columns(2)
+    with c1:
+        widgets.download_table(summary.table, f"{ctx.name}_cv_summary", key="dl_cv_summary", label="⬇ summary CSV")
+    with c2:
+        widgets.download_table(res, f"{ctx.name}_cv_results", key="dl_cv_results", label="⬇ per-fold results CSV")
+
+st.divider()
+st.subheader("Why ML-LSPC is fast: solver scaling and LSPC vs kernel logistic regression")
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def _timing(kind: str, quick: bool):
+    timing = importlib.import_module("mlviz.reproductions.timing")
+    if kind == "scaling":
+        return timing.solver_scaling(quick=quick) if _accepts(timing.solver_scaling, "quick") else timing.solver_scaling()
+    return timing.lspc_vs_klr_timing(quick=quick) if _accepts(timing.lspc_vs_klr_timing, "quick") else timing.lspc_vs_klr_timing()
+
+
+def _accepts(fn, name):
+    import inspect
+
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+try:
+    importlib.import_module("mlviz.reproductions.timing")
+    timing_ok = True
+except Exception as exc:
+    timing_ok = False
+    st.info(f"The timing experiments are not available yet ({exc}).")
+
+if timing_ok:
+    quick = st.toggle("Quick version (smaller sizes)", value=True, key="cmp_quick", bind="query-params")
+    c1, c2 = st.columns(2)
+    with c1:
+        st.caption("Paper 000, Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
+                   "against the number of labels.")
+        if st.button("▶ Run solver scaling", key="cmp_scaling") or st.session_state.get("cmp_scaling_done") == quick:
+            with st.spinner("Timing the Sylvester solvers…"):
+                try:
+                    df = _timing("scaling", quick)
+                    st.session_state["cmp_scaling_done"] = quick
+                    from mlviz import plotting
+
+                    widgets.show_figure(plotting.solver_scaling_figure(df), "solver_scaling", key="fig_scaling")
+                    widgets.download_table(df, "solver_scaling", key="dl_scaling")
+                except Exception as exc:
+                    st.error(f"Solver timing failed: {exc}")
+    with c2:
+        st.caption("Paper 004: how many times faster LSPC trains than kernel logistic regression.")
+        if st.button("▶ Run LSPC vs KLR", key="cmp_klr") or st.session_state.get("cmp_klr_done") == quick:
+            with st.spinner("Timing LSPC and kernel logistic regression…"):
+                try:
+                    df = _timing("klr", quick)
+                    st.session_state["cmp_klr_done"] = quick
+                    from mlviz import plotting
+
+                    widgets.show_figure(plotting.time_ratio_figure(df), "lspc_vs_klr", key="fig_ratio")
+                    widgets.download_table(df, "lspc_vs_klr", key="dl_ratio")
+                except Exception as exc:
+                    st.error(f"LSPC/KLR timing failed: {exc}")
