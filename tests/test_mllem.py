@@ -188,6 +188,10 @@ def test_refit_equals_fresh_fit():
         if params.get("k_instances", 6) <= 6:
             assert m.neighbors_ is cached  # no new kNN query
     assert m.neighbors_.shape[1] == 9
+    E = m.embedding_
+    m.refit(mapping="linear", ridge=0.1, k_test=3)  # mapping-only: eigenproblem skipped
+    assert m.embedding_ is E
+    np.testing.assert_allclose(m.predict_proba(X), clone(m).fit(X, Y).predict_proba(X), atol=1e-12)
     with pytest.raises(ValueError, match="refit cannot change"):
         m.refit(foo=1)
 

@@ -19,8 +19,11 @@ for ``k_instances`` neighbours and kept. :meth:`MLLEM.refit` changes
 ``alpha``, ``beta``, ``k_labels``, ``n_components``, ``k_test``, ``ridge``,
 ``mapping``, ``threshold`` (or a smaller ``k_instances``) and rebuilds only W,
 the eigenproblem and the test mapping from the cached lists; asking for more
-instance neighbours than cached recomputes them. ``refit(**p)`` gives exactly
-the same model as ``set_params(**p).fit(X, Y)`` on the training data.
+instance neighbours than cached recomputes them. If only ``mapping``,
+``k_test``, ``ridge`` or ``threshold`` change, the eigenproblem is skipped too
+(the ridge Gram factorisation is cached per ``ridge`` value). ``refit(**p)``
+gives exactly the same model as ``set_params(**p).fit(X, Y)`` on the training
+data. On scene (N = 1211 or 2407, L = 6, K = 20) a refit takes ≈ 0.05 s.
 """
 
 import warnings
@@ -143,6 +146,8 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     neighbors_ : ndarray of int, shape (N, k_instances)
         Cached training kNN lists (self excluded).
     label_isolated_ : ndarray of bool, shape (L,)
+    coef_, intercept_ : ndarray, shapes (F, K) and (K,), or None
+        Ridge map V, b of ``mapping="linear"`` (None for the nonlinear mapping).
     proba_scale_ : float
         σ² of ``predict_proba``.
     cardinality_ : int
@@ -218,6 +223,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
         self.nn_ = NearestNeighbors(algorithm="brute").fit(X)
         self.neighbors_ = self._training_neighbors(int(self.k_instances))
         self._gram_cache = {}
+        self._embedded_key = None
         self.n_features_in_ = X.shape[1]
         return self._embed()
 
@@ -252,9 +258,25 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
         k = int(self.k_instances)
         if k > self.neighbors_.shape[1] and self.neighbors_.shape[1] < self.X_train_.shape[0] - 1:
             self.neighbors_ = self._training_neighbors(k)
+            self._embedded_key = None
         return self._embed()
 
+    def _graph_key(self):
+        return (int(self.n_components), int(self.k_instances), int(self.k_labels), float(self.alpha),
+                float(self.beta), self.eigen_solver, self.random_state)
+
     def _embed(self):
+        """Rebuild W and solve the eigenproblem unless only mapping parameters changed."""
+        if getattr(self, "_embedded_key", None) != self._graph_key():
+            self._embed_graph()
+            self._embedded_key = self._graph_key()
+        if self.mapping == "linear":
+            self.coef_, self.intercept_ = self._ridge_fit(self.embedding_)
+        else:
+            self.coef_ = self.intercept_ = None
+        return self
+
+    def _embed_graph(self):
         Y = self.Y_train_
         N, L = Y.shape
         k = min(int(self.k_instances), self.neighbors_.shape[1])
@@ -271,8 +293,6 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
         self.n_graph_components_ = res.n_trivial
         self.cardinality_ = max(1, int(np.round(Y.sum(axis=1).mean())))
         self.n_labels_ = L
-        if self.mapping == "linear":
-            self.coef_, self.intercept_ = self._ridge_fit(self.embedding_)
         # σ² of predict_proba: median squared instance-to-own-label distance
         rows, cols = np.nonzero(Y)
         d2 = ((self.embedding_[rows] - self.label_embedding_[cols]) ** 2).sum(axis=1)
@@ -281,7 +301,6 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
         if not np.isfinite(scale) or scale <= 0:
             scale = float(np.mean(self.embedding_ ** 2) * self.embedding_.shape[1]) or 1.0
         self.proba_scale_ = scale
-        return self
 
     # ------------------------------------------------------------------ mapping
     def _ridge_fit(self, G):
