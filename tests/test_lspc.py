@@ -235,8 +235,11 @@ def test_kernel_feature_cache():
     assert F2 is not F1 and not np.allclose(F2[0], F1[0])
     np.testing.assert_allclose(m.predict_proba_from_features(F2), m.predict_proba(Xt))
     m.refit(gamma=3.0)
-    np.testing.assert_allclose(m.predict_proba(Xt),
-                               MLLSPC(gamma=3.0).fit(X, Y).predict_proba(Xt), atol=1e-8)
+    P_fast = m.predict_proba(Xt)          # cached X after refit: (Φ_test F)(Fᵀ Θ) path
+    assert "_coef" not in m.__dict__      # Θ was not materialised for this
+    np.testing.assert_allclose(P_fast, MLLSPC(gamma=3.0).fit(X, Y).predict_proba(Xt), atol=1e-8)
+    np.testing.assert_allclose(P_fast, m.predict_proba_from_features(m.kernel_features(Xt)),
+                               atol=1e-10)
 
 
 def test_posteriors_in_unit_interval_extremes():

@@ -40,7 +40,8 @@ from sklearn.utils import check_random_state
 
 from ..solvers.sylvester import (SymmetricEig, solve_sylvester_cg, solve_sylvester_eig,
                                  solve_sylvester_naive)
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param, check_X,
+                    check_X_Y)
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
 __all__ = ["LSPC", "MTLSPC", "MLLSPC", "pearson_label_similarity", "normalise_posteriors"]
@@ -97,7 +98,7 @@ class _KernelFeaturesMixin:
     are detected); ``fit`` clears it. Cached arrays are read-only.
     """
 
-    _feature_cache_max_entries = 10_000_000
+    _feature_cache_max_entries = 5_000_000
 
     def _setup_kernel(self, X):
         name = type(self).__name__
@@ -125,6 +126,13 @@ class _KernelFeaturesMixin:
             Phi = (Phi + Phi.T) / 2
         return Phi
 
+    def _check_input(self, X):
+        X = check_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted "
+                             f"with {self.n_features_in_}.")
+        return X
+
     def kernel_features(self, X):
         """Gaussian kernel features ``Φ[i, b] = k(x_i, c_b)``, shape (n, B), cached for the last X.
 
@@ -137,19 +145,20 @@ class _KernelFeaturesMixin:
         Phi : ndarray, shape (n_samples, n_centers), read-only
         """
         self._check_fitted(["centers_", "sigma_"])
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted "
-                             f"with {self.n_features_in_}.")
+        return self._cached_features(self._check_input(X))[0]
+
+    def _cached_features(self, X):
+        """Return ``(Phi, entry, hit)``; ``entry`` is X's cache dict (None if too large)."""
         key = _fingerprint(X)
         cache = getattr(self, "_feature_cache", None)
-        if cache is not None and cache[0] == key:
-            return cache[1]
+        if cache is not None and cache["key"] == key:
+            return cache["Phi"], cache, True
         Phi = gaussian_kernel(X, self.centers_, self.sigma_)
         Phi.flags.writeable = False
+        entry = None
         if Phi.size <= self._feature_cache_max_entries:
-            self._feature_cache = (key, Phi)
-        return Phi
+            entry = self._feature_cache = {"key": key, "Phi": Phi}
+        return Phi, entry, False
 
 
 class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
@@ -166,11 +175,13 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         """Fit on X (n, d) dense or CSR and a 0/1 label matrix Y (n, L); returns self."""
         X, Y = check_X_Y(X, Y)
         self._validate_params()
+        for attr in ("_E", "_coef"):
+            self.__dict__.pop(attr, None)
         Phi = self._setup_kernel(X)
         self.n_labels_ = Y.shape[1]
         self._prepare_labels(Y)
         self._factorise(Phi, Y)
-        self._store(*self._solve(self.lam, self._gamma_value()))
+        self._store_solution()
         return self
 
     def _prepare_labels(self, Y):
@@ -213,9 +224,39 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         both = self._eig.vectors @ np.hstack([E_pos, E_neg])
         return both[:, :L], both[:, L:]
 
-    def _store(self, coef_pos, coef_neg):
-        self.coef_ = coef_pos
-        self.coef_neg_ = coef_neg
+    def _store_solution(self):
+        """Solve for the current (lam, gamma); keep ``Fᵀ Θ`` and materialise Θ lazily."""
+        self.__dict__.pop("_coef", None)
+        self._E = self._solve_eigbasis(self.lam, self._gamma_value())
+
+    def _check_solved(self):
+        if "_E" not in self.__dict__ and "_coef" not in self.__dict__:
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet. "
+                                 "Call 'fit' with appropriate arguments first.")
+
+    def _coefs(self):
+        """``(Θ⁺, Θ⁻)``, materialising ``F (Fᵀ Θ)`` on first use after a (re)fit."""
+        self._check_solved()
+        if "_coef" not in self.__dict__:
+            E_pos, E_neg = self._E
+            both = self._eig.vectors @ np.hstack([E_pos, E_neg])
+            L = E_pos.shape[1]
+            self._coef = (both[:, :L], both[:, L:])
+        return self._coef
+
+    @property
+    def coef_(self):
+        """Θ⁺ of the positive class, shape (B, L) (computed on first access after a refit)."""
+        if "_E" not in self.__dict__ and "_coef" not in self.__dict__:
+            raise AttributeError("coef_")
+        return self._coefs()[0]
+
+    @property
+    def coef_neg_(self):
+        """Θ⁻ of the negative class, shape (B, L)."""
+        if "_E" not in self.__dict__ and "_coef" not in self.__dict__:
+            raise AttributeError("coef_neg_")
+        return self._coefs()[1]
 
     def refit(self, lam=None, gamma=None):
         """Re-solve for new λ (and γ) reusing the cached kernel eigendecomposition.
@@ -232,7 +273,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_fitted(["coef_"])
+        self._check_solved()
         if lam is not None:
             self.lam = lam
         if gamma is not None:
@@ -240,7 +281,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
                 raise ValueError(f"{type(self).__name__} has no 'gamma' parameter.")
             self.gamma = gamma
         self._validate_params()
-        self._store(*self._solve(self.lam, self._gamma_value()))
+        self._store_solution()
         return self
 
     # ---- grids ---------------------------------------------------------------
@@ -274,11 +315,22 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         coef_pos, coef_neg : ndarray, shape (B, L)
             Equal to ``coef_`` / ``coef_neg_`` of a fresh fit with (lam, gamma).
         """
-        self._check_fitted(["coef_"])
+        self._check_solved()
         lams, gammas = self._grid(lams, gammas)
         for lam in lams:
             for gamma in gammas:
                 yield (lam, gamma, *self._solve(lam, gamma))
+
+    def _eigbasis_features(self, X):
+        """``Φ(X) F`` (n, B), cached with the test kernel."""
+        Phi, entry, _ = self._cached_features(self._check_input(X))
+        if entry is not None and entry.get("PF") is not None:
+            return entry["PF"]
+        PF = Phi @ self._eig.vectors
+        PF.flags.writeable = False
+        if entry is not None:
+            entry["PF"] = PF
+        return PF
 
     def path_decision(self, X, lams, gammas=None):
         """Un-normalised outputs ``(q⁺, q⁻)`` over a grid, each (n_lams, n_gammas, n, L).
@@ -286,9 +338,9 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         The test kernel and ``Φ_test F`` are computed once; each grid point then
         costs O(n B L).
         """
-        self._check_fitted(["coef_"])
+        self._check_solved()
         lams, gammas = self._grid(lams, gammas)
-        P = self.kernel_features(X) @ self._eig.vectors
+        P = self._eigbasis_features(X)
         n, L = P.shape[0], self.n_labels_
         q_pos = np.empty((len(lams), len(gammas), n, L))
         q_neg = np.empty_like(q_pos)
@@ -308,23 +360,38 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         return normalise_posteriors(*self.path_decision(X, lams, gammas))
 
     # ---- prediction ------------------------------------------------------------
+    def _decision_pair(self, X):
+        """``(q⁺, q⁻)`` for X, each (n, L).
+
+        If X is the cached test input and the current solution has not been
+        materialised (i.e. after ``refit``), use ``(Φ_test F)(Fᵀ Θ)`` with
+        ``Φ_test F`` cached: a slider move then costs O(n B L) in total.
+        """
+        self._check_solved()
+        X = self._check_input(X)
+        Phi, entry, hit = self._cached_features(X)
+        L = self.n_labels_
+        if hit and "_E" in self.__dict__ and "_coef" not in self.__dict__:
+            both = self._eigbasis_features(X) @ np.hstack(self._E)
+        else:
+            both = Phi @ np.hstack(self._coefs())
+        return both[:, :L], both[:, L:]
+
     def decision_function(self, X):
         """Un-normalised positive-class output ``q⁺(x) = Φ(x) Θ⁺``, shape (n, L)."""
-        self._check_fitted(["coef_"])
-        return self.kernel_features(X) @ self.coef_
+        return self._decision_pair(X)[0]
 
     def predict_proba_from_features(self, Phi):
         """Posteriors from precomputed ``Phi = kernel_features(X)`` (n, B) → (n, L)."""
-        self._check_fitted(["coef_"])
+        coef_pos, coef_neg = self._coefs()
         Phi = np.asarray(Phi)
-        if Phi.ndim != 2 or Phi.shape[1] != self.coef_.shape[0]:
-            raise ValueError(f"Phi must have shape (n, {self.coef_.shape[0]}), got {Phi.shape}.")
-        return normalise_posteriors(Phi @ self.coef_, Phi @ self.coef_neg_)
+        if Phi.ndim != 2 or Phi.shape[1] != coef_pos.shape[0]:
+            raise ValueError(f"Phi must have shape (n, {coef_pos.shape[0]}), got {Phi.shape}.")
+        return normalise_posteriors(Phi @ coef_pos, Phi @ coef_neg)
 
     def predict_proba(self, X):
         """``p(y_l = 1 | x) = max(0, q⁺)/(max(0, q⁺) + max(0, q⁻))`` (paper 000 §2), shape (n, L)."""
-        self._check_fitted(["coef_"])
-        return self.predict_proba_from_features(self.kernel_features(X))
+        return normalise_posteriors(*self._decision_pair(X))
 
 
 class LSPC(_LSPCBase):
@@ -446,11 +513,12 @@ class MTLSPC(_LSPCBase):
         m[0] = 1.0 + gamma / lam
         return SymmetricEig(c / m, self._task_basis)
 
-    def _store(self, coef_pos, coef_neg):
-        super()._store(coef_pos, coef_neg)
+    @property
+    def common_coef_(self):
+        """β_0 of the positive class, shape (B,): γ/(T(λ+γ)) Σ_t θ_t (the penalty's minimiser)."""
+        coef_pos = self.coef_
         lam, gamma, T = self.lam, self.gamma, self.n_labels_
-        # β_0 = γ/(T(λ+γ)) Σ_t θ_t (minimiser of the penalty given θ)
-        self.common_coef_ = gamma / (T * (lam + gamma)) * coef_pos.sum(axis=1)
+        return gamma / (T * (lam + gamma)) * coef_pos.sum(axis=1)
 
 
 class MLLSPC(_LSPCBase):
@@ -570,25 +638,25 @@ class MLLSPC(_LSPCBase):
         B = Phi.shape[1]
         A = LinearOperator((B, B), matvec=lambda v: Phi.T @ (Phi @ v),
                            matmat=lambda V: Phi.T @ (Phi @ V), dtype=np.float64)
-        warm = hasattr(self, "coef_") and self.coef_.shape == self._rhs_pos_raw.shape
+        warm = self.__dict__.get("_coef", (None, None))
         pos, info_pos = solve_sylvester_cg(A, C, self._rhs_pos_raw, rtol=self.cg_rtol,
-                                           maxiter=self.cg_maxiter, x0=self.coef_ if warm else None)
+                                           maxiter=self.cg_maxiter, x0=warm[0])
         neg, info_neg = solve_sylvester_cg(A, C, self._rhs_neg_raw, rtol=self.cg_rtol,
-                                           maxiter=self.cg_maxiter,
-                                           x0=self.coef_neg_ if warm else None)
+                                           maxiter=self.cg_maxiter, x0=warm[1])
         self.cg_info_ = (info_pos, info_neg)
         return pos, neg
 
-    def fit(self, X, Y):
-        """Fit on X (n, d) dense or CSR and Y (n, L) 0/1; returns self."""
-        self.__dict__.pop("coef_", None)  # no warm start from a previous fit
-        self.__dict__.pop("coef_neg_", None)
-        return super().fit(X, Y)
+    def _store_solution(self):
+        if self.solver == "eig":
+            super()._store_solution()
+            return
+        self.__dict__.pop("_E", None)
+        self._coef = self._solve(self.lam, self.gamma)  # cg warm-starts from the previous _coef
 
     def path_decision(self, X, lams, gammas=None):
         if self.solver == "eig":
             return super().path_decision(X, lams, gammas)
-        self._check_fitted(["coef_"])
+        self._check_solved()
         Phi = self.kernel_features(X)
         lams_, gammas_ = self._grid(lams, gammas)
         n, L = Phi.shape[0], self.n_labels_
