@@ -139,6 +139,24 @@ class _Header:
         return None
 
 
+_EXPECTED = {
+    "BadNominalValue": "one of the values declared for that attribute",
+    "BadNominalFormatting": "one of the values declared for that attribute",
+    "BadNumericalValue": "a number",
+    "BadAttributeType": "numeric, real, integer, string, date or a {value,...} list",
+    "BadAttributeName": "unique attribute names",
+    "BadAttributeFormat": "'@attribute <name> <type>'",
+    "BadRelationFormat": "'@relation <name>' (quote names with spaces)",
+}
+
+
+def _row_expectation(header):
+    n = len(header.names)
+    if header.sparse:
+        return f"a sparse row '{{index value, ...}}' with indices 0..{n - 1}"
+    return f"a row of {n} comma-separated values"
+
+
 def _parse(lines, header, source):
     decoder = liac_arff.ArffDecoder()
     kind = liac_arff.COO if header.sparse else liac_arff.DENSE
@@ -147,15 +165,15 @@ def _parse(lines, header, source):
     except Exception as exc:  # noqa: BLE001 - wrap every parser failure
         line = getattr(decoder, "_current_line", None) or None
         what = type(exc).__name__
-        detail = str(exc) if not isinstance(exc, liac_arff.ArffException) else ""
+        detail = str(exc)
         if isinstance(exc, liac_arff.ArffException):
             try:
                 detail = exc.message % line if "%" in (exc.message or "") else exc.message
             except Exception:  # noqa: BLE001
                 detail = what
-        expected = ("a sparse row '{index value, ...}'" if header.sparse
-                    else f"a row of {len(header.names)} comma-separated values")
-        raise DataError(f"cannot parse ARFF ({what}: {detail}); expected {expected}",
+            detail = re.sub(r",? at line -?\d+\.?$", "", detail or what)
+        raise DataError(f"cannot parse ARFF ({what}: {detail}); expected "
+                        f"{_EXPECTED.get(what, _row_expectation(header))}",
                         source=source, line=line) from None
     if len(obj["attributes"]) != len(header.names):
         raise DataError("could not read the attribute declarations consistently",
@@ -207,7 +225,7 @@ def _select_labels(labels, header, source, notes):
     for name in wanted:
         i = position.get(name, stripped.get(name.strip()))
         if i is None:
-            close = difflib.get_close_matches(name, names, n=1)
+            close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
             hint = f" (closest attribute: {close[0]!r})" if close else ""
             raise DataError(f"label {name!r} named in {xml_name} is not an attribute of "
                             f"the ARFF file{hint}", source=source)
@@ -418,6 +436,9 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
         raise DataError(f"only {n} data row; need at least 2 instances", source=display)
 
     label_idx, label_names = _select_labels(labels, header, display, notes)
+    if len(set(label_idx)) == len(header.names):
+        raise DataError("the label set selects every attribute; expected at least one "
+                        "feature", source=display)
     Y = np.zeros((n, len(label_idx)), dtype=np.uint8)
     for k, j in enumerate(label_idx):
         Y[:, k] = _label_column(obj, header, j, n, display)

@@ -121,7 +121,7 @@ def _to_float(cells, names, lines, source, what):
     except ValueError:
         for i in range(cells.shape[0]):
             for j in range(cells.shape[1]):
-                cell = cells[i, j]
+                cell = str(cells[i, j])
                 if not _is_number(cell):
                     problem = "missing value" if cell == "" else f"value {cell!r} is not a number"
                     raise DataError(f"{problem}; expected a numeric {what}", source=source,
@@ -130,7 +130,7 @@ def _to_float(cells, names, lines, source, what):
     bad = ~np.isfinite(values)
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError(f"value {cells[i, j]!r} is NaN or infinite; expected a finite {what}",
+        raise DataError(f"value {str(cells[i, j])!r} is NaN or infinite; expected a finite {what}",
                         source=source, line=lines[i], column=names[j])
     return values
 
@@ -214,7 +214,7 @@ def load_csv(source, label_columns=None, *, label_prefix=None, delimiter=None,
     bad = (Y != 0) & (Y != 1)
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError(f"label value {cells[i, label_idx[j]]!r}; expected 0 or 1",
+        raise DataError(f"label value {str(cells[i, label_idx[j]])!r}; expected 0 or 1",
                         source=display, line=body_lines[i], column=label_names[j])
     stem = display.rsplit(".", 1)[0] if "." in display else display
     notes.insert(0, f"read {display}")
