@@ -8,6 +8,7 @@ from contract import check_estimator_contract, contract_data
 from sklearn.base import clone
 from sklearn.linear_model import Ridge
 
+from mlviz.evaluation.grid import refit_parameters
 from mlviz.models import MLLEM
 from mlviz.models.mllem import label_cooccurrence_graph
 
@@ -192,8 +193,9 @@ def test_refit_equals_fresh_fit():
     m.refit(mapping="linear", ridge=0.1, k_test=3)  # mapping-only: eigenproblem skipped
     assert m.embedding_ is E
     np.testing.assert_allclose(m.predict_proba(X), clone(m).fit(X, Y).predict_proba(X), atol=1e-12)
-    with pytest.raises(ValueError, match="refit cannot change"):
+    with pytest.raises(TypeError):
         m.refit(foo=1)
+    assert {"alpha", "beta", "k_labels", "threshold"} <= refit_parameters(m)
 
 
 def test_bad_params():

@@ -37,8 +37,16 @@ from ..solvers.eigen import METHODS as EIGEN_METHODS
 from ..solvers.eigen import laplacian_eigenmap
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
 
-_REFIT_PARAMS = ("n_components", "k_instances", "k_labels", "alpha", "beta", "mapping",
-                 "k_test", "ridge", "threshold", "eigen_solver", "random_state")
+
+
+class _Keep:
+    """Sentinel for "leave this parameter unchanged" in :meth:`MLLEM.refit`."""
+
+    def __repr__(self):
+        return "KEEP"
+
+
+KEEP = _Keep()
 
 
 def instance_knn_graph(neighbors, n_samples):
@@ -234,25 +242,28 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
             k = N - 1
         return self.nn_.kneighbors(n_neighbors=k, return_distance=False)  # self excluded
 
-    def refit(self, **params):
+    def refit(self, *, n_components=KEEP, k_instances=KEEP, k_labels=KEEP, alpha=KEEP, beta=KEEP,
+              mapping=KEEP, k_test=KEEP, ridge=KEEP, threshold=KEEP, eigen_solver=KEEP,
+              random_state=KEEP):
         """Change parameters and re-embed, reusing the cached instance kNN lists.
 
         Parameters
         ----------
-        **params
-            Any of ``n_components, k_instances, k_labels, alpha, beta, mapping,
-            k_test, ridge, threshold, eigen_solver, random_state``. A
-            ``k_instances`` larger than the cached lists triggers one new kNN query.
+        n_components, k_instances, k_labels, alpha, beta, mapping, k_test, ridge, threshold, eigen_solver, random_state
+            New values; arguments left at ``KEEP`` are unchanged. A
+            ``k_instances`` larger than the cached lists triggers one new kNN
+            query; changing only ``mapping``, ``k_test``, ``ridge`` or
+            ``threshold`` skips the eigenproblem.
 
         Returns
         -------
         self
-            Identical to ``set_params(**params).fit(X_train, Y_train)``.
+            Identical to ``set_params(**changed).fit(X_train, Y_train)``. The
+            named arguments make this usable by the ``refit`` hook of
+            :func:`mlviz.evaluation.grid_search`.
         """
+        params = {k: v for k, v in locals().items() if k != "self" and v is not KEEP}
         self._check_fitted("embedding_")
-        unknown = set(params) - set(_REFIT_PARAMS)
-        if unknown:
-            raise ValueError(f"refit cannot change {sorted(unknown)}; allowed: {list(_REFIT_PARAMS)}.")
         self.set_params(**params)
         self._validate_params()
         k = int(self.k_instances)
