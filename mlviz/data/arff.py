@@ -99,6 +99,7 @@ class _Header:
                 if state != "start":
                     raise DataError("@relation after attributes", source=source, line=i + 1)
                 self.relation = row[len("@relation"):].strip()
+                lines[i] = f"@relation {self.relation}"  # liac-arff wants a space, not a tab
                 state = "relation"
             elif lower.startswith("@attribute"):
                 if state == "start":
