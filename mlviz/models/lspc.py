@@ -566,8 +566,10 @@ class MLLSPC(_LSPCBase):
     True
     """
 
+    #: solver settings (class-level, not estimator parameters; may be set on an instance)
     cg_rtol = 1e-10
     cg_maxiter = None
+    naive_max_size = 5000
 
     def __init__(self, lam=0.1, gamma=1.0, sigma="median", similarity="pearson", n_centers=None,
                  solver="eig", random_state=None):
@@ -633,8 +635,8 @@ class MLLSPC(_LSPCBase):
         Phi = self._Phi
         if self.solver == "naive":
             A = Phi.T @ Phi
-            return (solve_sylvester_naive(A, C, self._rhs_pos_raw),
-                    solve_sylvester_naive(A, C, self._rhs_neg_raw))
+            return (solve_sylvester_naive(A, C, self._rhs_pos_raw, max_size=self.naive_max_size),
+                    solve_sylvester_naive(A, C, self._rhs_neg_raw, max_size=self.naive_max_size))
         B = Phi.shape[1]
         A = LinearOperator((B, B), matvec=lambda v: Phi.T @ (Phi @ v),
                            matmat=lambda V: Phi.T @ (Phi @ V), dtype=np.float64)
