@@ -336,7 +336,7 @@ def get_measure(name):
 
 
 # ---------------------------------------------------------------- evaluate
-def evaluate(Y_true, scores, threshold=0.5, measures=None, *, return_details=False):
+def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, return_details=False):
     """Compute multi-label measures.
 
     Parameters
@@ -350,6 +350,10 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, return_details=Fal
     measures : list of str, optional
         Keys of :data:`MEASURES` (or ``p@k``/``ndcg@k``); default
         :data:`DEFAULT_MEASURES`.
+    y_pred : array-like, shape (n_samples, n_labels), optional
+        A 0/1 prediction to use for the label-based measures instead of
+        ``binarize(scores, threshold)`` (for methods with their own decision
+        rule, e.g. a winner-take-all ``predict``).
     return_details : bool
         Also return a dict of counts of skipped labels / instances:
         ``auc_skipped_labels``, ``ranking_skipped_instances`` (no relevant
@@ -369,7 +373,15 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, return_details=Fal
         get_measure(w)
     out, details = {}, {"n_samples": int(Y.shape[0]), "n_labels": int(Y.shape[1])}
     if any(get_measure(w).needs == "labels" for w in wanted):
-        P = binarize(S, threshold).astype(bool)
+        if y_pred is None:
+            P = binarize(S, threshold).astype(bool)
+        else:
+            P = _as_dense(y_pred, "y_pred")
+            if P.shape != S.shape:
+                raise ValueError(f"y_pred has shape {P.shape}, expected {S.shape}.")
+            if P.size and not np.isin(P, (0, 1)).all():
+                raise ValueError("y_pred must contain only 0 and 1.")
+            P = P.astype(bool)
         _label_measures(Y, P, out, wanted)
     if "macro_auc" in wanted:
         auc, valid = _auc_columns(Y, S)

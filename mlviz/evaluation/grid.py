@@ -1,0 +1,206 @@
+"""Hyper-parameter search by multi-label cross-validation, with state reuse.
+
+The ``refit`` hook
+------------------
+If ``estimator`` has a method ``refit(**params)`` and every parameter that
+varies over the grid is a named argument of it, :func:`grid_search` fits
+one model per fold (with the first candidate's parameters) and reaches every
+other candidate by calling ``refit`` on that fitted model, instead of
+fitting from scratch. ``refit`` must update the fitted model *in place* to
+the state ``clone(est).set_params(**params).fit(X_train, Y_train)`` would
+reach (e.g. ML-LSPC keeps its kernel eigendecompositions and only re-solves
+for new lambda/gamma), keep ``get_params()`` consistent, and return
+``self``. All candidates must then set the same parameter names (a plain
+dict grid or a list of dicts with the same keys); otherwise the search falls
+back to fitting each candidate.
+"""
+
+import inspect
+from dataclasses import dataclass
+
+import joblib
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid
+
+from ..metrics import evaluate, get_measure
+from ..models._base import check_X
+from .cross_validation import _error_text, _prepare, _seed_of, predict_scores, resolve_cv
+
+__all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
+
+
+@dataclass
+class GridSearchResult:
+    """Result of :func:`grid_search`.
+
+    Attributes
+    ----------
+    best_params : dict
+    best_score : float
+        Mean CV score of ``best_params``.
+    table : pandas.DataFrame
+        One row per candidate, in grid order: one column per parameter,
+        ``params`` (dict), ``mean``, ``std`` (ddof=1), ``rank`` (1 = best),
+        ``fold_0 ... fold_{k-1}``, ``error`` ("" when every fold worked).
+    measure : str
+    used_refit : bool
+        Whether the ``refit`` hook was used.
+    best_estimator : estimator or None
+        Refitted on all of (X, Y) when ``refit_best=True``.
+    """
+
+    best_params: dict
+    best_score: float
+    table: pd.DataFrame
+    measure: str
+    used_refit: bool
+    best_estimator: object = None
+
+
+def refit_parameters(estimator):
+    """Names accepted by ``estimator.refit`` (empty set when there is no such method)."""
+    refit = getattr(estimator, "refit", None)
+    if not callable(refit):
+        return set()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {n for n, p in inspect.signature(refit).parameters.items() if p.kind in kinds and n != "self"}
+
+
+def _score(est, X, Y, measure, threshold):
+    S = predict_scores(est, X)
+    return evaluate(Y, S, threshold=threshold, measures=[measure])[measure]
+
+
+def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold):
+    """Fit once, refit for the other candidates. Returns (fold, scores, errors)."""
+    scores = np.full(len(candidates), np.nan)
+    errors = [""] * len(candidates)
+    try:
+        est = estimator.set_params(**candidates[0])
+        est.fit(X[train], Y[train])
+    except Exception as exc:  # noqa: BLE001
+        return fold, scores, [_error_text(exc)] * len(candidates)
+    for i, params in enumerate(candidates):
+        try:
+            if i > 0:
+                est.refit(**{k: params[k] for k in varying})
+            scores[i] = _score(est, X[test], Y[test], measure, threshold)
+        except Exception as exc:  # noqa: BLE001
+            errors[i] = _error_text(exc)
+    return fold, scores, errors
+
+
+def _fold_one_candidate(key, estimator, params, X, Y, train, test, measure, threshold):
+    try:
+        est = estimator.set_params(**params)
+        est.fit(X[train], Y[train])
+        return key, _score(est, X[test], Y[test], measure, threshold), ""
+    except Exception as exc:  # noqa: BLE001
+        return key, np.nan, _error_text(exc)
+
+
+def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold=0.5,
+                random_state=None, n_jobs=1, refit_best=True, use_refit=True, progress=None):
+    """Choose hyper-parameters by multi-label cross-validation.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Unfitted; cloned for each task.
+    param_grid : dict or list of dicts
+        As for :class:`sklearn.model_selection.ParameterGrid`.
+    X : array-like or CSR, shape (n_samples, n_features)
+    Y : array-like, shape (n_samples, n_labels)
+    cv : int, splitter or list of (train, test) pairs
+        See :func:`mlviz.evaluation.resolve_cv` (int = iterative stratification).
+    measure : str
+        Key of :data:`mlviz.metrics.MEASURES`; its ``greater_is_better``
+        decides the direction. Ties go to the earlier candidate.
+    threshold : float, array or RCut
+        Binarization for label-based measures.
+    random_state : int, RandomState or None
+        Seeds the folds and estimators whose ``random_state`` is None.
+    n_jobs : int
+        joblib parallelism over folds (refit hook) or fold x candidate tasks.
+    refit_best : bool
+        Fit the best candidate on all data into ``best_estimator``.
+    use_refit : bool
+        Allow the ``refit`` hook (module docstring); False forces fitting
+        every candidate from scratch.
+    progress : callable(done, total), optional
+
+    Returns
+    -------
+    GridSearchResult
+        Candidates with an error in any fold get ``mean = NaN`` and are not
+        eligible; if every candidate fails a ``RuntimeError`` is raised.
+    """
+    get_measure(measure)
+    X = check_X(X)
+    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y).astype(np.uint8)
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    candidates = list(ParameterGrid(param_grid))
+    folds = resolve_cv(cv, X, Y, random_state=random_state)
+    seed = _seed_of(random_state)
+    keys = {frozenset(c) for c in candidates}
+    varying = sorted({k for c in candidates for k in c
+                      if len({repr(d.get(k)) for d in candidates}) > 1})
+    hook = (use_refit and len(candidates) > 1 and len(keys) == 1
+            and set(varying) <= refit_parameters(estimator))
+    n_c, n_f = len(candidates), len(folds)
+    scores = np.full((n_c, n_f), np.nan)
+    errors = [[""] * n_f for _ in range(n_c)]
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    if hook:
+        jobs = (joblib.delayed(_fold_with_refit)(f, _prepare(estimator, seed), candidates, varying,
+                                                 X, Y, tr, te, measure, threshold)
+                for f, (tr, te) in enumerate(folds))
+        total = n_f
+    else:
+        jobs = (joblib.delayed(_fold_one_candidate)((i, f), _prepare(estimator, seed), c,
+                                                    X, Y, tr, te, measure, threshold)
+                for i, c in enumerate(candidates) for f, (tr, te) in enumerate(folds))
+        total = n_c * n_f
+    if progress is not None:
+        progress(0, total)
+    for done, out in enumerate(parallel(jobs), start=1):
+        if hook:
+            f, s, e = out
+            scores[:, f] = s
+            for i in range(n_c):
+                errors[i][f] = e[i]
+        else:
+            (i, f), s, e = out
+            scores[i, f], errors[i][f] = s, e
+        if progress is not None:
+            progress(done, total)
+
+    failed = np.array([any(row) for row in errors])
+    mean = np.where(failed, np.nan, scores.mean(axis=1))
+    std = np.where(failed | (n_f < 2), np.nan, scores.std(axis=1, ddof=1) if n_f > 1 else 0.0)
+    if np.all(np.isnan(mean)):
+        first = next(e for row in errors for e in row if e)
+        raise RuntimeError(f"Every candidate failed in grid_search; first error: {first}")
+    greater = get_measure(measure).greater_is_better
+    key = np.where(np.isnan(mean), -np.inf, mean if greater else -mean)
+    best = int(np.argmax(key))  # first maximum: ties go to the earlier candidate
+    order = np.argsort(-key, kind="stable")
+    rank = np.empty(n_c, dtype=int)
+    rank[order] = np.arange(1, n_c + 1)
+
+    names = list(dict.fromkeys(k for c in candidates for k in c))
+    table = pd.DataFrame({name: [c.get(name) for c in candidates] for name in names})
+    table["params"] = candidates
+    table["mean"], table["std"], table["rank"] = mean, std, rank
+    for f in range(n_f):
+        table[f"fold_{f}"] = scores[:, f]
+    table["error"] = ["; ".join(sorted({e for e in row if e})) for row in errors]
+    best_est = None
+    if refit_best:
+        best_est = _prepare(estimator, seed).set_params(**candidates[best]).fit(X, Y)
+    return GridSearchResult(best_params=dict(candidates[best]), best_score=float(mean[best]),
+                            table=table, measure=measure, used_refit=bool(hook),
+                            best_estimator=best_est)

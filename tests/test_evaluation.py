@@ -1,0 +1,301 @@
+"""Tests of mlviz.evaluation: folds, cross_validate, summarize, grid_search, dask backend."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import KFold
+
+from mlviz.evaluation import (RESULT_COLUMNS, cross_validate, error_rows, grid_search,
+                              multilabel_kfold, summarize)
+from mlviz.evaluation.grid import refit_parameters
+from mlviz.metrics import evaluate
+
+MEASURES = ["hamming_loss", "micro_f1", "macro_auc", "coverage"]
+
+
+# ----------------------------------------------------------------- stand-ins
+class CentroidBR(BaseEstimator):
+    """Tiny deterministic multi-label model: per label, logistic of centroid distances."""
+
+    def __init__(self, scale=1.0, random_state=None, noise=0.0):
+        self.scale = scale
+        self.random_state = random_state
+        self.noise = noise
+
+    def fit(self, X, Y):
+        Y = np.asarray(Y, bool)
+        mean = X.mean(axis=0)
+        self.pos_ = np.array([X[Y[:, l]].mean(0) if Y[:, l].any() else mean for l in range(Y.shape[1])])
+        self.neg_ = np.array([X[~Y[:, l]].mean(0) if (~Y[:, l]).any() else mean for l in range(Y.shape[1])])
+        # a randomised step (to check that random_state is forwarded): jitter the centroids
+        rng = np.random.default_rng(self.random_state)
+        self.pos_ = self.pos_ + self.noise * rng.normal(size=self.pos_.shape)
+        return self
+
+    def predict_proba(self, X):
+        d_pos = ((X[:, None, :] - self.pos_[None]) ** 2).sum(-1)
+        d_neg = ((X[:, None, :] - self.neg_[None]) ** 2).sum(-1)
+        return 1.0 / (1.0 + np.exp(-self.scale * (d_neg - d_pos)))
+
+
+class FailsOnRow(CentroidBR):
+    """Raises in predict_proba when the test set contains the row whose first feature equals ``marker``."""
+
+    def __init__(self, marker=0.0, scale=1.0, random_state=None, noise=0.0):
+        super().__init__(scale=scale, random_state=random_state, noise=noise)
+        self.marker = marker
+
+    def predict_proba(self, X):
+        if np.any(X[:, 0] == self.marker):
+            raise ArithmeticError("boom on the marker row\nsecond line")
+        return super().predict_proba(X)
+
+
+FIT_CALLS = []
+
+
+class RidgeScores(BaseEstimator):
+    """Ridge regression of Y on X with an eigendecomposition reused by ``refit``."""
+
+    def __init__(self, alpha=1.0, offset=0.0):
+        self.alpha = alpha
+        self.offset = offset
+
+    def fit(self, X, Y):
+        FIT_CALLS.append(("fit", self.alpha, self.offset))
+        self.evals_, self.evecs_ = np.linalg.eigh(X.T @ X)
+        self.XtY_ = X.T @ np.asarray(Y, float)
+        return self._solve()
+
+    def _solve(self):
+        coef = self.evecs_ @ ((self.evecs_.T @ self.XtY_) / (self.evals_ + self.alpha)[:, None])
+        self.coef_ = coef
+        return self
+
+    def refit(self, alpha=None, offset=None):
+        FIT_CALLS.append(("refit", alpha, offset))
+        if alpha is not None:
+            self.alpha = alpha
+        if offset is not None:
+            self.offset = offset
+        return self._solve()
+
+    def predict_proba(self, X):
+        return X @ self.coef_ + self.offset
+
+
+def _toy(n=90, d=4, L=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    W = rng.normal(size=(d, L))
+    Y = (X @ W + 0.5 * rng.normal(size=(n, L)) > 0.3).astype(np.uint8)
+    return X, Y
+
+
+# ----------------------------------------------------------------- folds
+def test_folds_partition_and_handle_rare_and_empty_labels():
+    rng = np.random.default_rng(1)
+    Y = (rng.random((53, 4)) < 0.3).astype(int)
+    Y[:10] = 0  # empty label sets
+    Y[:, 3] = 0
+    Y[20, 3] = 1  # a label with a single positive
+    folds = multilabel_kfold(Y, n_splits=5, random_state=0)
+    tests = np.concatenate([te for _, te in folds])
+    assert np.array_equal(np.sort(tests), np.arange(53))
+    for tr, te in folds:
+        assert np.intersect1d(tr, te).size == 0 and tr.size + te.size == 53
+    assert max(len(te) for _, te in folds) - min(len(te) for _, te in folds) <= 1
+    again = multilabel_kfold(Y, n_splits=5, random_state=0)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+    one_col = multilabel_kfold(Y[:, :1], n_splits=3, random_state=0)
+    assert np.array_equal(np.sort(np.concatenate([te for _, te in one_col])), np.arange(53))
+    with pytest.raises(ValueError, match="Cannot make"):
+        multilabel_kfold(Y[:3], n_splits=5)
+
+
+def test_stratification_beats_random_on_skewed_labels():
+    rng = np.random.default_rng(2)
+    freqs = np.array([0.02, 0.04, 0.08, 0.15, 0.3, 0.5])
+    Y = (rng.random((400, 6)) < freqs).astype(int)
+    whole = Y.mean(0)
+
+    def deviation(folds):
+        return np.mean([np.abs(Y[te].mean(0) - whole).mean() for _, te in folds])
+
+    strat = np.mean([deviation(multilabel_kfold(Y, 5, random_state=s)) for s in range(3)])
+    rand = np.mean([deviation(list(KFold(5, shuffle=True, random_state=s).split(Y))) for s in range(3)])
+    assert strat < 0.5 * rand
+
+
+# ----------------------------------------------------------------- cross_validate
+def test_cross_validate_table_matches_direct_computation():
+    X, Y = _toy()
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    ests = {"a": CentroidBR(scale=1.0), "b": CentroidBR(scale=0.3)}
+    seen = []
+    res = cross_validate(ests, X, Y, cv=3, measures=MEASURES, random_state=0,
+                         progress=lambda done, total: seen.append((done, total)))
+    assert list(res.columns) == RESULT_COLUMNS
+    assert len(res) == 2 * 3 * len(MEASURES)
+    assert res[["method", "fold", "measure"]].drop_duplicates().shape[0] == len(res)
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6) and [d for d, _ in seen] == list(range(7))
+    assert (res["fit_seconds"] >= 0).all() and (res["predict_seconds"] >= 0).all()
+    for f, (tr, te) in enumerate(folds):
+        model = clone(ests["b"]).fit(X[tr], Y[tr])
+        expected = evaluate(Y[te], model.predict_proba(X[te]), measures=MEASURES)
+        got = res[(res.method == "b") & (res.fold == f)].set_index("measure")["value"]
+        assert got.to_dict() == pytest.approx(expected, abs=1e-12)
+
+
+def test_cross_validate_cv_forms_and_threshold_predict():
+    X, Y = _toy(n=40)
+    pairs = [(np.arange(20, 40), np.arange(20)), (np.arange(20), np.arange(20, 40))]
+    r_pairs = cross_validate({"a": CentroidBR()}, X, Y, cv=pairs, measures=["micro_f1"])
+    r_split = cross_validate({"a": CentroidBR()}, X, Y, cv=KFold(2), measures=["micro_f1"])
+    assert np.allclose(r_pairs["value"], r_split["value"])
+    model = CentroidBR().fit(X[20:], Y[20:])
+    P = (model.predict_proba(X[:20]) >= 0.9).astype(int)
+
+    class WithPredict(CentroidBR):
+        def predict(self, X):
+            return (self.predict_proba(X) >= 0.9).astype(int)
+
+    r = cross_validate({"p": WithPredict()}, X, Y, cv=pairs[:1], measures=["micro_f1"], threshold="predict")
+    assert r["value"].iloc[0] == pytest.approx(evaluate(Y[:20], P.astype(float), measures=["micro_f1"])["micro_f1"])
+    with pytest.raises(ValueError, match="cv must be"):
+        cross_validate({"a": CentroidBR()}, X, Y, cv="five")
+    with pytest.raises(ValueError, match="Unknown measure"):
+        cross_validate({"a": CentroidBR()}, X, Y, measures=["nope"])
+
+
+def test_error_row_and_other_methods_intact():
+    X, Y = _toy(n=60)
+    X[:, 0] = np.arange(60)  # the marker row is row 7
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    bad_fold = next(f for f, (_, te) in enumerate(folds) if 7 in te)
+    ests = {"good": CentroidBR(scale=0.1), "flaky": FailsOnRow(marker=7.0, scale=0.1)}
+    res = cross_validate(ests, X, Y, cv=folds, measures=MEASURES)
+    errs = error_rows(res)
+    assert len(errs) == 1
+    row = errs.iloc[0]
+    assert (row.method, row.fold) == ("flaky", bad_fold)
+    assert row.measure == "error: ArithmeticError: boom on the marker row"
+    assert np.isnan(row.value) and row.fit_seconds >= 0 and np.isnan(row.predict_seconds)
+    assert len(res) == 2 * 3 * len(MEASURES) - (len(MEASURES) - 1)
+    alone = cross_validate({"good": CentroidBR(scale=0.1)}, X, Y, cv=folds, measures=MEASURES)
+    good = res[res.method == "good"].reset_index(drop=True)
+    assert good[["fold", "measure", "value"]].equals(alone[["fold", "measure", "value"]])
+    flaky_ok = res[(res.method == "flaky") & (res.fold != bad_fold)]
+    assert len(flaky_ok) == 2 * len(MEASURES) and flaky_ok["value"].notna().all()
+    s = summarize(res)
+    assert len(s.errors) == 1 and s.n_folds.loc["flaky", "micro_f1"] == 2
+
+
+def test_same_random_state_same_results_and_njobs_invariance():
+    X, Y = _toy(n=80)
+    ests = {"noisy": CentroidBR(noise=0.5), "plain": CentroidBR()}
+    cols = ["method", "fold", "measure", "value"]
+    r1 = cross_validate(ests, X, Y, cv=4, measures=MEASURES, random_state=3, n_jobs=1)
+    r2 = cross_validate(ests, X, Y, cv=4, measures=MEASURES, random_state=3, n_jobs=2)
+    r3 = cross_validate(ests, X, Y, cv=4, measures=MEASURES, random_state=3, n_jobs=1)
+    assert r1[cols].equals(r2[cols]) and r1[cols].equals(r3[cols])
+    r4 = cross_validate(ests, X, Y, cv=4, measures=MEASURES, random_state=4, n_jobs=1)
+    assert not r1[cols].equals(r4[cols])
+
+
+def test_dask_backend_gives_same_results():
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, Y = _toy(n=60)
+    ests = {"noisy": CentroidBR(noise=0.5), "plain": CentroidBR()}
+    cols = ["method", "fold", "measure", "value"]
+    ref = cross_validate(ests, X, Y, cv=3, measures=MEASURES, random_state=0)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+        with joblib.parallel_config(backend="dask"):
+            got = cross_validate(ests, X, Y, cv=3, measures=MEASURES, random_state=0, n_jobs=2)
+    assert got[cols].equals(ref[cols])
+
+
+# ----------------------------------------------------------------- summarize
+def _hand_table():
+    a = {"micro_f1": [0.5, 0.6, 0.7, 0.8, 0.9], "hamming_loss": [0.2, 0.2, 0.3, 0.1, 0.2]}
+    b = {"micro_f1": [0.6, 0.4, 1.0, 1.2, 1.4], "hamming_loss": [0.1, 0.2, 0.1, 0.3, 0.1]}
+    rows = [(m, f, meas, vals[f], 0.0, 0.0) for m, d in (("A", a), ("B", b))
+            for meas, vals in d.items() for f in range(5)]
+    rows.append(("B", 5, "error: ValueError: nope", np.nan, np.nan, np.nan))
+    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+
+
+def test_summarize_hand_computed():
+    s = summarize(_hand_table(), baseline="A")
+    assert s.mean.loc["A", "micro_f1"] == pytest.approx(0.7)
+    assert s.std.loc["A", "micro_f1"] == pytest.approx(np.sqrt(0.025))  # sum sq dev .1 / 4
+    assert s.mean.loc["B", "hamming_loss"] == pytest.approx(0.16)
+    assert s.std.loc["B", "hamming_loss"] == pytest.approx(np.sqrt(0.032 / 4))
+    assert s.table.loc["A", "micro_f1"] == "0.700 ± 0.158"
+    assert len(s.errors) == 1 and s.n_folds.loc["B", "micro_f1"] == 5
+    cmp = s.comparison.set_index("measure")
+    f1 = cmp.loc["micro_f1"]
+    # differences B - A = [.1, -.2, .3, .4, .5]: W+ = 1+3+4+5 = 13, W- = 2, statistic = min = 2;
+    # exact two-sided p = 2 * #{subsets of {1..5} with rank sum <= 2} / 32 = 2 * 3 / 32
+    assert f1.statistic == pytest.approx(2.0) and f1.p_value == pytest.approx(6 / 32)
+    assert f1.mean_diff == pytest.approx(0.22) and (f1.wins, f1.ties, f1.losses) == (4, 0, 1)
+    assert f1.test == "wilcoxon" and f1.n_folds == 5
+    # hamming (lower is better): B - A = [-.1, 0, -.2, .2, -.1]: B better on 3 folds, worse on 1
+    hl = cmp.loc["hamming_loss"]
+    assert (hl.wins, hl.ties, hl.losses) == (3, 1, 1)
+    ref = stats.wilcoxon(np.array([0.1, 0.2, 0.1, 0.3, 0.1]) - np.array([0.2, 0.2, 0.3, 0.1, 0.2]))
+    assert hl.statistic == pytest.approx(ref.statistic) and hl.p_value == pytest.approx(ref.pvalue)
+    t = summarize(_hand_table(), baseline="A", test="ttest").comparison.set_index("measure").loc["micro_f1"]
+    # t = mean / (sd / sqrt(5)) with mean .22, sd^2 = .308 / 4
+    assert t.statistic == pytest.approx(0.22 / np.sqrt(0.077 / 5))
+    assert t.p_value == pytest.approx(stats.ttest_rel([0.6, 0.4, 1.0, 1.2, 1.4], [0.5, 0.6, 0.7, 0.8, 0.9]).pvalue)
+    assert "Paired wilcoxon" in str(s) and "Errors" in str(s)
+    with pytest.raises(ValueError, match="baseline"):
+        summarize(_hand_table(), baseline="C")
+
+
+# ----------------------------------------------------------------- grid_search
+def test_grid_search_refit_hook_equals_brute_force():
+    X, Y = _toy(n=70, d=5)
+    grid = {"alpha": [0.01, 1.0, 30.0], "offset": [0.0, 0.2]}
+    assert refit_parameters(RidgeScores()) == {"alpha", "offset"}
+    FIT_CALLS.clear()
+    hooked = grid_search(RidgeScores(), grid, X, Y, cv=3, measure="micro_f1", random_state=0,
+                         refit_best=False)
+    n_fit_hooked = sum(c[0] == "fit" for c in FIT_CALLS)
+    FIT_CALLS.clear()
+    brute = grid_search(RidgeScores(), grid, X, Y, cv=3, measure="micro_f1", random_state=0,
+                        use_refit=False)
+    assert hooked.used_refit and not brute.used_refit
+    assert n_fit_hooked == 3  # one fit per fold, the other 5 candidates by refit
+    assert sum(c[0] == "fit" for c in FIT_CALLS) == 3 * 6 + 1  # + the final refit on all data
+    fold_cols = [f"fold_{f}" for f in range(3)]
+    assert np.allclose(hooked.table[fold_cols], brute.table[fold_cols], rtol=0, atol=1e-12)
+    assert hooked.best_params == brute.best_params and hooked.best_score == pytest.approx(brute.best_score)
+    # the table agrees with a direct computation for the best candidate
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    direct = [evaluate(Y[te], RidgeScores(**brute.best_params).fit(X[tr], Y[tr]).predict_proba(X[te]),
+                       measures=["micro_f1"])["micro_f1"] for tr, te in folds]
+    assert brute.best_score == pytest.approx(np.mean(direct))
+    assert brute.best_score == brute.table["mean"].max()
+    assert brute.table.loc[brute.table["rank"] == 1, "params"].iloc[0] == brute.best_params
+    assert isinstance(brute.best_estimator, RidgeScores) and brute.best_estimator.alpha == brute.best_params["alpha"]
+
+
+def test_grid_search_lower_is_better_and_failing_candidates():
+    X, Y = _toy(n=50)
+    X[:, 0] = np.arange(50)
+    res = grid_search(FailsOnRow(), {"marker": [3.0, -1.0], "scale": [0.05, 1.0]}, X, Y, cv=2,
+                      measure="hamming_loss", random_state=0, refit_best=False)
+    tab = res.table
+    assert tab.loc[tab.marker == 3.0, "mean"].isna().all()
+    assert tab.loc[tab.marker == 3.0, "error"].str.contains("boom").all()
+    ok = tab[tab.marker == -1.0]
+    assert res.best_params == ok.loc[ok["mean"].idxmin(), "params"]
+    with pytest.raises(RuntimeError, match="Every candidate failed"):
+        grid_search(FailsOnRow(), {"marker": [3.0]}, X, Y, cv=2, random_state=0)
