@@ -191,3 +191,25 @@ def test_mlknn_bad_params():
 
 def test_mlknn_contract():
     check_estimator_contract(MLkNN(k=5), sparse=True)
+
+
+# ---------------------------------------------------------------- anchors (ANCHORS.md, protocol P1)
+def test_scene_anchors_br_lr_and_mlknn():
+    """scene official split, StandardScaler: numbers measured independently in ANCHORS.md."""
+    from sklearn.preprocessing import StandardScaler
+
+    from mlviz.data import load_sample_split
+    from mlviz.metrics import evaluate
+
+    train, test = load_sample_split("scene")
+    scaler = StandardScaler().fit(train.X)
+    X, Xt = scaler.transform(train.X), scaler.transform(test.X)
+    measures = ["micro_f1", "subset_accuracy", "macro_auc"]
+    knn = evaluate(test.Y, MLkNN(k=10).fit(X, train.Y).predict_proba(Xt), measures=measures)
+    assert knn["micro_f1"] == pytest.approx(0.715, abs=0.006)
+    assert knn["subset_accuracy"] == pytest.approx(0.594, abs=0.006)
+    assert knn["macro_auc"] == pytest.approx(0.918, abs=0.006)
+    br = evaluate(test.Y, BinaryRelevance().fit(X, train.Y).predict_proba(Xt), measures=measures + ["p@1"])
+    assert br["micro_f1"] == pytest.approx(0.636, abs=0.006)
+    assert br["macro_auc"] == pytest.approx(0.883, abs=0.006)
+    assert br["p@1"] == pytest.approx(0.707, abs=0.006)
