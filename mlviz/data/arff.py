@@ -245,8 +245,10 @@ def _column_values(obj, header, j, n):
         entries = header._order[lo:hi]
         header._explicit = header._rows[entries]
         col[header._explicit] = header._vals[entries]
-    else:
-        col = header._dense[:, j]
+        missing = np.zeros(n, dtype=bool)
+        missing[header._explicit] = _is_none(header._vals[entries])
+        return col, missing
+    col = header._dense[:, j]
     return col, _is_none(col)
 
 

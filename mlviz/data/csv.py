@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv as _csv
 import io
+import itertools
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def _read_rows(text, delimiter, source):
         for row in reader:
             if not row or all(not cell.strip() for cell in row):
                 continue
-            rows.append([cell.strip() for cell in row])
+            rows.append(row)
             lines.append(reader.line_num)
     except _csv.Error as exc:
         raise DataError(f"malformed CSV ({exc})", source=source,
@@ -55,16 +56,31 @@ def _is_number(text):
     return True
 
 
-def _binary_columns(cells):
-    """Boolean per column: every value parses as 0 or 1."""
-    result = []
-    for j in range(cells.shape[1]):
-        col = cells[:, j]
-        result.append(bool(np.isin(col, ("0", "1", "0.0", "1.0")).all()))
-    return np.array(result, dtype=bool)
+def _numeric_matrix(body, m):
+    """Float matrix of all cells, and which columns are entirely numeric.
+
+    Fast path: one ``float`` per cell through ``np.fromiter``; if some cell
+    is not a number, columns are converted one by one to find out which.
+    """
+    n = len(body)
+    try:
+        values = np.fromiter(map(float, itertools.chain.from_iterable(body)), dtype=np.float64,
+                             count=n * m).reshape(n, m)
+        return values, np.ones(m, dtype=bool)
+    except ValueError:
+        pass
+    values = np.zeros((n, m))
+    numeric = np.zeros(m, dtype=bool)
+    for j in range(m):
+        try:
+            values[:, j] = [float(row[j]) for row in body]
+            numeric[j] = True
+        except ValueError:
+            pass
+    return values, numeric
 
 
-def _choose_labels(header, cells, label_columns, label_prefix, source, notes):
+def _choose_labels(header, values, numeric, label_columns, label_prefix, source, notes):
     m = len(header)
     if label_columns is not None and label_prefix is not None:
         raise DataError("give label_columns or label_prefix, not both", source=source)
@@ -97,7 +113,8 @@ def _choose_labels(header, cells, label_columns, label_prefix, source, notes):
         if len(set(idx)) != len(idx):
             raise DataError("label_columns repeats a column", source=source)
     else:
-        binary = _binary_columns(cells)
+        binary = [bool(numeric[j] and np.isin(values[:, j], (0.0, 1.0)).all())
+                  for j in range(m)]
         run = 0
         while run < m and binary[m - 1 - run]:
             run += 1
@@ -115,24 +132,25 @@ def _choose_labels(header, cells, label_columns, label_prefix, source, notes):
     return idx
 
 
-def _to_float(cells, names, lines, source, what):
-    try:
-        values = cells.astype(np.float64)
-    except ValueError:
-        for i in range(cells.shape[0]):
-            for j in range(cells.shape[1]):
-                cell = str(cells[i, j])
-                if not _is_number(cell):
-                    problem = "missing value" if cell == "" else f"value {cell!r} is not a number"
-                    raise DataError(f"{problem}; expected a numeric {what}", source=source,
-                                    line=lines[i], column=names[j]) from None
-        raise DataError(f"non-numeric {what}", source=source) from None
+def _first_bad_cell(body, columns, names, lines, source, what):
+    """Raise for the first (row-major) non-numeric cell among ``columns``."""
+    for i, row in enumerate(body):
+        for j, name in zip(columns, names):
+            cell = row[j]
+            if not _is_number(cell):
+                problem = ("missing value" if not cell.strip()
+                           else f"value {cell.strip()!r} is not a number")
+                raise DataError(f"{problem}; expected a numeric {what}", source=source,
+                                line=lines[i], column=name)
+    raise DataError(f"non-numeric {what}", source=source)
+
+
+def _check_finite(values, body, columns, names, lines, source, what):
     bad = ~np.isfinite(values)
     if bad.any():
-        i, j = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError(f"value {str(cells[i, j])!r} is NaN or infinite; expected a finite {what}",
-                        source=source, line=lines[i], column=names[j])
-    return values
+        i, k = (int(v[0]) for v in np.nonzero(bad))
+        raise DataError(f"value {body[i][columns[k]].strip()!r} is NaN or infinite; expected "
+                        f"a finite {what}", source=source, line=lines[i], column=names[k])
 
 
 def load_csv(source, label_columns=None, *, label_prefix=None, delimiter=None,
@@ -177,7 +195,7 @@ def load_csv(source, label_columns=None, *, label_prefix=None, delimiter=None,
         raise DataError("file contains NUL bytes; expected a text CSV file", source=display)
     sep = delimiter or _delimiter(text.lstrip("\r\n"), src.suffix)
     rows, lines = _read_rows(text, sep, display)
-    header = rows[0]
+    header = [cell.strip() for cell in rows[0]]
     if all(_is_number(h) for h in header):
         raise DataError("the first row looks like data; a header row with column names is "
                         "required", source=display, line=lines[0])
@@ -195,27 +213,34 @@ def load_csv(source, label_columns=None, *, label_prefix=None, delimiter=None,
     if len(body) < 2:
         raise DataError(f"only {len(body)} data row(s); need at least 2 instances",
                         source=display)
-    cells = np.array(body, dtype=str)
+    values, numeric = _numeric_matrix(body, len(header))
+    columns = list(range(len(header)))  # positions in the file's rows
     notes = list(src.notes)
     if drop_columns:
         absent = [c for c in drop_columns if c not in header]
         if absent:
             raise DataError(f"drop_columns {absent} not in the header", source=display, line=1)
-        keep = [j for j, h in enumerate(header) if h not in set(drop_columns)]
-        header = [header[j] for j in keep]
-        cells = cells[:, keep]
+        columns = [j for j, h in enumerate(header) if h not in set(drop_columns)]
+        header = [header[j] for j in columns]
+        values, numeric = values[:, columns], numeric[columns]
         notes.append(f"dropped columns {list(drop_columns)}")
-    label_idx = _choose_labels(header, cells, label_columns, label_prefix, display, notes)
+    label_idx = _choose_labels(header, values, numeric, label_columns, label_prefix, display,
+                               notes)
     feature_idx = [j for j in range(len(header)) if j not in set(label_idx)]
     feature_names = [header[j] for j in feature_idx]
     label_names = [header[j] for j in label_idx]
-    X = _to_float(cells[:, feature_idx], feature_names, body_lines, display, "feature")
-    Y = _to_float(cells[:, label_idx], label_names, body_lines, display, "label")
+    for idx, names, what in ((feature_idx, feature_names, "feature"),
+                             (label_idx, label_names, "label")):
+        file_cols = [columns[j] for j in idx]
+        if not numeric[idx].all():
+            _first_bad_cell(body, file_cols, names, body_lines, display, what)
+        _check_finite(values[:, idx], body, file_cols, names, body_lines, display, what)
+    X, Y = values[:, feature_idx], values[:, label_idx]
     bad = (Y != 0) & (Y != 1)
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))
-        raise DataError(f"label value {str(cells[i, label_idx[j]])!r}; expected 0 or 1",
-                        source=display, line=body_lines[i], column=label_names[j])
+        raise DataError(f"label value {body[i][columns[label_idx[j]]].strip()!r}; expected 0 "
+                        "or 1", source=display, line=body_lines[i], column=label_names[j])
     stem = display.rsplit(".", 1)[0] if "." in display else display
     notes.insert(0, f"read {display}")
     return finish_dataset(X, Y.astype(np.uint8), feature_names, label_names, name or stem,
