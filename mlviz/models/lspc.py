@@ -35,6 +35,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.spatial.distance import squareform
 from scipy.sparse.linalg import LinearOperator
 from sklearn.utils import check_random_state
 
@@ -42,7 +43,9 @@ from ..solvers.sylvester import (SymmetricEig, solve_sylvester_cg, solve_sylvest
                                  solve_sylvester_naive)
 from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param, check_X,
                     check_X_Y)
-from ._kernels import choose_centers, gaussian_kernel, median_sigma
+from ._kernels import choose_centers, gaussian_kernel, median_sigma, squared_distances
+
+_MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 
 __all__ = ["LSPC", "MTLSPC", "MLLSPC", "pearson_label_similarity", "normalise_posteriors"]
 
@@ -113,17 +116,34 @@ class _KernelFeaturesMixin:
                                  f">= 1, got {self.n_centers!r}.")
             check_param(name, "n_centers", self.n_centers, low=1)
         rng = check_random_state(self.random_state)
-        sigma = median_sigma(X, random_state=rng) if isinstance(self.sigma, str) else float(self.sigma)
+        n = X.shape[0]
+        kernel_model = self.n_centers is None or self.n_centers >= n
+        D2 = None
+        if isinstance(self.sigma, str) and kernel_model and n <= _MEDIAN_MAX_SAMPLES:
+            # one distance matrix for both σ (same value as median_sigma) and K
+            D2 = squared_distances(X, X)
+            D2 = (D2 + D2.T) / 2
+            np.fill_diagonal(D2, 0.0)
+            d = np.sqrt(squareform(D2, checks=False))
+            d = d[d > 0]
+            sigma = float(np.median(d)) if d.size else 1.0
+        elif isinstance(self.sigma, str):
+            sigma = median_sigma(X, max_samples=_MEDIAN_MAX_SAMPLES, random_state=rng)
+        else:
+            sigma = float(self.sigma)
         centers, index = choose_centers(X, self.n_centers, random_state=rng)
         self.sigma_ = sigma
         self.centers_ = centers
         self.center_index_ = index
         self.n_features_in_ = X.shape[1]
         self._feature_cache = None
-        Phi = gaussian_kernel(X, centers, sigma)
-        self._kernel_model = index.shape[0] == X.shape[0]
-        if self._kernel_model:  # Φ = K is symmetric up to round-off
-            Phi = (Phi + Phi.T) / 2
+        self._kernel_model = index.shape[0] == n
+        if D2 is not None:
+            Phi = np.exp(D2 * (-1.0 / (2.0 * sigma * sigma)), out=D2)
+        else:
+            Phi = gaussian_kernel(X, centers, sigma)
+            if self._kernel_model:  # Φ = K is symmetric up to round-off
+                Phi = (Phi + Phi.T) / 2
         return Phi
 
     def _check_input(self, X):
