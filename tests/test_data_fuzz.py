@@ -35,6 +35,7 @@ SPARSE_ARFF = """@relation sparse
 """
 XML = (b'<labels xmlns="http://mulan.sourceforge.net/labels"><label name="L2"/>'
        b'<label name="L1"/></labels>')
+SVM = "# mlviz: {\"name\": \"s\"}\n1,3 4:0.5 7:1\n 2:1.5  # empty label set\n0 1:-1 3:2e-3\n"
 CSV = "a,b,c,y1,y2\n0.5,1,2,1,0\n-1,2e3,0,0,1\n3,4,5,1,1\n"
 
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True,
@@ -104,6 +105,13 @@ def test_fuzz_sparse_arff(text, labels):
 @given(mutated(CSV), st.sampled_from([None, ["y1", "y2"], 2]))
 def test_fuzz_csv(text, labels):
     outcome(lambda: load_csv(Upload("f.csv", text.encode("utf-8", "surrogatepass")), labels))
+
+
+@SETTINGS
+@given(mutated(SVM), st.sampled_from([None, 5]))
+def test_fuzz_libsvm(text, labels):
+    outcome(lambda: load_dataset(Upload("f.svm", text.encode("utf-8", "surrogatepass")),
+                                 labels=labels))
 
 
 @SETTINGS
