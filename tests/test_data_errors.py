@@ -94,7 +94,8 @@ def test_arff_non_numeric_feature(tmp_path):
 
 def test_arff_label_not_binary(tmp_path):
     path = arff_with(tmp_path, "0.5,1.5,1,0\n1.0,2.0,2,1\n", name="lab.arff")
-    with pytest.raises(DataError, match=r"lab.arff, line 8: .*value 2 not found in nominal declaration"):
+    with pytest.raises(DataError,
+                       match=r"lab.arff, line 8: .*value 2 not found in nominal declaration"):
         load_arff(path, labels=XML)
     header = GOOD_ARFF.split("@data")[0].replace("L1 {0,1}", "L1 {0,1,2}")
     path = arff_with(tmp_path, "0.5,1.5,1,0\n1.0,2.0,2,1\n", header=header, name="nom.arff")

@@ -80,7 +80,8 @@ def read_source(source) -> Source:
         except FileNotFoundError:
             raise DataError("file not found", source=str(source)) from None
         except OSError as exc:
-            raise DataError(f"cannot read file ({exc.strerror or exc})", source=str(source)) from None
+            raise DataError(f"cannot read file ({exc.strerror or exc})",
+                            source=str(source)) from None
     elif isinstance(source, (bytes, bytearray, memoryview)):
         name, data = "<bytes>", bytes(source)
     else:
