@@ -392,3 +392,40 @@ def test_klr_constant_label_finite():
 ], ids=["lspc", "lspc-centres", "mtlspc", "mllspc", "mllspc-centres", "klr"])
 def test_contract(est):
     check_estimator_contract(est, sparse=True, deterministic=True)
+
+
+# --------------------------------------------------------------------------- reproductions
+def test_path_cv_matches_brute_force():
+    from sklearn.base import clone
+
+    from mlviz.evaluation import multilabel_kfold
+    from mlviz.models._kernels import median_sigma
+    from mlviz.reproductions.lspc_toy import misclassification, path_cv
+
+    X, Y = _data(n=45)
+    lams, gammas, factors = (0.01, 1.0), (0.0, 2.0), (0.5, 1.0)
+    score = lambda Yv, P: -misclassification(Yv, P)  # noqa: E731
+    S = path_cv(X, Y, lams=lams, gammas=gammas, sigma_factors=factors, score=score,
+                n_splits=3, random_state=0)
+    ref = np.zeros_like(S)
+    for tr, va in multilabel_kfold(Y, n_splits=3, random_state=0):
+        base = median_sigma(X[tr], random_state=0)
+        for k, f in enumerate(factors):
+            for i, lam in enumerate(lams):
+                for j, g in enumerate(gammas):
+                    m = clone(MLLSPC(lam=lam, gamma=g, sigma=f * base)).fit(X[tr], Y[tr])
+                    ref[k, i, j] += score(Y[va], m.predict_proba(X[va])) / 3
+    np.testing.assert_allclose(S, ref, atol=1e-12)
+
+
+def test_reproductions_quick():
+    from mlviz.reproductions import COLUMNS, get_experiment
+
+    toy = get_experiment("lspc-toy").run(quick=True)
+    assert list(toy.columns) == COLUMNS and np.isfinite(toy["ours"]).all()
+    mis = toy[toy.measure == "misclassification"]
+    assert (mis["ours"] < 0.4).all()  # far better than chance (0.5) on the rotated toy
+    enron = get_experiment("lspc-enron").run(quick=True)
+    f1 = enron[(enron.measure == "micro_f1")]
+    assert list(enron.columns) == COLUMNS
+    assert (f1["ours"] > 0.45).all() and (f1["paper"] > 0.55).all()

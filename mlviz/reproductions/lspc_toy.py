@@ -1,0 +1,171 @@
+"""Reproduction of paper 000 §6.1 / Fig. 1(a): rotated toy data, plain LSPC vs ML-LSPC.
+
+Also provides :func:`path_cv`, the λ × γ (× σ) cross-validation through
+``MLLSPC.path_predict_proba`` used by both LSPC reproductions: one kernel
+eigendecomposition per fold and σ, every (λ, γ) pair then costs O(n B L).
+Plain LSPC is ML-LSPC with γ = 0 (tested in ``tests/test_lspc.py``), so it is
+selected from the γ = 0 column of the same grid.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..data import make_rotated_toy
+from ..evaluation import multilabel_kfold
+from ..metrics import evaluate
+from ..models import LSPC, MLLSPC
+from ..models._kernels import median_sigma
+from . import COLUMNS
+
+TITLE = "ML-LSPC (Nam et al.) §6.1: misclassification vs number of labels on the rotated toy data"
+
+PROTOCOL = """\
+- Data: `mlviz.data.make_rotated_toy` — x ~ N(0, I_300), label t of T positive iff
+  cos(2πt/T)·x₁ + sin(2πt/T)·x₂ > 0 (paper 000 §6.1). N = 2000 training and 1000 test
+  points per run, fresh draws per run (seeds `random_state + run`).
+- Methods: plain LSPC (labels independent) and ML-LSPC with Γ = γ·max(0, Pearson correlation of
+  the training label columns); Gaussian kernel on all training points, σ = factor × median distance.
+- Hyper-parameters by 5-fold cross-validation on the training set (misclassification rate),
+  over λ ∈ {1e-3, 1e-2, 0.1, 1, 10}, γ ∈ {0, 0.1, 1, 10, 100} (LSPC: γ = 0 only) and σ factor
+  ∈ {0.5, 1, 2}, using `MLLSPC.path_predict_proba` (one eigendecomposition per fold and σ).
+- Measure: misclassification rate = fraction of wrong label decisions (threshold 0.5; the
+  Hamming loss), mean ± std over runs. Full: T ∈ {2, 5, 10, 20}, 3 runs (paper: 50 runs; the
+  paper gives Fig. 1(a) only, so `paper` is NaN). Quick: N = 300, 300 test points,
+  T ∈ {2, 8}, 1 run, 3 folds, σ factor 1.
+- Expected (paper): ML-LSPC below plain LSPC, increasingly so as T grows.
+"""
+
+LAMS = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
+GAMMAS = (0.0, 0.1, 1.0, 10.0, 100.0)
+SIGMA_FACTORS = (0.5, 1.0, 2.0)
+
+
+def misclassification(Y, P, threshold=0.5):
+    """Fraction of wrong label decisions (Hamming loss) of posteriors P at ``threshold``."""
+    return float(np.mean((P >= threshold) != Y.astype(bool)))
+
+
+def micro_f1(Y, P, threshold=0.5):
+    """Micro-averaged F1 of posteriors P at ``threshold`` (0 if nothing predicted or relevant)."""
+    pred = P >= threshold
+    Yb = Y.astype(bool)
+    tp = np.sum(pred & Yb)
+    den = pred.sum() + Yb.sum()
+    return float(2 * tp / den) if den else 1.0
+
+
+def path_cv(X, Y, *, lams, gammas, sigma_factors=(1.0,), score, n_splits=5, random_state=0):
+    """Mean cross-validated score of ML-LSPC on a σ-factor × λ × γ grid.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix, shape (n, d)
+    Y : ndarray, shape (n, L)
+    lams, gammas : sequences of float
+    sigma_factors : sequence of float
+        σ = factor × median pairwise distance of each training fold.
+    score : callable(Y_true, P) -> float
+        Higher is better.
+    n_splits : int
+    random_state : int
+        Seeds the iterative-stratification folds.
+
+    Returns
+    -------
+    scores : ndarray, shape (len(sigma_factors), len(lams), len(gammas))
+    """
+    scores = np.zeros((len(sigma_factors), len(lams), len(gammas)))
+    for tr, va in multilabel_kfold(Y, n_splits=n_splits, random_state=random_state):
+        base = median_sigma(X[tr], random_state=0)
+        for k, factor in enumerate(sigma_factors):
+            model = MLLSPC(lam=lams[0], gamma=gammas[0], sigma=factor * base).fit(X[tr], Y[tr])
+            P = model.path_predict_proba(X[va], lams, gammas)
+            for i in range(len(lams)):
+                for j in range(len(gammas)):
+                    scores[k, i, j] += score(Y[va], P[i, j])
+    return scores / n_splits
+
+
+def select_and_fit(X, Y, X_test, *, lams, gammas, sigma_factors, score, n_splits, random_state):
+    """CV-select LSPC (γ = 0 column) and ML-LSPC, fit each afresh on all of X, predict X_test.
+
+    Returns
+    -------
+    dict method -> (P_test, (sigma_factor, lam, gamma), fit_seconds)
+        "LSPC" is fitted with :class:`~mlviz.models.LSPC`, "ML-LSPC" with
+        :class:`~mlviz.models.MLLSPC`; ``fit_seconds`` times that final fit only.
+    """
+    gammas = tuple(gammas)
+    if 0.0 not in gammas:
+        raise ValueError("The γ grid must contain 0 (plain LSPC).")
+    S = path_cv(X, Y, lams=lams, gammas=gammas, sigma_factors=sigma_factors, score=score,
+                n_splits=n_splits, random_state=random_state)
+    j0 = gammas.index(0.0)
+    k, i = np.unravel_index(np.argmax(S[:, :, j0]), S[:, :, 0].shape)
+    best = {"LSPC": (k, i, j0), "ML-LSPC": np.unravel_index(np.argmax(S), S.shape)}
+    base = median_sigma(X, random_state=0)
+    out = {}
+    for method, (k, i, j) in best.items():
+        sigma = sigma_factors[k] * base
+        model = (LSPC(lam=lams[i], sigma=sigma) if method == "LSPC"
+                 else MLLSPC(lam=lams[i], gamma=gammas[j], sigma=sigma))
+        t0 = time.perf_counter()
+        model.fit(X, Y)
+        seconds = time.perf_counter() - t0
+        out[method] = (model.predict_proba(X_test), (sigma_factors[k], lams[i], gammas[j]), seconds)
+    return out
+
+
+def run(quick=False, random_state=0, progress=None):
+    """Misclassification of plain LSPC and ML-LSPC against T (paper 000 Fig. 1(a)).
+
+    Parameters
+    ----------
+    quick : bool
+        Reduced protocol (a few seconds), see :data:`PROTOCOL`.
+    random_state : int
+    progress : callable(done, total), optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`mlviz.reproductions.COLUMNS`; ``setting`` = "T=<n labels>",
+        measures ``misclassification`` and ``micro_f1``.
+    """
+    if quick:
+        n_train, n_test, label_counts, runs, folds, sigmas = 300, 300, (2, 8), 1, 3, (1.0,)
+    else:
+        n_train, n_test, label_counts, runs, folds, sigmas = 2000, 1000, (2, 5, 10, 20), 3, 5, \
+            SIGMA_FACTORS
+    total = len(label_counts) * runs
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    results = []
+    for T in label_counts:
+        per = {"LSPC": [], "ML-LSPC": []}
+        for r in range(runs):
+            seed = random_state + r
+            train = make_rotated_toy(n_train, 300, T, random_state=seed)
+            test = make_rotated_toy(n_test, 300, T, random_state=10_000 + seed)
+            out = select_and_fit(train.X, train.Y, test.X, lams=LAMS, gammas=GAMMAS,
+                                 sigma_factors=sigmas,
+                                 score=lambda Yv, P: -misclassification(Yv, P),
+                                 n_splits=folds, random_state=seed)
+            for method, (P, _, _) in out.items():
+                ev = evaluate(test.Y, P, measures=["hamming_loss", "micro_f1"])
+                per[method].append((ev["hamming_loss"], ev["micro_f1"]))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+        for method, vals in per.items():
+            vals = np.asarray(vals)
+            for c, measure in enumerate(("misclassification", "micro_f1")):
+                results.append(dict(experiment="lspc-toy", dataset="rotated-toy", setting=f"T={T}",
+                                    method=method, measure=measure, ours=float(vals[:, c].mean()),
+                                    ours_std=float(vals[:, c].std()), paper=np.nan))
+    return pd.DataFrame(results, columns=COLUMNS)
