@@ -195,3 +195,21 @@ def test_unfitted_and_wrong_width():
     m = MLRH(reg=1e-2).fit(X, Y)
     with pytest.raises(ValueError, match="features"):
         m.predict_proba(X[:, :2])
+
+
+def test_reproduction_quick_runs():
+    from mlviz.reproductions import COLUMNS, get_experiment
+
+    mod = get_experiment("mlrh-table")
+    assert mod.TITLE and "5-fold" in mod.PROTOCOL
+    calls = []
+    df = mod.run(quick=True, progress=lambda done, total: calls.append((done, total)))
+    assert list(df.columns[: len(COLUMNS)]) == COLUMNS
+    assert calls[-1][0] == calls[-1][1]
+    assert set(df["measure"]) == {"exact_match_%", "hamming_loss"}
+    assert np.isfinite(df["ours"]).all()
+    hl = df[df.measure == "hamming_loss"]
+    assert (hl["ours"] > 0).all() and (hl["ours"] < 0.35).all()
+    # the RBF WTA row carries the paper's number for comparison
+    row = df[(df.method == "MLRH-WTA (RBF)") & (df.measure == "exact_match_%")]
+    assert row["paper"].iloc[0] == pytest.approx(33.37)

@@ -65,7 +65,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_factor, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
@@ -303,21 +303,39 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
                        grad_max=float(np.max(np.abs(G))), curvature=curvature)
 
     def _fit_lbfgs(self, Phi, Yf, M):
-        D, K = Phi.shape[1], Yf.shape[1]
-        history = []
+        """L-BFGS-B on the same objective, preconditioned by the MM matrix.
 
-        def fun(w):
-            f, G = self._objective_parts(Phi, Yf, w.reshape(D, K), M)
-            return f, G.ravel()
+        With ``A = Φ̃ᵀΦ̃/(2n) + 2 reg I = L Lᵀ`` (the MM majoriser's matrix) the
+        variables are ``V = Lᵀ W̃``; in V the Hessian is bounded by the identity,
+        which removes the ill-conditioning of kernel features.  Stops when
+        ``max |∇_W f| <= tol`` (the criterion used by MM).
+        """
+        n, D = Phi.shape
+        K = Yf.shape[1]
+        A = 0.5 * _gram(Phi) / n
+        A[np.diag_indices(D)] += 2.0 * self.reg + 1e-10 * max(np.trace(A) / D, 1.0)
+        L = cholesky(A, lower=True, check_finite=False)
+        history, last = [], {}
 
-        res = minimize(fun, np.zeros(D * K), jac=True, method="L-BFGS-B",
-                       callback=lambda xk: history.append(fun(xk)[0]),
-                       options=dict(maxiter=self.max_iter, gtol=self.tol, ftol=1e-15, maxcor=20))
-        f, G = self._objective_parts(Phi, Yf, res.x.reshape(D, K), M)
+        def fun(v):
+            W = solve_triangular(L, v.reshape(D, K), lower=True, trans="T", check_finite=False)
+            f, G = self._objective_parts(Phi, Yf, W, M)
+            last.update(v=v.copy(), f=f, gmax=float(np.max(np.abs(G))))
+            return f, solve_triangular(L, G, lower=True, check_finite=False).ravel()
+
+        def callback(intermediate_result):
+            history.append(float(intermediate_result.fun))
+            if np.array_equal(intermediate_result.x, last.get("v")) and last["gmax"] <= self.tol:
+                raise StopIteration
+
+        res = minimize(fun, np.zeros(D * K), jac=True, method="L-BFGS-B", callback=callback,
+                       options=dict(maxiter=self.max_iter, gtol=0.0, ftol=0.0, maxcor=20))
+        W = solve_triangular(L, res.x.reshape(D, K), lower=True, trans="T", check_finite=False)
+        f, G = self._objective_parts(Phi, Yf, W, M)
         gmax = float(np.max(np.abs(G)))
-        return res.x.reshape(D, K), dict(converged=gmax <= self.tol or bool(res.success and gmax <= 10 * self.tol),
-                                         n_iter=int(res.nit), objective=float(f), history=history or [float(f)],
-                                         grad_max=gmax, curvature=None)
+        converged = gmax <= self.tol or (gmax <= 10 * self.tol and res.nit < self.max_iter)
+        return W, dict(converged=bool(converged), n_iter=int(res.nit), objective=float(f),
+                       history=history or [float(f)], grad_max=gmax, curvature=None)
 
     # ------------------------------------------------------------- predict
     def objective(self, X, Y):
