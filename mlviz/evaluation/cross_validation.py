@@ -122,11 +122,13 @@ def _seed_of(random_state):
 
 
 def _prepare(estimator, seed):
+    """Clone; give ``seed`` to every (nested) ``random_state`` parameter that is None."""
     est = clone(estimator)
     if seed is not None:
-        params = est.get_params(deep=False)
-        if "random_state" in params and params["random_state"] is None:
-            est.set_params(random_state=seed)
+        unset = {k: seed for k, v in est.get_params(deep=True).items()
+                 if (k == "random_state" or k.endswith("__random_state")) and v is None}
+        if unset:
+            est.set_params(**unset)
     return est
 
 
@@ -185,7 +187,8 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jo
     random_state : int, RandomState or None
         Seeds the folds (when ``cv`` is an int) and is passed as
         ``random_state`` to every estimator whose own ``random_state`` is
-        None, so the same value gives the same table.
+        None (also nested ones, e.g. ``estimator__random_state`` in a
+        pipeline), so the same value gives the same table.
     progress : callable(done, total), optional
         Called in the calling process with (0, total) first and after each
         finished method x fold task.

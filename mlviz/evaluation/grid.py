@@ -78,6 +78,7 @@ def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, me
     """Fit once, refit for the other candidates. Returns (fold, scores, errors)."""
     scores = np.full(len(candidates), np.nan)
     errors = [""] * len(candidates)
+    X_test, Y_test = X[test], Y[test]  # one object, so models may cache test-side features
     try:
         est = estimator.set_params(**candidates[0])
         est.fit(X[train], Y[train])
@@ -87,7 +88,7 @@ def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, me
         try:
             if i > 0:
                 est.refit(**{k: params[k] for k in varying})
-            scores[i] = _score(est, X[test], Y[test], measure, threshold)
+            scores[i] = _score(est, X_test, Y_test, measure, threshold)
         except Exception as exc:  # noqa: BLE001
             errors[i] = _error_text(exc)
     return fold, scores, errors

@@ -1,0 +1,159 @@
+"""End-to-end tests of the ``mlviz`` command line (called in-process through ``main``)."""
+
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mlviz.reproductions as reproductions
+from mlviz import cli
+from mlviz.evaluation import RESULT_COLUMNS
+
+ROOT = Path(__file__).resolve().parents[1]
+EMOTIONS = str(ROOT / "sample_data" / "emotions.arff.gz")
+
+
+@pytest.fixture(autouse=True)
+def _no_bars(monkeypatch):
+    monkeypatch.setenv("MLVIZ_NO_PROGRESS", "1")
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_describe_bundled_file_and_sample_name(capsys):
+    code, out, _ = run(capsys, "describe", EMOTIONS)
+    assert code == 0
+    for stat, value in (("instances", "593"), ("features", "72"), ("labels", "6")):
+        assert re.search(rf"^\s*{stat}\s+{value}$", out, re.M), stat
+    assert "amazed-suprised" in out and "angry-aggresive" in out  # label names from the XML
+    code, out, _ = run(capsys, "describe", "scene")
+    assert code == 0 and "2,407" in out
+
+
+def test_evaluate_two_methods_end_to_end(capsys, tmp_path):
+    out_csv = tmp_path / "res.csv"
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn,br", "--cv", "2",
+                       "--measures", "hamming_loss,micro_f1,macro_auc", "--out", str(out_csv),
+                       "--random-state", "0")
+    assert code == 0
+    res = pd.read_csv(out_csv)
+    assert list(res.columns) == RESULT_COLUMNS and len(res) == 2 * 2 * 3
+    assert set(res["method"]) == {"mlknn", "br"} and res["value"].notna().all()
+    # the printed summary is the mean ± std of the CSV
+    m = res[(res.method == "br") & (res.measure == "micro_f1")]["value"]
+    assert f"{m.mean():.3f} ± {m.std(ddof=1):.3f}" in out
+    assert "Paired wilcoxon test against 'mlknn'" in out
+    # micro-F1 of a sane model on emotions is far above chance
+    assert res[res.measure == "micro_f1"]["value"].min() > 0.5
+
+
+def test_evaluate_unavailable_method_reported_others_run(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(cli.METHODS, "ghost", ("NoSuchModel", "missing family"))
+    code, out, err = run(capsys, "evaluate", EMOTIONS, "--methods", "ghost,mlknn", "--cv", "2",
+                         "--measures", "micro_f1")
+    assert code == 0
+    assert "method 'ghost' (NoSuchModel) is not available" in err
+    assert "mlknn" in out and "ghost" not in out
+    code, _, err = run(capsys, "evaluate", EMOTIONS, "--methods", "ghost", "--cv", "2")
+    assert code == 2 and "none of the requested methods is available" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["describe", "no/such/file.arff"], "no such file"),
+    (["evaluate", EMOTIONS, "--methods", "br,nope"], "unknown method(s) 'nope'"),
+    (["evaluate", EMOTIONS, "--cv", "x"], "invalid int value"),
+    (["evaluate", EMOTIONS, "--cv", "1"], "--cv must be at least 2"),
+    (["evaluate", EMOTIONS, "--measures", "f7"], "Unknown measure 'f7'"),
+    (["evaluate", EMOTIONS, "--bogus"], "unrecognized arguments"),
+    (["reproduce", "everything"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+    ([], "required"),
+])
+def test_usage_errors_exit_2_without_traceback(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+
+
+def test_data_error_is_reported_cleanly(capsys, tmp_path):
+    bad = tmp_path / "bad.arff"
+    bad.write_text("@relation x\n@attribute a numeric\n@data\n1,2,3\n")
+    code, _, err = run(capsys, "describe", str(bad), "--labels", "1")
+    assert code == 2 and "cannot read" in err and "bad.arff" in err
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run(capsys, "evaluate", str(empty))
+    assert code == 2 and "cannot read" in err
+
+
+def _fake_experiment(name, values, paper):
+    def run_experiment(quick=False, random_state=0, progress=None):
+        if progress is not None:
+            progress(0, 1)
+            progress(1, 1)
+        return pd.DataFrame({
+            "experiment": name, "dataset": "toy", "setting": "quick" if quick else "full",
+            "method": ["A", "B"], "measure": "micro_f1", "ours": values, "ours_std": [0.01, np.nan],
+            "paper": paper,
+        })
+
+    return types.SimpleNamespace(TITLE=f"Fake {name}", PROTOCOL=f"Protocol of {name}.", run=run_experiment)
+
+
+def test_reproduce_merges_sections_and_handles_missing(capsys, monkeypatch, tmp_path):
+    fakes = {"lspc-toy": _fake_experiment("lspc-toy", [0.5, 0.6], [0.55, np.nan]),
+             "mlrh-table": _fake_experiment("mlrh-table", [0.7, 0.8], [np.nan, 0.75])}
+
+    def get_experiment(name):
+        if name in fakes:
+            return fakes[name]
+        raise ModuleNotFoundError(f"No module named 'mlviz.reproductions.{name}'")
+
+    monkeypatch.setattr(reproductions, "get_experiment", get_experiment)
+    monkeypatch.chdir(tmp_path)
+    out_dir = tmp_path / "report"
+    code, out, err = run(capsys, "reproduce", "lspc-toy", "cdn-tables", "--quick", "--out-dir", str(out_dir))
+    assert code == 0
+    assert "'cdn-tables' is not available yet" in err
+    assert "0.5 ± 0.01" in out and "0.55" in out and "-0.05" in out  # ours beside paper
+    md = (out_dir / "reproductions.md").read_text()
+    assert "mlviz reproduce lspc-toy cdn-tables --quick --out-dir" in md
+    assert "## Fake lspc-toy" in md and "Protocol of lspc-toy." in md
+    assert "| toy | quick | A | micro_f1 | 0.5 ± 0.01 | 0.55 | -0.05 |" in md
+    # a second run of another experiment keeps the first section; a rerun replaces its own
+    assert run(capsys, "reproduce", "mlrh-table", "--out-dir", str(out_dir))[0] == 0
+    fakes["lspc-toy"] = _fake_experiment("lspc-toy", [0.9, 0.6], [0.55, np.nan])
+    assert run(capsys, "reproduce", "lspc-toy", "--out-dir", str(out_dir))[0] == 0
+    md = (out_dir / "reproductions.md").read_text()
+    assert md.count("## Fake lspc-toy") == 1 and md.count("## Fake mlrh-table") == 1
+    assert md.index("## Fake lspc-toy") < md.index("## Fake mlrh-table")  # registry order
+    assert "| toy | full | A | micro_f1 | 0.9 ± 0.01 |" in md and "0.5 ± 0.01" not in md
+    csv = pd.read_csv(out_dir / "reproductions.csv")
+    assert list(csv.columns[:8]) == reproductions.COLUMNS
+    assert sorted(csv["ours"]) == [0.6, 0.7, 0.8, 0.9]
+    # a quick run without --out-dir writes nothing (never overwrites the full report)
+    assert run(capsys, "reproduce", "lspc-toy", "--quick")[0] == 0
+    assert not (tmp_path / "docs").exists()
+    # nothing ran -> exit code 1; a crashing experiment -> reported, exit code 1
+    code, _, err = run(capsys, "reproduce", "cdn-tables", "--quick")
+    assert code == 1 and "no experiment ran" in err
+
+    def boom(**kwargs):
+        raise RuntimeError("solver exploded")
+
+    fakes["lspc-toy"] = types.SimpleNamespace(TITLE="x", PROTOCOL="", run=boom)
+    code, _, err = run(capsys, "reproduce", "lspc-toy", "mlrh-table", "--quick")
+    assert code == 1 and "failed: RuntimeError: solver exploded" in err
+
+
+def test_help_exits_zero(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "reproduce" in out and "evaluate" in out
