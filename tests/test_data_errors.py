@@ -190,7 +190,8 @@ def test_malformed_or_empty_xml(tmp_path):
         load_arff(path, labels=b"<labels></labels>")
     with pytest.raises(DataError, match=r"label 'L1' is listed twice"):
         load_arff(path, labels=b"<labels><label name='L1'/><label name='L1'/></labels>")
-    with pytest.raises(DataError, match=r"missing.xml: file not found"):
+    with pytest.raises(DataError, match=r"missing.xml: label file: file not found; labels= "
+                                        "takes a Mulan XML file"):
         load_arff(path, labels=tmp_path / "missing.xml")
 
 
@@ -303,6 +304,9 @@ def test_dispatch_errors(tmp_path):
         load_dataset(write(tmp_path, "g.arff", GOOD_ARFF), fmt="json")
     with pytest.raises(DataError, match=r"unsupported option for csv files"):
         load_dataset(write(tmp_path, "g.csv", "a,y\n1,0\n2,1\n"), zero_based=True)
+    with pytest.raises(DataError, match=r"g.csv: a label XML file applies to ARFF data"):
+        load_dataset(tmp_path / "g.csv", labels=XML)
+    assert load_dataset(tmp_path / "g.csv", labels="y").label_names == ["y"]
     with pytest.raises(DataError, match=r"expected a path or a file-like object"):
         load_dataset(12345)
 

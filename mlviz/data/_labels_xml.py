@@ -56,7 +56,12 @@ def read_label_xml(spec):
     else:
         if isinstance(spec, (str, os.PathLike)) and not Path(spec).suffix:
             spec = Path(str(spec) + ".xml")
-        src = read_source(spec)
+        try:
+            src = read_source(spec)
+        except DataError as exc:
+            raise DataError(f"label file: {exc.reason}; labels= takes a Mulan XML file (path, "
+                            "file or XML text), a list of label names, or an int count",
+                            source=exc.source) from None
         data, source_name = src.data, src.name
     try:
         root = ET.fromstring(data)

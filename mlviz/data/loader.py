@@ -85,6 +85,11 @@ def load_dataset(path_or_file, *, labels=None, fmt=None, **options):
         if fmt == "arff":
             return load_arff(source, labels=labels, **options)
         if fmt == "csv":
+            if isinstance(labels, str):
+                labels = [labels]
+            elif isinstance(labels, (bytes, bytearray)) or hasattr(labels, "read"):
+                raise DataError("a label XML file applies to ARFF data; for CSV pass "
+                                "the label column names", source=source.name)
             return load_csv(source, label_columns=labels, **options)
         if fmt == "libsvm":
             names = None
