@@ -146,8 +146,12 @@ def parse_with_liac(lines, header, source):
             except Exception:  # noqa: BLE001
                 detail = what
             detail = re.sub(r",? at line -?\d+\.?$", "", detail or what)
-        raise DataError(f"cannot parse ARFF ({what}: {detail}); expected "
-                        f"{_EXPECTED.get(what, _row_expectation(header))}",
+        expected = _EXPECTED.get(what) or _row_expectation(header)
+        if "escape" in detail or "base 8" in detail:
+            expected = "valid backslash escapes in quoted values (\\n, \\t, \\', \\ddd octal)"
+        elif what == "OverflowError":
+            expected = "a finite number for an integer attribute"
+        raise DataError(f"cannot parse ARFF ({what}: {detail}); expected {expected}",
                         source=source, line=line) from None
     if len(obj["attributes"]) != len(header.names):
         raise DataError("could not read the attribute declarations consistently",
