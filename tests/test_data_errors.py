@@ -343,3 +343,14 @@ class FakeLatin(io.BytesIO):
 
     def __init__(self):
         super().__init__("a,b,y\n1,2,1\n3,caf\xe9,0\n".encode("latin-1"))
+
+
+def test_arff_bad_escape_and_integer_overflow(tmp_path):
+    header = "@relation r\n@attribute a integer\n@attribute s string\n@attribute L {0,1}\n"
+    path = write(tmp_path, "esc.arff", header + "@data\n1,'x\\q',0\n2,'y',1\n")
+    with pytest.raises(DataError, match=r"esc.arff, line 6: .*expected valid backslash escapes"):
+        load_arff(path, labels=-1)
+    path = write(tmp_path, "ovf.arff", header + "@data\n1,'x',0\ninf,'y',1\n")
+    with pytest.raises(DataError, match=r"ovf.arff, line 7: .*expected a finite number for an "
+                                        "integer attribute"):
+        load_arff(path, labels=-1)

@@ -376,3 +376,13 @@ def test_round_trip_gzip_and_real_sparse_medical(tmp_path):
     back = load_dataset(tmp_path / "m.arff.gz", labels=tmp_path / "m.xml")
     assert sp.isspmatrix_csr(back.X)
     _assert_same(ds, back)
+
+
+def test_date_attribute_dropped_and_tabs_accepted(tmp_path):
+    path = tmp_path / "dates.arff"
+    path.write_text("@relation\tr\n@attribute\twhen\tdate 'yyyy-MM-dd'\n@attribute\tf\tnumeric\n"
+                    "@attribute\tL\t{0,1}\n@data\n'2020-01-01',1.5,1\n'2020-01-02',2.5,0\n")
+    ds = load_arff(path, labels=["L"])
+    assert ds.feature_names == ["f"]
+    np.testing.assert_array_equal(ds.X[:, 0], [1.5, 2.5])
+    assert any("dropped date attribute 'when'" in note for note in ds.notes)
