@@ -23,7 +23,8 @@ instance neighbours than cached recomputes them. If only ``mapping``,
 ``k_test``, ``ridge`` or ``threshold`` change, the eigenproblem is skipped too
 (the ridge Gram factorisation is cached per ``ridge`` value). ``refit(**p)``
 gives exactly the same model as ``set_params(**p).fit(X, Y)`` on the training
-data. On scene (N = 1211 or 2407, L = 6, K = 20) a refit takes ≈ 0.05 s.
+data. On scene (N = 1211 or 2407, L = 6, K = 20) a refit takes 0.03–0.2 s
+(Lanczos eigensolver; ``benchmarks/bench_mllem.py``).
 """
 
 import warnings
@@ -169,6 +170,12 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     so a test point as close to a label as a typical training positive gets
     ≈ exp(−1/2) ≈ 0.61. It is a similarity in [0, 1] with the same ranking as
     the scores, not a calibrated probability.
+
+    The defaults (α = β = 1) follow the issue; on emotions, scene and yeast
+    5-fold CV picks a much smaller α (0.01–0.1), which lifts top-1 precision
+    to the level of ML-kNN (yeast: 0.52 → 0.77); macro AUC stays below
+    ML-kNN / BR-LR, as the paper also reports for AUC (§4.2). See the
+    ``mllem-ranking`` reproduction.
 
     References
     ----------

@@ -6,8 +6,9 @@ data sets split 67 % / 33 % at random. Table 2 itself was lost in the text
 conversion of the paper, so the ``paper`` column is NaN; the baselines we put
 beside MLLEM are BR-LR and ML-kNN (the "numbers to beat" of ``ANCHORS.md``).
 
-``run()`` is the full protocol (about a minute on 2 cores); ``run(quick=True)``
-is a reduced version (one split, tiny grid, single hold-out, < 15 s).
+``run()`` is the full protocol (≈ 1.5 CPU-minutes, a few minutes wall time on
+a busy 2-core machine); ``run(quick=True)`` is a reduced version (one split,
+tiny grid, single hold-out, ≈ 5 s).
 """
 
 import itertools
