@@ -8,7 +8,8 @@ Usage
     For ``foo.arff[.gz]`` a sibling ``foo.xml`` is used when ``--labels`` is
     not given.
 ``mlviz evaluate FILE [--labels XML] --methods br,mlknn [--cv 5] [--out results.csv]
-[--n-jobs N] [--random-state 0] [--measures ...] [--threshold 0.5] [--baseline NAME] [--no-scale]``
+[--n-jobs N] [--random-state 0] [--measures ...] [--threshold 0.5|predict] [--baseline NAME]
+[--no-scale]``
     Cross-validates the methods (iterative stratification), shows a tqdm
     bar on stderr, prints the mean ± std summary and a paired Wilcoxon
     comparison against the baseline (default: the first method) on stdout,
@@ -248,6 +249,18 @@ def _cmd_reproduce(args, out, argv):
 
 
 # ------------------------------------------------------------------ parser
+def _threshold(text):
+    if text == "predict":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1] or 'predict', got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1] or 'predict', got {text!r}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: usage + message, exit code 2
         self.print_usage(sys.stderr)
@@ -274,7 +287,9 @@ def build_parser():
     p.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (joblib; default 1)")
     p.add_argument("--random-state", type=int, default=0, help="seed for folds and models (default 0)")
     p.add_argument("--measures", help="comma-separated measure keys (default: mlviz.metrics.DEFAULT_MEASURES)")
-    p.add_argument("--threshold", type=float, default=0.5, help="probability threshold (default 0.5)")
+    p.add_argument("--threshold", type=_threshold, default=0.5,
+                   help="probability threshold for label-based measures (default 0.5), or 'predict' "
+                   "to use each method's own decision rule (e.g. MLLEM rank cut, MLRH winner-take-all)")
     p.add_argument("--baseline", help="method for the paired comparison (default: the first)")
     p.add_argument("--no-scale", action="store_true", help="do not standardise features")
 

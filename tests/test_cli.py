@@ -62,6 +62,9 @@ def test_evaluate_unavailable_method_reported_others_run(capsys, monkeypatch, tm
     assert code == 0
     assert "method 'ghost' (NoSuchModel) is not available" in err
     assert "mlknn" in out and "ghost" not in out
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2",
+                       "--measures", "subset_accuracy", "--threshold", "predict")
+    assert code == 0 and "subset_accuracy" in out
     code, _, err = run(capsys, "evaluate", EMOTIONS, "--methods", "ghost", "--cv", "2")
     assert code == 2 and "none of the requested methods is available" in err
 
@@ -73,6 +76,7 @@ def test_evaluate_unavailable_method_reported_others_run(capsys, monkeypatch, tm
     (["evaluate", EMOTIONS, "--cv", "1"], "--cv must be at least 2"),
     (["evaluate", EMOTIONS, "--measures", "f7"], "Unknown measure 'f7'"),
     (["evaluate", EMOTIONS, "--bogus"], "unrecognized arguments"),
+    (["evaluate", EMOTIONS, "--threshold", "1.5"], "expected a number in [0, 1] or 'predict'"),
     (["reproduce", "everything"], "invalid choice"),
     (["frobnicate"], "invalid choice"),
     ([], "required"),
@@ -157,3 +161,15 @@ def test_reproduce_merges_sections_and_handles_missing(capsys, monkeypatch, tmp_
 def test_help_exits_zero(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "reproduce" in out and "evaluate" in out
+
+
+def test_reproduce_real_quick_experiment(capsys, tmp_path):
+    module = pytest.importorskip("mlviz.reproductions.lspc_toy")
+    code, out, _ = run(capsys, "reproduce", "lspc-toy", "--quick", "--out-dir", str(tmp_path))
+    assert code == 0
+    md = (tmp_path / "reproductions.md").read_text()
+    assert f"## {module.TITLE}" in md and "quick (reduced protocol) run" in md
+    csv = pd.read_csv(tmp_path / "reproductions.csv")
+    assert list(csv.columns[:8]) == reproductions.COLUMNS and len(csv) > 0
+    assert csv["ours"].notna().all() and (csv["report_section"] == "lspc-toy").all()
+    assert module.TITLE in out
