@@ -32,12 +32,15 @@ optimised: their intercept is fixed at the logit of the smoothed frequency
 ``(n_pos + 0.5) / (N + 1)``, and they get no features and no edges.
 """
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from ..solvers.fista import fista
 from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
@@ -77,20 +80,46 @@ class _CDNProblem:
             np.fill_diagonal(mask, False)
         self.V_mask = mask
         self.use_V = bool(mask.any())
+        # The intercept is stored as b / b_scale: a fixed linear change of variables of
+        # an unpenalised block (FISTA's guarantees are unchanged) that gives rare labels'
+        # intercepts a curvature comparable to the other coordinates (p(1-p) * scale^2 ~ 1).
+        p = np.clip((S > 0).mean(axis=0), 1.0 / self.n, 1.0 - 1.0 / self.n)
+        self.b_scale = 1.0 / np.sqrt(p * (1.0 - p))
         self.lam1, self.lam2, self.gamma, self.mu = lam1, lam2, gamma, mu
+        self._cache = []
 
     def unpack(self, theta):
         d, L = self.d, self.L
         W = theta[: d * L].reshape(d, L)
         V = theta[d * L: d * L + L * L].reshape(L, L)
-        return W, V, theta[d * L + L * L:]
+        return W, V, theta[d * L + L * L:] * self.b_scale
 
-    @staticmethod
-    def pack(W, V, b):
-        return np.concatenate([np.ravel(W), np.ravel(V), np.ravel(b)])
+    def pack(self, W, V, b, grad=False):
+        b = np.ravel(b) * self.b_scale if grad else np.ravel(b) / self.b_scale
+        return np.concatenate([np.ravel(W), np.ravel(V), b])
+
+    def _xw(self, W):
+        """``X @ W``, reusing the last exact products when ``W`` is one of them or
+        lies on the line through the last two (FISTA's extrapolated points)."""
+        cache = self._cache
+        for Wc, XWc in cache:
+            if np.array_equal(W, Wc):
+                return XWc
+        if len(cache) >= 2:
+            W2, XW2 = cache[-1]
+            for W1, XW1 in cache[:-1]:
+                D = W2 - W1
+                dd = np.vdot(D, D)
+                if dd > 0:
+                    beta = np.vdot(W - W2, D) / dd
+                    if np.allclose(W, W2 + beta * D, rtol=1e-12, atol=1e-14):
+                        return XW2 + beta * (XW2 - XW1)
+        XW = np.asarray(self.X @ W)
+        self._cache = (cache + [(W.copy(), XW)])[-3:]
+        return XW
 
     def _margins(self, W, V, b):
-        Z = np.asarray(self.X @ W) + b
+        Z = self._xw(W) + b
         if self.use_V:
             Z = Z + self.S @ V
         return self.S * Z
@@ -109,7 +138,7 @@ class _CDNProblem:
         gW = np.asarray(self.XT @ R) + self.lam1 * W
         gV = np.where(self.V_mask, self.S.T @ R + self.lam2 * V, 0.0) if self.use_V else np.zeros_like(V)
         value = loss + 0.5 * self.lam1 * np.vdot(W, W) + 0.5 * self.lam2 * np.vdot(V, V)
-        return value, self.pack(gW, gV, R.sum(axis=0))
+        return value, self.pack(gW, gV, R.sum(axis=0), grad=True)
 
     def g(self, theta):
         W, V, _ = self.unpack(theta)
@@ -133,7 +162,8 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         W, V, b, step0 = warm
         theta0 = problem.pack(W, np.where(problem.V_mask, V, 0.0), np.where(active, b, b0))
     res = fista(problem.f_and_grad, problem.prox, theta0, f=problem.f, g=problem.g,
-                step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max_iter, restart="adaptive")
+                step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max_iter, restart="adaptive",
+                shrink=0.9)
     W, V, b = problem.unpack(res.x)
     return W.copy(), V.copy(), b.copy(), res
 
@@ -205,8 +235,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         use are ignored.
     max_iter : int, default 1000
         FISTA iterations.
-    tol : float > 0, default 1e-5
-        Stop when the FISTA gradient-mapping norm (mean-loss scale) is <= tol.
+    tol : float > 0, default 1e-4
+        Stop when the FISTA gradient-mapping norm (mean-loss scale, whole
+        parameter vector, intercepts in the scaled coordinates of
+        ``_CDNProblem``) is <= tol. On enron, 1e-4 leaves the objective
+        within ~2e-7 of its minimum.
     n_burn : int >= 0, default 50
         Gibbs burn-in sweeps in ``predict_proba``.
     n_samples : int >= 1, default 200
@@ -251,7 +284,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, lam1=0.1, lam2=0.1, gamma=1e-3, mu=1e-3, variant="sparse", max_iter=1000,
-                 tol=1e-5, n_burn=50, n_samples=200, random_state=None):
+                 tol=1e-4, n_burn=50, n_samples=200, random_state=None):
         self.lam1 = lam1
         self.lam2 = lam2
         self.gamma = gamma
@@ -322,8 +355,12 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                 if warm_from is not None and hasattr(warm_from, "init_coef_"):
                     iwarm = (warm_from.init_coef_, np.zeros((L, L)), warm_from.init_intercept_,
                              warm_from._init_step)
-                Wi, _, bi, ires = _solve(X, S, active, b0, lam2=0.0, gamma=0.0, mu=init_mu,
-                                         use_V=False, warm=iwarm, **common)
+                # It only starts the chains: a loose tolerance is enough.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    Wi, _, bi, ires = _solve(X, S, active, b0, lam2=0.0, gamma=0.0, mu=init_mu,
+                                             use_V=False, warm=iwarm, lam1=float(self.lam1),
+                                             tol=max(float(self.tol), 1e-3), max_iter=int(self.max_iter))
                 self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
             self._init_key = key
         else:

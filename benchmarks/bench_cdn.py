@@ -1,0 +1,93 @@
+"""Sparse CDN timings, side by side in one run (ratios, not absolute claims).
+
+Usage: .venv/bin/python benchmarks/bench_cdn.py [--quick]
+
+For each data set (emotions standardised, enron sparse CSR, all labels):
+
+* SparseCDN(variant="sparse") fit + Gibbs predict_proba on the training set
+  vs scikit-learn binary-relevance LogisticRegression (lbfgs, same ridge:
+  C = 1 / (lam1 * N)) fit + predict_proba on the same data;
+* one gamma step of a warm-started path (``model.refit(gamma=...)``) vs a cold
+  fit at the same gamma; also one mu step;
+* a 6-point gamma path (large to small) vs 6 cold fits.
+"""
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mlviz.data import load_sample  # noqa: E402
+from mlviz.models.cdn import SparseCDN, sparse_cdn_path  # noqa: E402
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def br_lr(X, Y, lam1):
+    n = X.shape[0]
+    P = np.zeros(Y.shape)
+    for k in range(Y.shape[1]):
+        if Y[:, k].min() == Y[:, k].max():
+            P[:, k] = Y[0, k]
+            continue
+        P[:, k] = LogisticRegression(C=1.0 / (lam1 * n), max_iter=2000).fit(X, Y[:, k]).predict_proba(X)[:, 1]
+    return P
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    names = ["emotions"] if args.quick else ["emotions", "enron"]
+    warnings.simplefilter("ignore")
+    params = dict(lam1=0.1, lam2=0.1, gamma=1e-3, mu=1e-3, random_state=0)
+    print(f"{'data':9s} {'n x d, L':>16s} {'BR-LR s':>8s} {'Sparse fit s':>12s} {'Gibbs s':>8s} "
+          f"{'(fit+Gibbs)/BR':>14s} {'iters':>6s} {'edges':>6s}")
+    rows = []
+    for name in names:
+        ds = load_sample(name)
+        X, Y = ds.X, ds.Y
+        if name == "emotions":
+            X = StandardScaler().fit_transform(X)
+        _, t_br = timed(lambda: br_lr(X, Y, params["lam1"]))
+        model, t_fit = timed(lambda: SparseCDN(**params).fit(X, Y))
+        _, t_gibbs = timed(lambda: model.predict_proba(X))
+        shape = f"{X.shape[0]}x{X.shape[1]}, {Y.shape[1]}"
+        print(f"{name:9s} {shape:>16s} {t_br:8.2f} {t_fit:12.2f} {t_gibbs:8.2f} "
+              f"{(t_fit + t_gibbs) / t_br:14.1f} {model.n_iter_:6d} "
+              f"{model.label_graph_.number_of_edges():6d}")
+        rows.append((name, X, Y, model))
+
+    print()
+    print(f"{'data':9s} {'step':>18s} {'warm refit s':>12s} {'iters':>6s} {'cold fit s':>10s} "
+          f"{'iters':>6s} {'cold/warm':>9s}")
+    for name, X, Y, model in rows:
+        for label, change in [("gamma 1e-3 -> 2e-3", dict(gamma=2e-3)),
+                              ("mu 1e-3 -> 2e-3", dict(mu=2e-3))]:
+            warm, t_warm = timed(lambda: model.refit(**change))
+            cold, t_cold = timed(lambda: SparseCDN(**{**params, **change}).fit(X, Y))
+            print(f"{name:9s} {label:>18s} {t_warm:12.2f} {warm.n_iter_:6d} {t_cold:10.2f} "
+                  f"{cold.n_iter_:6d} {t_cold / t_warm:9.1f}")
+    print()
+    gammas = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4]
+    print(f"{'data':9s} {'6-point gamma path s':>20s} {'6 cold fits s':>14s} {'ratio':>6s}  edges along the path")
+    for name, X, Y, _ in rows:
+        path, t_path = timed(lambda: sparse_cdn_path(X, Y, gammas, **{k: v for k, v in params.items()
+                                                                      if k != "gamma"}))
+        _, t_cold = timed(lambda: [SparseCDN(**{**params, "gamma": g}).fit(X, Y) for g in gammas])
+        edges = [m.label_graph_.number_of_edges() for m in path]
+        print(f"{name:9s} {t_path:20.2f} {t_cold:14.2f} {t_cold / t_path:6.1f}  {edges}")
+
+
+if __name__ == "__main__":
+    main()
