@@ -4,9 +4,9 @@ import streamlit as st
 
 from mlviz.dashboard import cache, explain, state, upload, widgets
 
-ctx = state.init_page("Home · Data", "🏷️")
+ctx = state.init_page("Home · Data", ":material/home:")
 
-st.title("🏷️ mlviz — multi-label learning, made visible")
+st.title(":material/label: mlviz — multi-label learning, made visible")
 st.markdown(
     "**1.** Pick a data set in the sidebar (default *emotions*) or upload your own below. "
     "**2.** Open a view in the sidebar: **Embedding** (labels and instances in one map), "
@@ -15,7 +15,7 @@ st.markdown(
     "**3.** Share what you see: the browser address holds the data set and every slider."
 )
 
-with st.expander("⬆ Upload your own data set", expanded=False):
+with st.expander(":material/upload: Upload your own data set", expanded=False):
     upload.upload_section()
 
 explain.explain("data")
@@ -26,7 +26,7 @@ m = st.columns(8)
 for col, (label, value, helptext) in zip(m, summary["metrics"]):
     col.metric(label, value, help=helptext)
 for note in getattr(ctx.dataset, "notes", []) or []:
-    st.caption(f"ℹ️ {note}")
+    st.caption(f":material/info: {note}")
 
 tab_stats, tab_preview = st.tabs(["Statistics", "Preview"])
 with tab_stats:
@@ -34,7 +34,7 @@ with tab_stats:
     widgets.download_table(summary["table"], f"{ctx.name}_statistics", key="dl_stats")
 with tab_preview:
     preview = cache.preview_frame(ctx, n_rows=50)
-    st.caption(f"First {len(preview)} instances: the labels (✓) first, then the raw (unscaled) features.")
+    st.caption(f"First {len(preview)} instances: the labels (✓, in brackets) first, then the raw (unscaled) features.")
     st.dataframe(preview, width="stretch", height=320)
     widgets.download_table(preview, f"{ctx.name}_preview", key="dl_preview")
 

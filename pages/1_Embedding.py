@@ -6,8 +6,8 @@ import streamlit as st
 
 from mlviz.dashboard import cache, explain, methods, state, widgets
 
-ctx = state.init_page("Embedding", "🗺️")
-st.title("🗺️ Embedding — labels and instances in one map")
+ctx = state.init_page("Embedding", ":material/scatter_plot:")
+st.title(":material/scatter_plot: Embedding — labels and instances in one map")
 st.caption("MLLEM (Kimura, Kudo & Sun) embeds instances and labels together; an instance lies near its labels.")
 explain.explain("embedding")
 

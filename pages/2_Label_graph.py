@@ -6,8 +6,8 @@ import streamlit as st
 
 from mlviz.dashboard import cache, explain, methods, state, widgets
 
-ctx = state.init_page("Label graph", "🕸️")
-st.title("🕸️ Label graph — which labels depend on which (sparse CDN)")
+ctx = state.init_page("Label graph", ":material/hub:")
+st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
 st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features and the other labels.")
 explain.explain("graph")
 

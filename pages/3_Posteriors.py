@@ -6,8 +6,8 @@ import streamlit as st
 
 from mlviz.dashboard import explain, methods, state, widgets
 
-ctx = state.init_page("Posteriors", "🌡️")
-st.title("🌡️ Posteriors — per-label probabilities on the test set")
+ctx = state.init_page("Posteriors", ":material/grid_on:")
+st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
 st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{ctx.name}** and "
            f"evaluated on its {ctx.Y_test.shape[0]} test instances.")
 explain.explain("posteriors")
@@ -66,8 +66,10 @@ def model_panel(key, threshold, thr_text, reliability_on):
                    help=f"At threshold {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
     timing = f"full fit {info['fit_seconds']:.2f} s (cached)"
     if info.get("reused"):
-        timing += f" · slider refit {1000 * info['refit_seconds']:.0f} ms reusing cached factorisations"
-    st.caption(f"⏱ {timing}. Threshold: {thr_text}.")
+        timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
+    st.caption(f":material/timer: {timing}. Threshold: {thr_text}.")
+    for note in info.get("warnings", [])[:2]:
+        st.caption(f":material/warning: {note[:300]}")
     left, right = st.columns([3, 2]) if reliability_on else (st.container(), None)
     with left:
         fig = plotting.posterior_heatmap(P, ctx.Y_test, ctx.label_names,
@@ -82,10 +84,10 @@ def model_panel(key, threshold, thr_text, reliability_on):
         st.dataframe(table, width="stretch", hide_index=True)
         c1, c2 = st.columns(2)
         with c1:
-            widgets.download_table(table, f"{ctx.name}_{key}_measures", key=f"dl_meas_{key}", label="⬇ measures CSV")
+            widgets.download_table(table, f"{ctx.name}_{key}_measures", key=f"dl_meas_{key}", label="measures CSV")
         with c2:
             frame = pd.DataFrame(P, columns=[f"P({n})" for n in ctx.label_names])
-            widgets.download_table(frame, f"{ctx.name}_{key}_posteriors", key=f"dl_P_{key}", label="⬇ posteriors CSV")
+            widgets.download_table(frame, f"{ctx.name}_{key}_posteriors", key=f"dl_P_{key}", label="posteriors CSV")
 
 
 if not chosen:

@@ -7,8 +7,8 @@ import streamlit as st
 
 from mlviz.dashboard import explain, methods, state, widgets
 
-ctx = state.init_page("Compare", "📊")
-st.title("📊 Compare — cross-validation and timing")
+ctx = state.init_page("Compare", ":material/bar_chart:")
+st.title(":material/bar_chart: Compare — cross-validation and timing")
 explain.explain("compare")
 
 st.subheader("Cross-validation")
@@ -44,7 +44,7 @@ def estimators_for(keys):
     return out, skipped
 
 
-run = st.button("▶ Run cross-validation", type="primary", key="cmp_run", disabled=not chosen)
+run = st.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen)
 result_key = f"{ctx.key}|{sorted(chosen)}|{folds}|{rule}"
 if run:
     from mlviz.evaluation import cross_validate
@@ -72,7 +72,7 @@ if stored is None:
 else:
     key, res = stored
     if key != result_key:
-        st.caption("⚠ Results below are from a previous run with other settings; press Run to update.")
+        st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
     from mlviz import plotting
     from mlviz.evaluation import summarize
 
@@ -93,9 +93,9 @@ else:
     st.dataframe(summary.table, width="stretch")
     c1, c2 = st.columns(2)
     with c1:
-        widgets.download_table(summary.table, f"{ctx.name}_cv_summary", key="dl_cv_summary", label="⬇ summary CSV")
+        widgets.download_table(summary.table, f"{ctx.name}_cv_summary", key="dl_cv_summary", label="summary CSV")
     with c2:
-        widgets.download_table(res, f"{ctx.name}_cv_results", key="dl_cv_results", label="⬇ per-fold results CSV")
+        widgets.download_table(res, f"{ctx.name}_cv_results", key="dl_cv_results", label="per-fold results CSV")
 
 st.divider()
 st.subheader("Why ML-LSPC is fast: solver scaling and LSPC vs kernel logistic regression")
@@ -131,7 +131,7 @@ if timing_ok:
     with c1:
         st.caption("Paper 000, Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
                    "against the number of labels.")
-        if st.button("▶ Run solver scaling", key="cmp_scaling") or st.session_state.get("cmp_scaling_done") == quick:
+        if st.button(":material/play_arrow: Run solver scaling", key="cmp_scaling") or st.session_state.get("cmp_scaling_done") == quick:
             with st.spinner("Timing the Sylvester solvers…"):
                 try:
                     df = _timing("scaling", quick)
@@ -144,7 +144,7 @@ if timing_ok:
                     st.error(f"Solver timing failed: {exc}")
     with c2:
         st.caption("Paper 004: how many times faster LSPC trains than kernel logistic regression.")
-        if st.button("▶ Run LSPC vs KLR", key="cmp_klr") or st.session_state.get("cmp_klr_done") == quick:
+        if st.button(":material/play_arrow: Run LSPC vs KLR", key="cmp_klr") or st.session_state.get("cmp_klr_done") == quick:
             with st.spinner("Timing LSPC and kernel logistic regression…"):
                 try:
                     df = _timing("klr", quick)

@@ -103,7 +103,7 @@ def _preview_cached(key: str, n_rows: int, _ctx):
     feats = list(ds.feature_names)[: X.shape[1]]
     max_cols = 40
     frame_x = pd.DataFrame(X[:, :max_cols], columns=[str(f) for f in feats[:max_cols]])
-    frame_y = pd.DataFrame(np.where(ds.Y[:n] > 0, "✓", ""), columns=[f"🏷 {l}" for l in ds.label_names])
+    frame_y = pd.DataFrame(np.where(ds.Y[:n] > 0, "✓", ""), columns=[f"[{l}]" for l in ds.label_names])
     return pd.concat([frame_y, frame_x], axis=1)
 
 
@@ -123,12 +123,23 @@ def fit_key(ctx, method_key: str, params: dict) -> str:
 def fitted_model(key: str, _build, _X, _Y):
     """A model fitted on (_X, _Y) by ``_build()``; cached under ``key``.
 
-    Returns ``(model, fit_seconds)``.
+    Returns ``(model, fit_seconds)``; warnings raised during the fit (e.g. a
+    solver that stopped at ``max_iter``) are kept in ``model._dashboard_warnings``.
     """
+    import warnings
+
     model = _build()
     t0 = time.perf_counter()
-    model.fit(_X, _Y)
-    return model, time.perf_counter() - t0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(_X, _Y)
+    seconds = time.perf_counter() - t0
+    try:
+        model._dashboard_warnings = sorted({str(w.message) for w in caught
+                                           if not issubclass(w.category, (DeprecationWarning, FutureWarning))})
+    except AttributeError:
+        pass
+    return model, seconds
 
 
 @st.cache_data(max_entries=128, show_spinner=False)

@@ -118,7 +118,7 @@ TEXT = {
 def explain(page: str, *, expanded: bool = False) -> None:
     """Draw the collapsible explanation of ``page`` (a key of :data:`TEXT`)."""
     text = TEXT[page]
-    with st.expander("📖 How it works — the method, its equation, what to look for", expanded=expanded):
+    with st.expander(":material/school: How it works — the method, its equation, what to look for", expanded=expanded):
         st.markdown(text["what"])
         for eq in text["latex"]:
             st.latex(eq)

@@ -197,12 +197,34 @@ def current_context() -> DataContext:
     return sample_context(key)
 
 
-def init_page(title: str, icon: str = "🏷️") -> DataContext:
+PAGES = [
+    ("app.py", "Home · Data", ":material/home:"),
+    ("pages/1_Embedding.py", "Embedding (MLLEM)", ":material/scatter_plot:"),
+    ("pages/2_Label_graph.py", "Label graph (sparse CDN)", ":material/hub:"),
+    ("pages/3_Posteriors.py", "Posteriors & thresholds", ":material/grid_on:"),
+    ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
+]
+
+
+def navigation():
+    """Sidebar links to every page (Streamlit's own list would call the home page "app")."""
+    with st.sidebar:
+        st.markdown("### :material/label: mlviz")
+        for path, label, icon in PAGES:
+            try:
+                st.page_link(path, label=label, icon=icon)
+            except Exception:  # e.g. a page file missing in a partial checkout
+                pass
+        st.divider()
+
+
+def init_page(title: str, icon: str = ":material/label:") -> DataContext:
     """Configure a page, draw the shared sidebar and return the data context.
 
     Call this first on every page.
     """
     st.set_page_config(page_title=f"{title} · mlviz", page_icon=icon, layout="wide")
+    navigation()
     dataset_picker()
     try:
         ctx = current_context()
@@ -223,7 +245,7 @@ def init_page(title: str, icon: str = "🏷️") -> DataContext:
         "Features are standardised with mean/std of the training split."
     )
     st.sidebar.caption(
-        "🔗 **Share this view**: copy the browser address — it holds the data set "
+        ":material/link: **Share this view**: copy the browser address — it holds the data set "
         "and every control on the page."
     )
     return ctx

@@ -110,7 +110,7 @@ def _on_load():
     try:
         ctx = dataset_from_upload(
             file,
-            label_file=st.session_state.get("upload_labels"),
+            label_file=st.session_state.get("upload_labels") if is_arff(file.name) else None,
             label_columns=st.session_state.get("upload_label_columns"),
             n_labels=(st.session_state.get("upload_n_labels", 0) or 0)
             * (-1 if st.session_state.get("upload_label_pos", "last") == "last" else 1),
@@ -161,7 +161,7 @@ def upload_section():
     if st.session_state.get(_ERROR):
         st.error(
             f"Upload failed — {st.session_state[_ERROR]} The previous data set is still in use.",
-            icon="🚫",
+            icon=":material/error:",
         )
     elif st.session_state.get(_OK):
         st.success(st.session_state[_OK] + " It is now selected in the sidebar for every page.")

@@ -87,11 +87,11 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def download_table(df, name: str, key: str, label: str = "⬇ CSV") -> None:
+def download_table(df, name: str, key: str, label: str = "CSV") -> None:
     """CSV download button for a DataFrame (the CSV is built only when clicked)."""
     st.download_button(
         label, data=lambda: df.to_csv(index=True).encode(), file_name=f"{_safe_name(name)}.csv",
-        mime="text/csv", key=key, on_click="ignore",
+        mime="text/csv", key=key, on_click="ignore", icon=":material/download:",
     )
 
 
@@ -101,19 +101,19 @@ def download_figure(fig, name: str, key: str) -> None:
 
     c1, c2 = st.columns(2)
     c1.download_button(
-        "⬇ HTML", data=lambda: plotting.figure_to_html(fig).encode(), file_name=f"{_safe_name(name)}.html",
-        mime="text/html", key=f"{key}_html", on_click="ignore",
+        "HTML", data=lambda: plotting.figure_to_html(fig).encode(), file_name=f"{_safe_name(name)}.html",
+        mime="text/html", key=f"{key}_html", on_click="ignore", icon=":material/download:",
         help="Interactive figure (zoom, hover) as a standalone HTML file.",
     )
-    if c2.button("🖼 PNG", key=f"{key}_png", help="Render the figure to PNG (takes a few seconds)."):
+    if c2.button(":material/image: PNG", key=f"{key}_png", help="Render the figure to PNG (takes a few seconds)."):
         with st.spinner("Rendering PNG…"):
             png = plotting.figure_to_png(fig)
         if png is None:
             c2.caption("PNG export needs a Chrome/Chromium browser on the server; use HTML.")
         else:
             c2.download_button(
-                "⬇ Save PNG", data=png, file_name=f"{_safe_name(name)}.png", mime="image/png",
-                key=f"{key}_pngdl", on_click="ignore",
+                "Save PNG", data=png, file_name=f"{_safe_name(name)}.png", mime="image/png",
+                key=f"{key}_pngdl", on_click="ignore", icon=":material/download:",
             )
 
 

@@ -1,0 +1,117 @@
+"""Real-browser test: the dashboard in Debian's chromium through Playwright.
+
+Loads the home page, visits every page, moves a slider with the keyboard,
+uploads a file, and checks that no exception element ever appears.
+Screenshots go to the test's temporary directory (``MLVIZ_SCREENSHOTS`` to
+keep them elsewhere).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def _shots(tmp_path):
+    d = Path(os.environ.get("MLVIZ_SCREENSHOTS", tmp_path))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def wait_idle(page, timeout=60_000):
+    """Wait until the script has run and no spinner is left."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector(IDLE, timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_selector(IDLE, timeout=timeout)
+
+
+def assert_no_exception(page):
+    n = page.locator("[data-testid='stException']").count()
+    assert n == 0, page.locator("[data-testid='stException']").first.inner_text()[:2000]
+
+
+def open_page(page, url, path, shots, name):
+    page.goto(url + path)
+    wait_idle(page, timeout=90_000)
+    assert_no_exception(page)
+    page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+
+
+SLIDER = "[data-testid='stSlider']"
+
+
+def move_slider(page, index=0):
+    """Focus the ``index``-th slider's thumb, press → twice; return the shown value before and after."""
+    slider = page.locator(SLIDER).nth(index)
+    slider.scroll_into_view_if_needed()
+    before = slider.locator("[data-testid='stSliderThumbValue']").first.inner_text()
+    slider.locator("input[type='range']").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    after = page.locator(SLIDER).nth(index).locator("[data-testid='stSliderThumbValue']").first.inner_text()
+    return before, after
+
+
+def test_every_page_slider_and_upload(page, app_url, tmp_path):
+    shots = _shots(tmp_path)
+
+    # Home: default data set, statistics and figures.
+    open_page(page, app_url, "/", shots, "0_home")
+    assert page.get_by_text("Data set: emotions").count() >= 1
+    assert page.locator("[data-testid='stPlotlyChart']").count() >= 2
+
+    # Upload a CSV (emotions re-encoded) through the real file input.
+    from mlviz.data import load_sample, save_csv
+
+    csv_path = tmp_path / "tiny.csv"
+    save_csv(load_sample("emotions"), csv_path)
+    page.get_by_text("Upload your own data set").click()
+    page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(csv_path))
+    wait_idle(page)
+    page.get_by_role("button", name="Load uploaded data").click()
+    wait_idle(page, timeout=90_000)
+    assert_no_exception(page)
+    assert page.get_by_text("Data set: tiny").count() >= 1  # named after the file
+    assert page.get_by_text("uploaded", exact=False).count() >= 1
+    page.screenshot(path=str(shots / "1_upload_ok.png"), full_page=True)
+
+    # A broken upload: one error, data set kept.
+    bad = tmp_path / "broken.arff"
+    bad.write_text("@relation broken\n@attribute a numeric\n@data\n1,2,3\n")
+    page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(bad))
+    wait_idle(page)
+    page.get_by_role("button", name="Load uploaded data").click()
+    wait_idle(page)
+    assert_no_exception(page)
+    assert page.locator("[data-testid='stAlertContentError']").count() == 1
+    page.screenshot(path=str(shots / "2_upload_error.png"), full_page=True)
+
+    # Each view, opened directly by URL, with a slider moved.
+    for path, name in [("/Posteriors", "3_posteriors"), ("/Label_graph", "4_label_graph"),
+                       ("/Embedding?emb_umap=false", "5_embedding"), ("/Compare", "6_compare")]:
+        open_page(page, app_url, path, shots, name)
+        if page.locator(SLIDER).count():
+            before, after = move_slider(page, 0)
+            assert before != after, f"slider on {path} did not move"
+            assert_no_exception(page)
+            page.screenshot(path=str(shots / f"{name}_moved.png"), full_page=True)
+        # the URL now carries the moved control (shareable link)
+    assert "?" in page.url or page.url.endswith("/Compare")
+
+
+def test_shared_link_restores_view(page, app_url, tmp_path):
+    shots = _shots(tmp_path)
+    open_page(page, app_url, "/Posteriors?data=scene&post_mllspc_gamma=10.0&thr_mode=rank+cut", shots, "7_shared")
+    assert page.get_by_text("Data set", exact=False).count() >= 1
+    assert page.get_by_text("scene", exact=False).count() >= 1
+    assert page.get_by_text("top-", exact=False).count() >= 1

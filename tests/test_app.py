@@ -1,0 +1,356 @@
+"""AppTest tests of the dashboard: every page, every slider, uploads, URL restore.
+
+Each test starts from empty Streamlit caches.  Assertions are on what the page
+shows (metric values, figure data, edge counts), not only on the absence of
+exceptions.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+PAGES = {
+    "embedding": "pages/1_Embedding.py",
+    "graph": "pages/2_Label_graph.py",
+    "posteriors": "pages/3_Posteriors.py",
+    "compare": "pages/4_Compare.py",
+}
+TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def page_test(name=None, **query):
+    """An AppTest of the page ``name`` (None: home) opened directly, with URL query ``query``."""
+    path = APP if name is None else str(ROOT / PAGES[name])
+    at = AppTest.from_file(path, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def charts(at):
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def trace_data(fig):
+    """Everything numeric in a figure's traces, for 'did the figure change' checks."""
+    out = []
+    for tr in fig["data"]:
+        for k in ("x", "y", "z"):
+            v = tr.get(k)
+            if isinstance(v, dict) and "bdata" in v:  # plotly's base64 typed arrays
+                out.append((k, v["bdata"]))
+            elif v is not None:
+                out.append((k, json.dumps(v, default=str)))
+    return out
+
+
+def other_value(widget):
+    """A value of a select_slider/radio/selectbox different from the current one."""
+    options = list(widget.options)
+    current = widget.format_func(widget.value) if hasattr(widget, "format_func") else str(widget.value)
+    for o in reversed(options):
+        if o != current:
+            return o
+    raise AssertionError("widget has a single option")
+
+
+# ----------------------------------------------------------------------- home / data
+
+def test_home_shows_default_dataset_statistics_and_figures():
+    at = ok(page_test())
+    assert any("Data set: emotions" in h.value for h in at.header)
+    m = metrics(at)
+    assert m["instances"] == "593" and m["features"] == "72" and m["labels"] == "6"
+    assert m["cardinality"] == "1.87"
+    figs = charts(at)
+    assert len(figs) == 2
+    bar = figs[0]["data"][0]
+    assert bar["type"] == "bar"
+    assert not any("nan" in str(df.value).lower() for df in at.dataframe[:1])
+
+
+def test_home_cooccurrence_normalisation_changes_heatmap():
+    at = ok(page_test())
+    before = trace_data(charts(at)[1])
+    at.radio(key="cooc_norm").set_value("jaccard").run()
+    ok(at)
+    after = trace_data(charts(at)[1])
+    assert before != after
+
+
+def test_shared_link_restores_dataset_and_controls():
+    at = ok(page_test(data="scene", cooc_norm="conditional"))
+    assert at.selectbox(key="data").value == "scene"
+    assert any("Data set: scene" in h.value for h in at.header)
+    assert at.radio(key="cooc_norm").value == "conditional"
+    assert metrics(at)["instances"] == "2,407"
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_opened_directly_and_via_navigation(name):
+    at = ok(page_test(name, emb_umap="false"))
+    assert at.title and at.title[0].value
+    assert not [e for e in at.error], [e.value for e in at.error]
+    nav = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    nav.query_params["emb_umap"] = "false"
+    nav.run()
+    nav.switch_page(PAGES[name]).run()
+    ok(nav)
+    assert nav.title[0].value == at.title[0].value
+
+
+# ------------------------------------------------------------------------ posteriors
+
+def test_posteriors_sliders_change_measures():
+    at = ok(page_test("posteriors", post_rel="false"))
+    base = metrics(at)
+    assert set(base) >= {"Micro F1 ↑", "Hamming loss ↓"}
+    for key, value in [("post_mllspc_lam", 10.0), ("post_mllspc_gamma", 100.0), ("post_mllspc_sigma_factor", 0.25)]:
+        at.select_slider(key=key).set_value(value).run()
+        ok(at)
+        now = metrics(at)
+        assert now != base, f"{key} did not change the measures"
+        base = now
+    # global threshold
+    at.slider(key="thr_global").set_value(0.8).run()
+    assert metrics(ok(at))["Micro F1 ↑"] != base["Micro F1 ↑"]
+    # rank cut: every test instance gets exactly r labels
+    at.radio(key="thr_mode").set_value("rank cut").run()
+    ok(at)
+    at.slider(key="thr_rank").set_value(2).run()
+    assert any("top-2" in c.value for c in ok(at).caption)
+    # per label thresholds: one slider per label
+    at.radio(key="thr_mode").set_value("per label").run()
+    per_label = [s for s in ok(at).slider if str(s.key).startswith("thr_l")]
+    assert len(per_label) == 6
+    before = metrics(at)["Macro F1 ↑"]
+    per_label[0].set_value(0.95).run()
+    assert metrics(ok(at))["Macro F1 ↑"] != before
+
+
+def test_posteriors_every_method_and_each_slider():
+    from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
+
+    labels = [METHODS[k].label for k in POSTERIOR_METHODS]
+    at = ok(page_test("posteriors", post_rel="false", post_models=labels))
+    assert not at.error, [e.value for e in at.error]
+    assert not [i for i in at.info if "not available" in i.value], [i.value for i in at.info]
+    figs = charts(at)
+    assert len(figs) == len(POSTERIOR_METHODS)
+    for fig in figs:  # posterior heatmap beside the truth, values in [0, 1]
+        assert [t["type"] for t in fig["data"]][:2] == ["heatmap", "heatmap"]
+    # Every slider of the fast methods; the first slider of MLRH; KLR (a timing baseline,
+    # seconds per fit) only has to run.
+    cheap = {"mllspc", "lspc", "cdn", "mllem", "mlknn", "br"}
+    for key in POSTERIOR_METHODS:
+        for p in METHODS[key].params:
+            if key == "klr" or (key not in cheap and p is not METHODS[key].params[0]):
+                continue
+            idx = POSTERIOR_METHODS.index(key)
+            before = trace_data(charts(at)[idx])
+            widget = at.select_slider(key=f"post_{key}_{p.name}") if len(p.grid) > 4 or all(
+                isinstance(v, (int, float)) for v in p.grid) else at.radio(key=f"post_{key}_{p.name}")
+            new = p.grid[0] if widget.value != p.grid[0] else p.grid[-1]
+            widget.set_value(new).run()
+            ok(at)
+            assert not at.error, [e.value for e in at.error]
+            assert trace_data(charts(at)[idx]) != before, f"{key}.{p.name} did not change the heatmap"
+            widget = at.select_slider(key=f"post_{key}_{p.name}") if widget.type == "select_slider" else at.radio(
+                key=f"post_{key}_{p.name}")
+            widget.set_value(p.default).run()  # back to the default (a cache hit) before the next slider
+            assert trace_data(charts(ok(at))[idx]) == before
+
+
+# ----------------------------------------------------------------------- label graph
+
+def _edges(at):
+    return int(metrics(at)["edges (non-zero V entries)"])
+
+
+def test_label_graph_sliders_change_graph():
+    at = ok(page_test("graph"))
+    assert not at.error
+    at.select_slider(key="cdn_gamma").set_value(1e-4).run()
+    dense_edges = _edges(ok(at))
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
+    sparse_edges = _edges(ok(at))
+    assert dense_edges > sparse_edges  # larger γ, fewer edges
+    path_fig = charts(at)[2]
+    assert any(t.get("name") == "current γ" for t in path_fig["data"])
+    feats = metrics(at)["selected features"]
+    at.select_slider(key="cdn_mu").set_value(0.3).run()
+    assert metrics(ok(at))["selected features"] != feats  # strong ℓ2,1 drops features
+    at.select_slider(key="cdn_gamma").set_value(1e-3).run()
+    e_before = _edges(ok(at))
+    at.select_slider(key="cdn_lam").set_value(1.0).run()
+    assert trace_data(charts(ok(at))[3]) or _edges(at) != e_before  # convergence curve present
+    at.selectbox(key="cdn_variant").set_value("lr").run()
+    assert _edges(ok(at)) == 0  # LR has no label features
+    cooc = trace_data(charts(at)[1])
+    at.slider(key="cooc_min").set_value(1).run()
+    assert trace_data(charts(ok(at))[1]) != cooc
+
+
+# ------------------------------------------------------------------------- embedding
+
+def test_embedding_sliders_and_colouring_change_figure():
+    at = ok(page_test("embedding", emb_umap="false"))
+    fig = charts(at)[0]
+    assert fig["data"][-1]["meta"] == "labels" and len(fig["data"][-1]["text"]) == 6
+    for key, value in [("emb_mllem_k_instances", 3), ("emb_mllem_beta", 0.0), ("emb_mllem_alpha", 10.0),
+                       ("emb_mllem_k_labels", 0)]:
+        before = trace_data(charts(at)[0])
+        default = at.select_slider(key=key).value
+        at.select_slider(key=key).set_value(value).run()
+        ok(at)
+        assert trace_data(charts(at)[0]) != before, key
+        at.select_slider(key=key).set_value(default).run()  # independent moves
+        assert trace_data(charts(ok(at))[0]) == before
+    test_before = [t for t in charts(at)[0]["data"] if t.get("meta") == "test"]
+    at.radio(key="emb_mllem_mapping").set_value("linear").run()
+    test_after = [t for t in charts(ok(at))[0]["data"] if t.get("meta") == "test"]
+    assert trace_data({"data": test_before}) != trace_data({"data": test_after})
+    n_traces = len(charts(at)[0]["data"])
+    at.radio(key="emb_color").set_value("label count").run()
+    assert len(charts(ok(at))[0]["data"]) != n_traces
+    at.radio(key="emb_color").set_value("posterior").run()
+    assert "P(" in json.dumps(charts(ok(at))[0]["layout"]) + json.dumps(charts(at)[0]["data"])
+    at.segmented_control(key="emb_dims").set_value(3).run()
+    assert charts(ok(at))[0]["data"][0]["type"] == "scatter3d"
+
+
+# --------------------------------------------------------------------------- compare
+
+def test_compare_runs_cross_validation_and_timing():
+    at = ok(page_test("compare"))
+    assert any("Run cross-validation" in i.value for i in at.info)
+    at.multiselect(key="cmp_methods").set_value(["ML-LSPC", "BR-LR"])
+    at.select_slider(key="cmp_folds").set_value(2)
+    at.button(key="cmp_run").click().run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    figs = charts(at)
+    assert len(figs) == 2
+    methods_in_bars = {t["name"] for t in figs[0]["data"] if t.get("name")}
+    assert {"ML-LSPC", "BR-LR"} <= methods_in_bars
+    assert figs[1]["layout"]["yaxis"]["type"] == "log"
+    summary = at.dataframe[0].value
+    assert set(summary.index) == {"ML-LSPC", "BR-LR"}
+    at.button(key="cmp_scaling").click().run()
+    ok(at)
+    names = {t.get("name") for t in charts(at)[-1]["data"]}
+    assert {"naive", "cg", "eig"} <= names
+    at.button(key="cmp_klr").click().run()
+    assert len(charts(ok(at))) == 4
+
+
+# --------------------------------------------------------------------------- uploads
+
+def _upload(at, name, content, labels=None, label_columns=None):
+    at.expander  # noqa: B018  (the upload form lives in an expander; widgets are still reachable)
+    at.file_uploader(key="upload_file").set_value((name, content, "application/octet-stream"))
+    if labels is not None:
+        at.file_uploader(key="upload_labels").set_value(labels)
+    at.run()
+    if label_columns is not None:
+        at.multiselect(key="upload_label_columns").set_value(label_columns).run()
+    at.button(key="upload_load").click().run()
+    return ok(at)
+
+
+def _formats(tmp_path):
+    from mlviz.data import load_sample, save_arff, save_csv, save_libsvm
+
+    ds = load_sample("emotions")
+    sample = ROOT / "sample_data"
+    out = {"arff+xml": ("emotions.arff.gz", (sample / "emotions.arff.gz").read_bytes(),
+                        ("emotions.xml", (sample / "emotions.xml").read_bytes(), "text/xml"))}
+    small = ds.subset(np.arange(60)) if hasattr(ds, "subset") else ds
+    p = tmp_path / "small.csv"
+    save_csv(small, p)
+    out["csv"] = ("small.csv", p.read_bytes(), None)
+    p = tmp_path / "small.svm"
+    save_libsvm(small, p)
+    out["libsvm"] = ("small.svm", p.read_bytes(), None)
+    p = tmp_path / "meka.arff"
+    try:
+        save_arff(small, p, meka=True)
+    except TypeError:
+        save_arff(small, p)
+    text = p.read_text()
+    if "-C" not in text.split("\n", 3)[0] + text[:500]:  # make it a MEKA header: labels last → -C -6
+        text = text.replace("@relation ", "@relation 'meka: -C -6' ", 1).replace("@RELATION ", "@RELATION 'meka: -C -6' ", 1)
+    out["meka"] = ("meka.arff", text.encode(), None)
+    buf = io.BytesIO()
+    X = small.X.toarray() if hasattr(small.X, "toarray") else small.X
+    np.savez(buf, X=X, Y=small.Y)
+    out["npz"] = ("small.npz", buf.getvalue(), None)
+    return out, small
+
+
+def test_upload_each_supported_format(tmp_path):
+    formats, small = _formats(tmp_path)
+    at = ok(page_test())
+    for fmt, (name, content, labels) in formats.items():
+        cols = None
+        _upload(at, name, content, labels=labels, label_columns=cols)
+        assert not at.error, (fmt, [e.value for e in at.error])
+        assert at.selectbox(key="data").value.startswith("upload:" + name), fmt
+        m = metrics(at)
+        assert m["labels"] == "6", fmt
+        assert m["instances"] == ("593" if fmt == "arff+xml" else str(small.n_samples)), fmt
+
+
+def test_upload_csv_with_label_column_picker(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 3)), columns=["f1", "f2", "f3"])
+    frame.insert(0, "tag_a", (rng.random(40) > 0.5).astype(int))  # labels NOT at the end
+    frame.insert(1, "tag_b", (rng.random(40) > 0.5).astype(int))
+    at = ok(page_test())
+    _upload(at, "picked.csv", frame.to_csv(index=False).encode(), label_columns=["tag_a", "tag_b"])
+    assert not at.error, [e.value for e in at.error]
+    m = metrics(at)
+    assert m["labels"] == "2" and m["features"] == "3" and m["instances"] == "40"
+
+
+def test_broken_upload_shows_one_error_and_keeps_previous_dataset(tmp_path):
+    at = ok(page_test(cooc_norm="jaccard"))
+    at.selectbox(key="data").set_value("yeast").run()
+    ok(at)
+    before = metrics(at)
+    _upload(at, "broken.arff", b"@relation x\n@attribute a numeric\n@data\n1,2,3\n")
+    assert len(at.error) == 1
+    assert "broken.arff" in at.error[0].value
+    assert at.selectbox(key="data").value == "yeast"
+    assert metrics(at) == before
+    assert at.radio(key="cooc_norm").value == "jaccard"  # settings kept
+    _upload(at, "empty.csv", b"")
+    assert len(at.error) == 1 and at.selectbox(key="data").value == "yeast"
