@@ -213,3 +213,24 @@ def test_reproduction_quick_runs():
     # the RBF WTA row carries the paper's number for comparison
     row = df[(df.method == "MLRH-WTA (RBF)") & (df.measure == "exact_match_%")]
     assert row["paper"].iloc[0] == pytest.approx(33.37)
+
+
+@pytest.mark.parametrize("kernel,solver", [("linear", "mm"), ("rbf", "lbfgs"), ("linear", "lbfgs")])
+def test_refit_equals_fresh_fit(kernel, solver):
+    X, Y = make_data(n=100, K=4, M=2, seed=13)
+    kw = dict(kernel=kernel, solver=solver, tol=1e-9, max_iter=20000, n_centers=30, random_state=0)
+    m = MLRH(reg=1e-1, **kw).fit(X, Y)
+    cold_iters = MLRH(reg=3e-2, **kw).fit(X, Y)
+    assert m.refit(reg=3e-2) is m
+    assert m.get_params()["reg"] == 3e-2
+    assert m.objective_ == pytest.approx(cold_iters.objective_, rel=1e-8)
+    np.testing.assert_allclose(m.predict_proba(X), cold_iters.predict_proba(X), atol=1e-6)
+    P = m.predict_proba(X)
+    m.refit(prediction="marginal", threshold=0.3)
+    np.testing.assert_array_equal(m.predict(X), (P >= 0.3).astype(np.uint8))
+    np.testing.assert_array_equal(m.predict_proba(X), P)
+    with pytest.raises(ValueError, match="'reg' parameter"):
+        m.refit(reg=-1.0)
+    assert m.reg == 3e-2  # a rejected value leaves the model unchanged
+    with pytest.raises(NotFittedError):
+        MLRH().refit(reg=1.0)

@@ -238,20 +238,53 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
             self.sigma_ = (median_sigma(X, random_state=self.random_state)
                            if isinstance(self.sigma, str) else float(self.sigma))
         Phi = _augment(self._features(X))
-        Yf = Y.astype(np.float64)
-
-        if self.solver == "mm":
-            W, info = self._fit_mm(Phi, Yf, M)
-        else:
-            W, info = self._fit_lbfgs(Phi, Yf, M)
-        if not info["converged"]:
-            warnings.warn(f"MLRH ({self.solver}) did not converge in {info['n_iter']} iterations "
-                          f"(max |gradient| {info['grad_max']:.2e} > tol={self.tol}).",
-                          ConvergenceWarning, stacklevel=2)
         self.max_labels_ = M
         self.n_features_in_ = n_features
         self.n_labels_ = K
         self.n_dropped_ = n_dropped
+        self._train = (Phi, Y.astype(np.float64))  # kept for refit (warm start)
+        self._solve(np.zeros((Phi.shape[1], K)))
+        return self
+
+    def refit(self, reg=None, prediction=None, threshold=None):
+        """Change ``reg``, ``prediction`` or ``threshold`` of a fitted model in place.
+
+        ``prediction`` and ``threshold`` need no re-optimisation.  A new ``reg``
+        re-solves the same problem warm-started from the current weights,
+        reusing the training features (for RBF, the kernel matrix), so a slider
+        move costs a few iterations instead of a full fit.  The result equals
+        ``clone(self).set_params(...).fit(X, Y)`` up to the solver tolerance.
+
+        Returns
+        -------
+        self
+        """
+        self._check_fitted(["intercept_"])
+        params = {k: v for k, v in dict(reg=reg, prediction=prediction, threshold=threshold).items()
+                  if v is not None}
+        old = {k: getattr(self, k) for k in params}
+        self.set_params(**params)
+        try:
+            self._validate_params()
+        except ValueError:
+            self.set_params(**old)
+            raise
+        old_reg = old.get("reg", self.reg)
+        if self.reg != old_reg:
+            self._solve(self._weights())
+        return self
+
+    def _solve(self, W0):
+        Phi, Yf = self._train
+        M = self.max_labels_
+        if self.solver == "mm":
+            W, info = self._fit_mm(Phi, Yf, M, W0)
+        else:
+            W, info = self._fit_lbfgs(Phi, Yf, M, W0)
+        if not info["converged"]:
+            warnings.warn(f"MLRH ({self.solver}) did not converge in {info['n_iter']} iterations "
+                          f"(max |gradient| {info['grad_max']:.2e} > tol={self.tol}).",
+                          ConvergenceWarning, stacklevel=3)
         self.intercept_ = W[-1].copy()
         if self.kernel == "linear":
             self.coef_ = W[:-1].copy()
@@ -262,7 +295,6 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         self.objective_ = info["objective"]
         self.objective_history_ = np.asarray(info["history"])
         self.mm_curvature_ = info.get("curvature")
-        return self
 
     def _objective_parts(self, Phi, Yf, W, M):
         """Objective value, its gradient (D, K) and the marginals."""
@@ -273,7 +305,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         G = np.asarray(Phi.T @ (marg - Yf)) / n + 2.0 * self.reg * W
         return f, G
 
-    def _fit_mm(self, Phi, Yf, M):
+    def _fit_mm(self, Phi, Yf, M, W0):
         n, D = Phi.shape
         K = Yf.shape[1]
         gram = _gram(Phi) / n
@@ -286,7 +318,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
 
         curvature, safe = 0.5, max(0.5, min(2 * M, K) / 4.0)
         chol = factor(curvature)
-        W = np.zeros((D, K))
+        W = np.array(W0, dtype=np.float64)
         f, G = self._objective_parts(Phi, Yf, W, M)
         history, converged, it = [f], False, 0
         for it in range(1, self.max_iter + 1):
@@ -311,7 +343,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         return W, dict(converged=bool(converged), n_iter=it, objective=float(f), history=history,
                        grad_max=float(np.max(np.abs(G))), curvature=curvature)
 
-    def _fit_lbfgs(self, Phi, Yf, M):
+    def _fit_lbfgs(self, Phi, Yf, M, W0):
         """L-BFGS-B on the same objective, preconditioned by the MM matrix.
 
         With ``A = Φ̃ᵀΦ̃/(2n) + 2 reg I = L Lᵀ`` (the MM majoriser's matrix) the
@@ -337,7 +369,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
             if np.array_equal(intermediate_result.x, last.get("v")) and last["gmax"] <= self.tol:
                 raise StopIteration
 
-        res = minimize(fun, np.zeros(D * K), jac=True, method="L-BFGS-B", callback=callback,
+        res = minimize(fun, (L.T @ W0).ravel(), jac=True, method="L-BFGS-B", callback=callback,
                        options=dict(maxiter=self.max_iter, gtol=0.0, ftol=0.0, maxcor=20))
         W = solve_triangular(L, res.x.reshape(D, K), lower=True, trans="T", check_finite=False)
         f, G = self._objective_parts(Phi, Yf, W, M)
