@@ -153,6 +153,14 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     n_dropped_ : int
         Training rows dropped (empty set or more than M labels).
 
+    Notes
+    -----
+    ``refit(reg=..., prediction=..., threshold=...)`` changes those parameters of
+    a fitted model in place (warm start for ``reg``; nothing to re-solve for the
+    other two), the hook used by :func:`mlviz.evaluation.grid_search` and by the
+    dashboard sliders.  The training features are kept for it (for RBF, the
+    n × n_centers kernel matrix).
+
     Examples
     --------
     >>> import numpy as np
