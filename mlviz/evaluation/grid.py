@@ -27,7 +27,7 @@ from sklearn.model_selection import ParameterGrid
 
 from ..metrics import evaluate, get_measure
 from ..models._base import check_X
-from .cross_validation import _error_text, _prepare, _seed_of, predict_scores, resolve_cv
+from .cross_validation import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
 
@@ -71,6 +71,8 @@ def refit_parameters(estimator):
 
 def _score(est, X, Y, measure, threshold):
     S = predict_scores(est, X)
+    if _is_predict(threshold):
+        return evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
     return evaluate(Y, S, threshold=threshold, measures=[measure])[measure]
 
 
@@ -120,8 +122,9 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     measure : str
         Key of :data:`mlviz.metrics.MEASURES`; its ``greater_is_better``
         decides the direction. Ties go to the earlier candidate.
-    threshold : float, array or RCut
-        Binarization for label-based measures.
+    threshold : float, array, RCut or "predict"
+        Binarization for label-based measures (``"predict"``: the model's own
+        ``predict``).
     random_state : int, RandomState or None
         Seeds the folds and estimators whose ``random_state`` is None.
     n_jobs : int
