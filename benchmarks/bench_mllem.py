@@ -6,12 +6,12 @@ Usage::
 
 Prints markdown tables:
 
-1. P@1 and macro AUC on emotions, scene, yeast (the ``mllem-ranking``
+1. Embedding time on scene (2407 pooled rows and the 1211-row training file):
+   full ``fit`` and slider ``refit`` with each eigensolver, side by side.
+2. Growth with N on the rotated toy data (300 features, 10 labels).
+3. P@1 and macro AUC on emotions, scene, yeast (the ``mllem-ranking``
    reproduction: MLLEM-L / MLLEM-NL tuned by CV, plus untuned defaults,
    beside BR-LR and ML-kNN), and ML-kNN / BR-LR micro-F1 beside ANCHORS.md.
-2. Embedding time on scene (2407 pooled rows and the 1211-row training file):
-   full ``fit`` and slider ``refit`` with each eigensolver, side by side.
-3. Growth with N on the rotated toy data (300 features, 10 labels).
 
 Timings are the best of ``--repeat`` runs with BLAS limited to one thread
 (threadpoolctl), so ratios are comparable on a shared machine.
@@ -47,7 +47,7 @@ def best_of(fn, repeat):
 
 
 def accuracy_section(quick):
-    print("## 1. Ranking quality (test split)\n")
+    print("## 3. Ranking quality (test split)\n")
     t0 = time.perf_counter()
     df = mllem_ranking.run(quick=quick)
     print("| data | method | P@1 | macro AUC | tuned parameters |\n|---|---|---|---|---|")
@@ -76,7 +76,7 @@ def accuracy_section(quick):
 
 
 def timing_section(repeat):
-    print("## 2. Embedding time on scene (K = 20, k_instances = 10, k_labels = 5)\n")
+    print("## 1. Embedding time on scene (K = 20, k_instances = 10, k_labels = 5)\n")
     print("| data | N + L | solver | fit s (kNN + graph + eigen) | refit s (α changed) | refit vs dense |")
     print("|---|---|---|---|---|---|")
     for name in ("scene-train", "scene"):
@@ -103,7 +103,7 @@ def timing_section(repeat):
 
 def growth_section(quick, repeat):
     sizes = (250, 500, 1000, 2000) if quick else (250, 500, 1000, 2000, 4000, 8000)
-    print("## 3. Growth with N (rotated toy data, 300 features, 10 labels, K = 20)\n")
+    print("## 2. Growth with N (rotated toy data, 300 features, 10 labels, K = 20)\n")
     print("| N | kNN query s | dense eigen s | Lanczos eigen s | dense / Lanczos |")
     print("|---|---|---|---|---|")
     rows = []
