@@ -19,19 +19,23 @@ MLLSPC     diag(λ + Γ1) − Γ, Γ = γ · max(0, Pearson)     000 §4–5 eq.
 =========  ============================================  ======================
 
 **Reuse across sliders.** ``ΦᵀΦ = F diag(f) Fᵀ`` and ``R = Fᵀ Φᵀ Π`` depend
-only on X, σ and the centres. They are computed once in ``fit``; ``refit(lam=,
-gamma=)`` then costs O(B²L) (one (B × B)·(B × 2L) product). C's
+only on X, σ and the centres; they are computed once in ``fit``. C's
 eigenvectors do not depend on λ or γ either (λ shifts, γ scales the label
-Laplacian). For a grid, ``path_predict_proba(X, lams, gammas)`` computes the
-test kernel and ``Φ_test F`` once and then O(n B L) per grid point.
-``kernel_features(X)`` keeps the last test kernel (keyed by a checksum of X),
-so ``refit`` followed by ``predict_proba(X)`` on the same X skips the kernel.
+Laplacian). ``refit(lam=, gamma=)`` therefore only forms the solution in F's
+eigenbasis, ``Fᵀ Θ = [(R G) / (f + g)] Gᵀ`` — O(BL² + L³); ``coef_ = F (Fᵀ Θ)``
+is materialised (O(B²L)) on first access. ``kernel_features(X)`` keeps the
+last test kernel, keyed by a BLAKE2 checksum of X's bytes, together with
+``Φ_test F``; ``predict_proba`` on that same X after a ``refit`` then costs
+O(n B L) and never touches the kernel. For a grid,
+``path_predict_proba(X, lams, gammas)`` computes ``Φ_test F`` once and then
+O(n B L) per grid point. (Models shared between threads must serialise
+``refit``: it updates the model in place.)
 """
 
 from __future__ import annotations
 
 import hashlib
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
