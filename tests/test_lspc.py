@@ -242,6 +242,20 @@ def test_kernel_feature_cache():
                                atol=1e-10)
 
 
+def test_pickle_round_trip_drops_cache():
+    import pickle
+
+    X, Y = _data()
+    m = MLLSPC(gamma=2.0).fit(X, Y)
+    P = m.predict_proba(X[:5])
+    m.refit(lam=0.3)
+    P2 = m.predict_proba(X[:5])
+    m2 = pickle.loads(pickle.dumps(m))
+    assert getattr(m2, "_feature_cache", None) is None
+    np.testing.assert_allclose(m2.predict_proba(X[:5]), P2, atol=1e-12)
+    assert not np.allclose(P, P2)  # the refit did change the model
+
+
 def test_posteriors_in_unit_interval_extremes():
     X, Y = _data()
     for lam in (1e-8, 1e4):

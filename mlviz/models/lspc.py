@@ -150,6 +150,12 @@ class _KernelFeaturesMixin:
                 Phi = (Phi + Phi.T) / 2
         return Phi
 
+    def __getstate__(self):
+        # the test-kernel cache is a pure speed-up: never pickle or deep-copy it
+        state = dict(super().__getstate__())
+        state.pop("_feature_cache", None)
+        return state
+
     def _check_input(self, X):
         X = check_X(X)
         if X.shape[1] != self.n_features_in_:
