@@ -76,3 +76,14 @@ def test_prox_identity_and_norms():
     assert u is not v
     assert l1_norm([-1.0, 2.0]) == 3.0
     assert group_l21_norm(np.array([[3.0, 4.0], [0.0, 1.0]])) == 6.0
+
+
+def test_prox_group_l21_per_row_thresholds():
+    rng = np.random.default_rng(7)
+    W = rng.normal(size=(4, 3))
+    t = np.array([0.0, 0.5, 1.0, 10.0])
+    U = prox_group_l21(W, t)
+    for j in range(4):  # each row is the scalar-threshold prox of that row
+        np.testing.assert_allclose(U[j], prox_group_l21(W[j:j + 1], t[j])[0])
+    np.testing.assert_array_equal(U[0], W[0])
+    assert np.all(U[3] == 0)

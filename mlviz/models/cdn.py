@@ -97,7 +97,7 @@ class _CDNProblem:
         return W, V, theta[d * L + L * L:] * self.b_scale
 
     def pack(self, W, V, b, grad=False):
-        b = np.ravel(b) * self.b_scale if grad else np.ravel(b) / self.b_scale
+        b = np.ravel(b) * self.b_scale if grad else np.ravel(b) / self.b_scale  # chain rule
         return np.concatenate([np.ravel(W), np.ravel(V), b])
 
     def _xw(self, W):
@@ -147,11 +147,13 @@ class _CDNProblem:
         return self.gamma * float(np.abs(V).sum()) + self.mu * group_l21_norm(W)
 
     def prox(self, theta, step):
-        W, V, b = self.unpack(theta)
+        d, L = self.d, self.L
+        out = theta.copy()
         if self.mu > 0:
-            W = prox_group_l21(W, self.mu * step)
-        V = np.where(self.V_mask, prox_l1(V, self.gamma * step), 0.0)
-        return self.pack(W, V, b)
+            out[: d * L] = prox_group_l21(theta[: d * L].reshape(d, L), self.mu * step).ravel()
+        V = theta[d * L: d * L + L * L].reshape(L, L)
+        out[d * L: d * L + L * L] = np.where(self.V_mask, prox_l1(V, self.gamma * step), 0.0).ravel()
+        return out
 
 
 def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, warm=None):

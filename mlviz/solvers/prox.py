@@ -61,8 +61,9 @@ def prox_group_l21(W, t):
     ----------
     W : ndarray, shape (d, K)
         Point at which the operator is evaluated (one group per row).
-    t : float >= 0
-        Threshold (step size times the group weight ``mu``).
+    t : float >= 0 or ndarray, shape (d,)
+        Threshold (step size times the group weight ``mu``); an array gives
+        one threshold per row (weighted group norm ``sum_j t_j ||W_j:||``).
 
     Returns
     -------
@@ -81,9 +82,10 @@ def prox_group_l21(W, t):
     else:
         squeeze = False
     norms = np.sqrt(np.einsum("ij,ij->i", W, W))
+    t = np.broadcast_to(np.asarray(t, dtype=float), norms.shape)
     scale = np.zeros_like(norms)
     pos = norms > t
-    scale[pos] = 1.0 - t / norms[pos]
+    scale[pos] = 1.0 - t[pos] / norms[pos]
     U = W * scale[:, None]
     return U[:, 0] if squeeze else U
 
