@@ -1,0 +1,57 @@
+"""Pure plotly figure builders for the mlviz dashboard.
+
+Data in (numpy / pandas / networkx), ``plotly.graph_objects.Figure`` out; no
+Streamlit, no global state, deterministic. Submodules:
+
+* :mod:`~mlviz.plotting.data` — label frequencies, co-occurrence heatmap;
+* :mod:`~mlviz.plotting.embedding` — MLLEM joint embedding, UMAP/PCA panels,
+  selection mapping;
+* :mod:`~mlviz.plotting.graph` — sparse-CDN label graph, co-occurrence graph;
+* :mod:`~mlviz.plotting.paths` — regularisation path, FISTA convergence;
+* :mod:`~mlviz.plotting.posterior` — posterior heatmaps, reliability curves;
+* :mod:`~mlviz.plotting.compare` — CV measure / timing bars, solver scaling,
+  LSPC vs KLR time ratio;
+* :mod:`~mlviz.plotting.export` — HTML and PNG export;
+* :mod:`~mlviz.plotting._style` — palette and layout conventions.
+"""
+
+from ._style import (
+    DIVERGING_SCALE, NEGATIVE_COLOR, POSITIVE_COLOR, PROBABILITY_SCALE,
+    TEMPLATE, method_colors,
+)
+from .compare import (
+    clean_results, measure_bars, solver_scaling_figure, time_ratio_figure,
+    timing_bars,
+)
+from .data import cooccurrence_counts, cooccurrence_heatmap, label_frequency_bar
+from .embedding import (
+    color_kind, embedding_scatter, instance_scatter, selection_ids,
+)
+from .export import figure_to_html, figure_to_png, find_chromium
+from .graph import cooccurrence_graph_figure, edge_widths, label_graph_figure
+from .paths import convergence_figure, regularization_path_figure
+from .posterior import (
+    order_by_labelset, posterior_heatmap, reliability_bins, reliability_figure,
+)
+
+__all__ = [
+    # data overview
+    "label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
+    # embeddings
+    "embedding_scatter", "instance_scatter", "selection_ids", "color_kind",
+    # graphs
+    "label_graph_figure", "cooccurrence_graph_figure", "edge_widths",
+    # solver diagnostics
+    "regularization_path_figure", "convergence_figure",
+    # posteriors
+    "order_by_labelset", "posterior_heatmap", "reliability_bins",
+    "reliability_figure",
+    # comparisons
+    "measure_bars", "timing_bars", "solver_scaling_figure",
+    "time_ratio_figure", "clean_results",
+    # export
+    "figure_to_html", "figure_to_png", "find_chromium",
+    # style
+    "method_colors", "TEMPLATE", "PROBABILITY_SCALE", "DIVERGING_SCALE",
+    "POSITIVE_COLOR", "NEGATIVE_COLOR",
+]

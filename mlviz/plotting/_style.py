@@ -1,0 +1,215 @@
+"""Shared visual conventions of the mlviz figure builders.
+
+One place for the palette and layout rules so every figure of the dashboard
+looks the same:
+
+* methods: one qualitative palette (:data:`METHOD_PALETTE`) with fixed
+  colours for the methods the dashboard knows (:func:`method_colors`);
+* signed weights: a diverging colour scale centred at 0
+  (:data:`DIVERGING_SCALE`, negative = red, positive = blue), and the two
+  end colours :data:`POSITIVE_COLOR` / :data:`NEGATIVE_COLOR` for edges;
+* probabilities: a sequential colour scale (:data:`PROBABILITY_SCALE`) always
+  drawn with ``zmin=0, zmax=1`` (or ``cmin``/``cmax``) so two figures can be
+  compared by eye;
+* layout: ``template="plotly_white"``, ``autosize=True`` and an explicit
+  height; tick labels shrink and rotate with the number of labels
+  (:func:`label_axis_style`) so 6 to 53+ label names stay legible.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.colors as pc
+import plotly.graph_objects as go
+
+TEMPLATE = "plotly_white"
+
+#: Qualitative palette for methods (D3 / matplotlib "tab10").
+METHOD_PALETTE = list(pc.qualitative.D3)
+
+#: Fixed colours of known method names, so a method keeps its colour when
+#: the set of compared methods changes. Unknown names take the remaining
+#: palette colours in sorted order.
+KNOWN_METHOD_COLORS = {
+    "ML-LSPC": "#1F77B4",
+    "MLLSPC": "#1F77B4",
+    "MT-LSPC": "#17BECF",
+    "MTLSPC": "#17BECF",
+    "LSPC": "#AEC7E8",
+    "KLR": "#7F7F7F",
+    "KernelLogisticRegression": "#7F7F7F",
+    "MLRH": "#FF7F0E",
+    "sparse CDN": "#2CA02C",
+    "SparseCDN": "#2CA02C",
+    "PCC": "#98DF8A",
+    "MLLEM": "#9467BD",
+    "BR-LR": "#D62728",
+    "BR": "#D62728",
+    "BinaryRelevance": "#D62728",
+    "LP": "#E377C2",
+    "LabelPowerset": "#E377C2",
+    "ML-kNN": "#8C564B",
+    "MLkNN": "#8C564B",
+}
+
+#: Colours of the three ML-LSPC Sylvester solvers (paper 000, Fig. 1(b)).
+SOLVER_COLORS = {"naive": "#D62728", "cg": "#FF7F0E", "eig": "#1F77B4"}
+
+POSITIVE_COLOR = "#2166AC"  # blue end of RdBu
+NEGATIVE_COLOR = "#B2182B"  # red end of RdBu
+NEUTRAL_EDGE_COLOR = "#8C8C8C"
+NODE_COLOR = "#4C4C4C"
+LABEL_MARKER_COLOR = "#111111"
+BAR_COLOR = "#1F77B4"
+
+#: Diverging scale for signed weights: use with ``zmid=0``.
+DIVERGING_SCALE = "RdBu"
+#: Sequential scale for probabilities in [0, 1]: use with zmin=0, zmax=1.
+PROBABILITY_SCALE = "Viridis"
+#: Sequential scale for counts (>= 0).
+COUNT_SCALE = "Blues"
+#: Colours of a binary (0/1, False/True) categorical colouring.
+BINARY_COLORS = ("#BDBDBD", "#D62728")
+
+#: Above this number of points scatter plots switch to WebGL (Scattergl).
+WEBGL_THRESHOLD = 1000
+
+
+def method_colors(methods):
+    """Map method names to colours, stable across figures.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        Method names (duplicates allowed).
+
+    Returns
+    -------
+    dict of str to str
+        Known names get their fixed colour (:data:`KNOWN_METHOD_COLORS`);
+        the others take unused palette colours in sorted-name order.
+    """
+    names = sorted(dict.fromkeys(str(m) for m in methods))
+    colors = {m: KNOWN_METHOD_COLORS[m] for m in names if m in KNOWN_METHOD_COLORS}
+    free = [c for c in METHOD_PALETTE if c not in colors.values()] or METHOD_PALETTE
+    k = 0
+    for m in names:
+        if m not in colors:
+            colors[m] = free[k % len(free)]
+            k += 1
+    return colors
+
+
+def qualitative_colors(n):
+    """Return ``n`` distinct qualitative colours (cycled beyond 26)."""
+    base = list(pc.qualitative.D3) + list(pc.qualitative.Alphabet)
+    return [base[i % len(base)] for i in range(n)]
+
+
+def sequential_colors(n, scale=PROBABILITY_SCALE):
+    """Sample ``n`` ordered colours from a sequential colour scale."""
+    if n <= 1:
+        return pc.sample_colorscale(scale, [0.5])
+    return pc.sample_colorscale(scale, list(np.linspace(0.0, 0.9, n)))
+
+
+def tick_font_size(n_ticks):
+    """Font size (px) that keeps ``n_ticks`` category ticks legible."""
+    if n_ticks <= 12:
+        return 12
+    if n_ticks <= 25:
+        return 11
+    if n_ticks <= 40:
+        return 10
+    if n_ticks <= 60:
+        return 9
+    return 8
+
+
+def label_axis_style(names):
+    """Axis properties for a categorical axis of label names.
+
+    All names are shown (``tickmode="array"`` would need positions, so we use
+    ``dtick=1`` on a category axis), rotated by 45° or more when they would
+    otherwise overlap, with a font that shrinks with their number.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Tick labels, in axis order.
+
+    Returns
+    -------
+    dict
+        Keyword arguments for ``fig.update_xaxes`` / ``update_yaxes``.
+    """
+    names = [str(n) for n in names]
+    n = len(names)
+    longest = max((len(s) for s in names), default=0)
+    if n <= 8 and longest <= 10:
+        angle = 0
+    elif n * max(longest, 1) <= 120:
+        angle = -30
+    else:
+        angle = -60
+    return dict(
+        type="category",
+        tickmode="linear",
+        dtick=1,
+        tickangle=angle,
+        tickfont=dict(size=tick_font_size(n)),
+        automargin=True,
+    )
+
+
+def finish_layout(fig, *, title=None, height=450, **layout):
+    """Apply the shared template, title, height and responsiveness.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    title : str or None
+    height : int
+        Height in pixels; width follows the container (``autosize``).
+    **layout
+        Further ``fig.update_layout`` arguments.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        The same figure, for chaining.
+    """
+    fig.update_layout(
+        template=TEMPLATE,
+        autosize=True,
+        height=int(height),
+        margin=dict(l=60, r=30, t=60 if title else 30, b=50),
+        hoverlabel=dict(namelength=-1),
+        **layout,
+    )
+    if title:
+        fig.update_layout(title=dict(text=title, x=0.01, xanchor="left"))
+    return fig
+
+
+def add_note(fig, text, *, y=0.5):
+    """Write a centred grey note (e.g. "no edges") on the plotting area."""
+    fig.add_annotation(
+        text=text, xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
+        font=dict(size=14, color="#666666"), bgcolor="rgba(255,255,255,0.8)",
+    )
+    return fig
+
+
+def as_float32(a):
+    """Return ``a`` as a C-contiguous float32 array (halves the JSON payload)."""
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
+
+
+def empty_figure(message, *, title=None, height=300):
+    """A blank figure that shows ``message`` (used when there is no data)."""
+    fig = go.Figure()
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    add_note(fig, message)
+    return finish_layout(fig, title=title, height=height)

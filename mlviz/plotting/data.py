@@ -1,0 +1,152 @@
+"""Data-set overview figures: label frequencies and label co-occurrence."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ._style import (
+    BAR_COLOR, COUNT_SCALE, PROBABILITY_SCALE, finish_layout, label_axis_style,
+)
+
+__all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap"]
+
+
+def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
+                        sort=True):
+    """Bar chart of how many instances carry each label.
+
+    Parameters
+    ----------
+    label_names : sequence of str, length L
+    counts : array-like of int, shape (L,)
+        Number of positive instances per label (column sums of Y).
+    title : str, optional
+    n_samples : int, optional
+        Number of instances; when given, hover also shows the percentage.
+    sort : bool, default True
+        Sort bars by decreasing count (ties keep the input order).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Bar`` trace; x = label names, y = counts.
+    """
+    names = np.asarray([str(n) for n in label_names], dtype=object)
+    counts = np.asarray(counts, dtype=float).ravel()
+    if len(names) != len(counts):
+        raise ValueError(
+            f"label_names has {len(names)} entries but counts has {len(counts)}."
+        )
+    order = np.argsort(-counts, kind="stable") if sort else np.arange(len(counts))
+    names, counts = names[order], counts[order]
+    if n_samples:
+        pct = 100.0 * counts / float(n_samples)
+        custom = pct
+        hover = "<b>%{x}</b><br>%{y:d} instances (%{customdata:.1f}%)<extra></extra>"
+    else:
+        custom = None
+        hover = "<b>%{x}</b><br>%{y:d} instances<extra></extra>"
+    fig = go.Figure(go.Bar(
+        x=list(names), y=counts, marker_color=BAR_COLOR, customdata=custom,
+        hovertemplate=hover, name="label frequency",
+    ))
+    fig.update_xaxes(title_text="label", **label_axis_style(names))
+    fig.update_yaxes(title_text="number of instances with the label",
+                     rangemode="tozero")
+    return finish_layout(fig, title=title, height=420, bargap=0.15)
+
+
+def cooccurrence_counts(Y):
+    """Label co-occurrence counts ``C = Y^T Y``.
+
+    Parameters
+    ----------
+    Y : array-like or sparse of {0, 1}, shape (n_samples, L)
+
+    Returns
+    -------
+    ndarray of int64, shape (L, L)
+        ``C[i, j]`` = number of instances with both labels i and j; the
+        diagonal holds the label frequencies.
+    """
+    if hasattr(Y, "toarray"):
+        Y = Y.toarray()
+    Y = np.asarray(Y, dtype=np.int64)
+    return Y.T @ Y
+
+
+def _normalized_cooccurrence(C, normalize):
+    C = np.asarray(C, dtype=float)
+    diag = np.diag(C).copy()
+    if normalize is None:
+        return C
+    if normalize == "jaccard":
+        union = diag[:, None] + diag[None, :] - C
+        return np.divide(C, union, out=np.zeros_like(C), where=union > 0)
+    if normalize == "conditional":
+        rows = np.broadcast_to(diag[:, None], C.shape)
+        return np.divide(C, rows, out=np.zeros_like(C), where=rows > 0)
+    raise ValueError(
+        "normalize must be None, 'jaccard' or 'conditional', "
+        f"got {normalize!r}."
+    )
+
+
+def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
+                         title=None):
+    """Heatmap of label co-occurrence.
+
+    Parameters
+    ----------
+    cooccurrence : array-like, shape (L, L)
+        Co-occurrence counts ``Y^T Y`` (diagonal = label frequencies), see
+        :func:`cooccurrence_counts`.
+    label_names : sequence of str, length L
+    normalize : {None, "jaccard", "conditional"}
+        ``None``: raw counts. ``"jaccard"``: ``C_ij / (C_ii + C_jj - C_ij)``
+        (symmetric, 1 on the diagonal). ``"conditional"``: row-normalised
+        ``C_ij / C_ii`` = estimated P(label j | label i) (row label given).
+        Labels that never occur give 0, never NaN.
+    title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Heatmap``; ``z`` is the (normalised) matrix, row i = label i
+        from the top. Normalised values use a fixed [0, 1] colour range.
+    """
+    C = np.asarray(cooccurrence, dtype=float)
+    names = [str(n) for n in label_names]
+    if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] != len(names):
+        raise ValueError(
+            f"cooccurrence must be ({len(names)}, {len(names)}) to match "
+            f"label_names, got shape {C.shape}."
+        )
+    Z = _normalized_cooccurrence(C, normalize)
+    if normalize is None:
+        scale, zmin, zmax = COUNT_SCALE, 0.0, max(float(Z.max(initial=0.0)), 1.0)
+        cbar = "co-occurrences"
+        hover = ("row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
+                 "%{z:d} instances with both<extra></extra>")
+    else:
+        scale, zmin, zmax = PROBABILITY_SCALE, 0.0, 1.0
+        cbar = "Jaccard" if normalize == "jaccard" else "P(column | row)"
+        what = ("Jaccard index" if normalize == "jaccard"
+                else "P(column label | row label)")
+        hover = ("row: <b>%{y}</b><br>column: <b>%{x}</b><br>" + what
+                 + " = %{z:.3f}<br>%{customdata:d} instances with both"
+                 "<extra></extra>")
+    fig = go.Figure(go.Heatmap(
+        z=Z.astype(np.float32), x=names, y=names, colorscale=scale,
+        zmin=zmin, zmax=zmax, colorbar=dict(title=dict(text=cbar)),
+        customdata=None if normalize is None else C.astype(np.int64),
+        hovertemplate=hover, xgap=1 if len(names) <= 30 else 0,
+        ygap=1 if len(names) <= 30 else 0,
+    ))
+    style = label_axis_style(names)
+    fig.update_xaxes(title_text="label", **style)
+    ystyle = dict(style, tickangle=0)
+    fig.update_yaxes(title_text="label", autorange="reversed", **ystyle)
+    height = int(np.clip(220 + 14 * len(names), 420, 900))
+    return finish_layout(fig, title=title, height=height)
