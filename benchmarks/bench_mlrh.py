@@ -57,7 +57,7 @@ def bench_fit(name, repeat):
     print(f"{name} (n={X.shape[0]}, d={X.shape[1]}, L={Y.shape[1]}): BR-LR fit {t_br:.2f} s")
     for kernel in ("linear", "rbf"):
         for solver in ("mm", "lbfgs"):
-            model = MLRH(kernel=kernel, solver=solver, reg=1e-3, max_iter=5000)
+            model = MLRH(kernel=kernel, solver=solver, reg=1e-3, max_iter=5000, random_state=0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t, m = best_of(lambda: model.fit(X, Y), 1 if kernel == "rbf" else repeat)

@@ -173,7 +173,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
-                 solver="mm", prediction="wta", threshold=0.5, max_iter=1000, tol=1e-5,
+                 solver="mm", prediction="wta", threshold=0.5, max_iter=2000, tol=1e-5,
                  random_state=None):
         self.max_labels = max_labels
         self.reg = reg
