@@ -234,3 +234,32 @@ def test_refit_equals_fresh_fit(kernel, solver):
     assert m.reg == 3e-2  # a rejected value leaves the model unchanged
     with pytest.raises(NotFittedError):
         MLRH().refit(reg=1.0)
+
+
+def _surrogate(m, Phi, Yf, W0, W, M, curvature):
+    """Quadratic MM surrogate f(W0) + <G, W - W0> + ½ <W - W0, A (W - W0)>, A = c Φ̃ᵀΦ̃/n + 2 reg I."""
+    f0, G = m._objective_parts(Phi, Yf, W0, M)
+    A = curvature * (Phi.T @ Phi) / Phi.shape[0] + 2 * m.reg * np.eye(Phi.shape[1])
+    E = W - W0
+    return f0 + np.sum(G * E) + 0.5 * np.sum(E * (A @ E))
+
+
+def test_factor_two_majorises_and_joint_factor_four_does_not():
+    # random problems: f <= surrogate(c = 1/2) at random points around random W0
+    rng = np.random.default_rng(14)
+    for M in (1, 2, 3):
+        X, Y = make_data(n=50, d=3, K=4, M=M, seed=M)
+        m = MLRH(reg=1e-2)
+        Phi, Yf = _augment(X), Y.astype(float)
+        for _ in range(30):
+            W0 = rng.normal(scale=rng.choice([0.1, 1.0, 3.0]), size=(4, 4))
+            W = W0 + rng.normal(scale=rng.choice([0.1, 1.0, 5.0]), size=(4, 4))
+            assert m._objective_parts(Phi, Yf, W, M)[0] <= _surrogate(m, Phi, Yf, W0, W, M, 0.5) + 1e-12
+    # two labels tied for one slot (bias only, y = label 1): along (t, -t) the
+    # curvature is 1/2, so the paper's joint factor 4 (c = 1/4) is not a majoriser
+    m = MLRH(reg=0.0)
+    Phi, Yf, W0 = np.ones((1, 1)), np.array([[1.0, 0.0]]), np.zeros((1, 2))
+    W = np.array([[0.1, -0.1]])
+    f = m._objective_parts(Phi, Yf, W, 1)[0]
+    assert f > _surrogate(m, Phi, Yf, W0, W, 1, 0.25)
+    assert f <= _surrogate(m, Phi, Yf, W0, W, 1, 0.5)
