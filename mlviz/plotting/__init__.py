@@ -27,7 +27,7 @@ from .data import cooccurrence_counts, cooccurrence_heatmap, label_frequency_bar
 from .embedding import (
     color_kind, embedding_scatter, instance_scatter, selection_ids,
 )
-from .export import figure_to_html, figure_to_png, find_chromium
+from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
 from .graph import cooccurrence_graph_figure, edge_widths, label_graph_figure
 from .paths import convergence_figure, regularization_path_figure
 from .posterior import (
@@ -50,7 +50,7 @@ __all__ = [
     "measure_bars", "timing_bars", "solver_scaling_figure",
     "time_ratio_figure", "clean_results",
     # export
-    "figure_to_html", "figure_to_png", "find_chromium",
+    "figure_to_html", "figure_to_png", "find_chromium", "stop_png_browser",
     # style
     "method_colors", "TEMPLATE", "PROBABILITY_SCALE", "DIVERGING_SCALE",
     "POSITIVE_COLOR", "NEGATIVE_COLOR",
