@@ -1,5 +1,7 @@
 """Tests of the pure plotly figure builders (mlviz.plotting): figure contents."""
 
+import re
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -467,7 +469,10 @@ def test_figure_to_html_contains_the_div():
     html = mp.figure_to_html(fig)
     assert "<html>" in html and html.rstrip().endswith("</html>")
     assert 'class="plotly-graph-div"' in html
-    assert "cdn.plot.ly" in html and "current γ" in html
+    assert "cdn.plot.ly" in html
+    div_id = re.search(r'<div id="([^"]+)" class="plotly-graph-div"', html).group(1)
+    assert re.search(r'newPlot\(\s*"' + re.escape(div_id) + '"', html)
+    assert "current \\u03b3 = 0.3" in html
     assert len(html) < 200_000   # plotly.js not inlined
 
 
