@@ -159,6 +159,12 @@ def test_gamma_path_edges_and_warm_start():
     assert again.init_coef_ is path[3].init_coef_
     np.testing.assert_array_equal(path[3].label_coef_, before)
     assert again.gamma == 5.0 and path[3].gamma == 1.5
+    # a mu move refits the Gibbs start model too, and lands on the cold solution
+    moved = path[3].refit(mu=3.0)
+    cold_mu = SparseCDN(gamma=1.5, mu=3.0, tol=1e-8, max_iter=5000).fit(X, Y)
+    assert moved.init_coef_ is not path[3].init_coef_
+    assert abs(moved.objective_history_[-1] - cold_mu.objective_history_[-1]) < 1e-6
+    np.testing.assert_allclose(moved.init_coef_, cold_mu.init_coef_, atol=1e-5)
 
 
 def _stationary_marginals(lin, V):

@@ -240,10 +240,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     max_iter : int, default 1000
         FISTA iterations.
     tol : float > 0, default 1e-4
-        Stop when the FISTA gradient-mapping norm (mean-loss scale, whole
+        Stop when the FISTA gradient-mapping norm of objective (4) / N (whole
         parameter vector, intercepts in the scaled coordinates of
-        ``_CDNProblem``) is <= tol. On enron, 1e-4 leaves the objective
-        within ~2e-7 of its minimum.
+        ``_CDNProblem``) is <= tol. A ``ConvergenceWarning`` is issued when
+        ``max_iter`` is reached first (e.g. full enron, 53 labels, at the
+        paper's weak ridge).
     n_burn : int >= 0, default 50
         Gibbs burn-in sweeps in ``predict_proba``.
     n_samples : int >= 1, default 200
@@ -286,9 +287,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     --------
     >>> from mlviz.data import load_sample
     >>> ds = load_sample("emotions")                          # doctest: +SKIP
-    >>> m = SparseCDN(gamma=1e-2, random_state=0).fit(ds.X, ds.Y)  # doctest: +SKIP
-    >>> m.label_graph_.number_of_edges()                      # doctest: +SKIP
-    >>> m2 = m.refit(gamma=3e-2)   # warm-started, same data  # doctest: +SKIP
+    >>> m = SparseCDN(gamma=1.0, mu=1.0, random_state=0).fit(ds.X, ds.Y)  # doctest: +SKIP
+    >>> m.label_graph_.number_of_edges(), m.gamma_max_        # doctest: +SKIP
+    >>> m2 = m.refit(gamma=0.5 * m.gamma_max_)  # warm start  # doctest: +SKIP
+    >>> path = sparse_cdn_path(ds.X, ds.Y, [m.gamma_max_ * f for f in (1, .3, .1, .03)])  # doctest: +SKIP
+    >>> path_summary(path)[["gamma", "n_edges"]]              # doctest: +SKIP
     """
 
     def __init__(self, lam1=0.1, lam2=0.1, gamma=1e-3, mu=1e-3, variant="sparse", max_iter=1000,
