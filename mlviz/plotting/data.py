@@ -94,7 +94,7 @@ def _normalized_cooccurrence(C, normalize):
 
 
 def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
-                         title=None):
+                         title=None, colorbar_title=None):
     """Heatmap of label co-occurrence.
 
     Parameters
@@ -107,8 +107,12 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
         ``None``: raw counts. ``"jaccard"``: ``C_ij / (C_ii + C_jj - C_ij)``
         (symmetric, 1 on the diagonal). ``"conditional"``: row-normalised
         ``C_ij / C_ii`` = estimated P(label j | label i) (row label given).
-        Labels that never occur give 0, never NaN.
+        Labels that never occur give 0, never NaN. With ``None``, a
+        non-integer matrix (e.g. edge-stability frequencies) is shown as is
+        with 3-decimal hover values.
     title : str, optional
+    colorbar_title : str, optional
+        Overrides the colour-bar title.
 
     Returns
     -------
@@ -124,11 +128,20 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
             f"label_names, got shape {C.shape}."
         )
     Z = _normalized_cooccurrence(C, normalize)
-    if normalize is None:
+    integer = bool(np.all(np.isfinite(C)) and np.all(C == np.round(C)))
+    if normalize is None and integer:
         scale, zmin, zmax = COUNT_SCALE, 0.0, max(float(Z.max(initial=0.0)), 1.0)
         cbar = "co-occurrences"
         hover = ("row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
                  "%{z:d} instances with both<extra></extra>")
+    elif normalize is None:
+        finite = Z[np.isfinite(Z)]
+        lo = float(min(finite.min(initial=0.0), 0.0))
+        hi = float(max(finite.max(initial=1.0), 1.0)) if finite.size else 1.0
+        scale, zmin, zmax = COUNT_SCALE, lo, hi
+        cbar = "value"
+        hover = ("row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
+                 "value = %{z:.3f}<extra></extra>")
     else:
         scale, zmin, zmax = PROBABILITY_SCALE, 0.0, 1.0
         cbar = "Jaccard" if normalize == "jaccard" else "P(column | row)"
@@ -139,7 +152,8 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
                  "<extra></extra>")
     fig = go.Figure(go.Heatmap(
         z=Z.astype(np.float32), x=names, y=names, colorscale=scale,
-        zmin=zmin, zmax=zmax, colorbar=dict(title=dict(text=cbar)),
+        zmin=zmin, zmax=zmax,
+        colorbar=dict(title=dict(text=colorbar_title or cbar)),
         customdata=None if normalize is None else C.astype(np.int64),
         hovertemplate=hover, xgap=1 if len(names) <= 30 else 0,
         ygap=1 if len(names) <= 30 else 0,

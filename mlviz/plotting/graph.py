@@ -101,13 +101,12 @@ def _segments(P, src, dst):
     return to_list(xs), to_list(ys)
 
 
-def _edge_line_traces(P, src, dst, weights, *, sign, color, legend_name):
-    """One line trace per width bucket for the edges of one sign."""
+def _edge_line_traces(P, src, dst, magnitudes, *, sign, color, legend_name):
+    """One line trace per width bucket for edges of one style."""
     traces = []
     if len(src) == 0:
         return traces
-    idx, levels = _bucket(edge_widths(np.abs(weights)) if sign != "0"
-                          else edge_widths(weights))
+    idx, levels = _bucket(edge_widths(magnitudes))
     first = True
     for b in range(len(levels)):
         sel = np.flatnonzero(idx == b)
@@ -132,10 +131,16 @@ def _layout_extent(P):
     return float(max(span.max(), 1e-9))
 
 
-def _hide_axes(fig):
+def _hide_axes(fig, P):
+    """Hidden axes, 1:1 aspect, padded so node names fit."""
     fig.update_xaxes(visible=False, showgrid=False, zeroline=False)
     fig.update_yaxes(visible=False, showgrid=False, zeroline=False,
                      scaleanchor="x", scaleratio=1)
+    if len(P):
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        pad = 0.18 * max(float((hi - lo).max()), 1e-9)
+        fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad])
+        fig.update_yaxes(range=[lo[1] - pad, hi[1] + pad])
 
 
 def _node_sizes(values):
@@ -145,15 +150,35 @@ def _node_sizes(values):
     return 10.0 + 22.0 * (v - v.min()) / np.ptp(v)
 
 
+def _text_positions(P):
+    """Put node names on the side facing away from the layout centre."""
+    if len(P) <= 12:
+        return "top center"
+    d = P - P.mean(axis=0)
+    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0]))
+    out = []
+    for a in ang:
+        if -45 <= a < 45:
+            out.append("middle right")
+        elif 45 <= a < 135:
+            out.append("top center")
+        elif -135 <= a < -45:
+            out.append("bottom center")
+        else:
+            out.append("middle left")
+    return out
+
+
 def _node_trace(P, names, sizes, hover):
     n = len(names)
     return go.Scatter(
         x=P[:, 0], y=P[:, 1], mode="markers+text", text=names,
-        textposition="top center", hovertext=hover, hoverinfo="text",
+        textposition=_text_positions(P), hovertext=hover, hoverinfo="text",
         textfont=dict(size=12 if n <= 20 else (10 if n <= 40 else 9)),
         marker=dict(size=sizes, color=NODE_COLOR,
                     line=dict(width=1.5, color="white")),
         name="labels", meta={"kind": "nodes"}, showlegend=False,
+        cliponaxis=False,
     )
 
 
@@ -247,7 +272,7 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
             f"<br>out-degree {outdeg[i]}: strongest {_strongest(outs)}")
     sizes = _node_sizes(indeg + outdeg if node_size is None else node_size)
     fig.add_trace(_node_trace(P, names, sizes, node_hover))
-    _hide_axes(fig)
+    _hide_axes(fig, P)
     if not len(src):
         add_note(fig, "No edges: every label is modelled independently "
                  "(try a smaller γ)", y=0.02)
@@ -341,7 +366,6 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
     for tr in _edge_line_traces(P, src, dst, cnt, sign="0",
                                 color=NEUTRAL_EDGE_COLOR,
                                 legend_name="co-occurrence"):
-        tr.meta = dict(tr.meta)
         fig.add_trace(tr)
     if len(src):
         mid = 0.5 * (P[src] + P[dst])
@@ -362,7 +386,7 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
         hover.append(f"<b>{names[i]}</b><br>{int(freq[i])} instances"
                      f"<br>degree {deg[i]}; most with: {top_s}")
     fig.add_trace(_node_trace(P, names, _node_sizes(freq), hover))
-    _hide_axes(fig)
+    _hide_axes(fig, P)
     if not len(src):
         add_note(fig, f"No pair of labels co-occurs at least {max(min_count, 1)}"
                  " time(s)", y=0.02)
