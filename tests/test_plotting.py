@@ -340,7 +340,7 @@ def test_posterior_heatmap_contents_and_order():
     assert (hp.zmin, hp.zmax, hy.zmin, hy.zmax) == (0, 1, 0, 1)
     assert hp.colorbar.title.text == "P(y=1|x)" and hy.showscale is False
     assert list(hp.x) == NAMES and list(hy.x) == NAMES
-    np.testing.assert_array_equal(hp.customdata[:, 0], order)
+    assert list(hp.y) == [str(i) for i in order] == list(hy.y)
     assert hp.yaxis == "y" and hy.yaxis == "y2"
     assert fig.layout.yaxis2.matches == "y"          # shared row order
     custom = np.arange(N)[::-1]

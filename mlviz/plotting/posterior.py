@@ -63,7 +63,8 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
         :func:`order_by_labelset` of ``Y_true``.
     title : str, optional
     instance_ids : array-like, shape (n,), optional
-        Ids shown on hover (default: the row index in ``P``).
+        Unique ids of the rows, used as the (categorical) y values and shown
+        on hover (default: the row index in ``P``).
 
     Returns
     -------
@@ -71,7 +72,8 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
         Two ``Heatmap`` traces side by side with a shared y axis (row ``r``
         of both = instance ``row_order[r]``, drawn top-down), the same
         sequential colour scale with ``zmin=0, zmax=1``; one colour bar
-        titled "P(y=1|x)". ``customdata`` holds the instance ids.
+        titled "P(y=1|x)". ``y`` holds the instance ids (as strings) in row
+        order, so ``y[r] == str(instance_ids[row_order[r]])``.
     """
     P = _dense(P)
     Y = _dense(Y_true)
@@ -88,31 +90,34 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     if sorted(order.tolist()) != list(range(n)):
         raise ValueError("row_order must be a permutation of 0..n-1.")
     ids = np.arange(n) if instance_ids is None else np.asarray(instance_ids)
-    ids = ids[order]
-    custom = np.repeat(ids[:, None], len(names), axis=1)
-    rows = np.arange(n)
+    if len(ids) != n:
+        raise ValueError(f"instance_ids has {len(ids)} entries for {n} rows.")
+    # y = instance ids on a category axis (keeps the row order, gives the id
+    # on hover without an n x L customdata array)
+    rows = [str(v) for v in ids[order]]
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True,
                         horizontal_spacing=0.03,
                         subplot_titles=("predicted P(y=1|x)", "true labels Y"))
     fig.add_trace(go.Heatmap(
-        z=as_float32(P[order]), x=names, y=rows, customdata=custom,
+        z=as_float32(P[order]), x=names, y=rows,
         colorscale=PROBABILITY_SCALE, zmin=0.0, zmax=1.0, name="P(y=1|x)",
         colorbar=dict(title=dict(text="P(y=1|x)"), thickness=14),
-        hovertemplate="instance %{customdata}<br>label <b>%{x}</b><br>"
+        hovertemplate="instance %{y}<br>label <b>%{x}</b><br>"
                       "P(y=1|x) = %{z:.3f}<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Heatmap(
-        z=as_float32(Y[order]), x=names, y=rows, customdata=custom,
+        z=np.ascontiguousarray(Y[order], dtype=np.uint8), x=names, y=rows,
         colorscale=PROBABILITY_SCALE, zmin=0.0, zmax=1.0, showscale=False,
         name="true Y",
-        hovertemplate="instance %{customdata}<br>label <b>%{x}</b><br>"
-                      "true y = %{z:.0f}<extra></extra>"), row=1, col=2)
+        hovertemplate="instance %{y}<br>label <b>%{x}</b><br>"
+                      "true y = %{z}<extra></extra>"), row=1, col=2)
     style = label_axis_style(names)
     for col in (1, 2):
         fig.update_xaxes(title_text="label", row=1, col=col, **style)
-    fig.update_yaxes(autorange="reversed", showticklabels=n <= 60,
+    fig.update_yaxes(type="category", autorange="reversed",
+                     showticklabels=n <= 60,
                      title_text="test instances (grouped by true label set)",
                      row=1, col=1)
-    fig.update_yaxes(autorange="reversed", row=1, col=2)
+    fig.update_yaxes(type="category", autorange="reversed", row=1, col=2)
     height = int(np.clip(250 + 3 * n, 450, 800))
     return finish_layout(fig, title=title, height=height)
 

@@ -1,0 +1,126 @@
+"""Benchmark the figure builders and PNG export (mlviz.plotting).
+
+Prints, side by side in one run:
+
+* build time and JSON payload of the heaviest dashboard figures on the bundled
+  enron data (1702 x 53 labels) — float32 vs float64 payload ratio, Scattergl
+  vs SVG Scatter;
+* PNG export time: kaleido cold (browser started per call), kaleido warm
+  (persistent browser), and the headless-chromium screenshot fallback.
+
+Usage: .venv/bin/python benchmarks/bench_plotting.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import networkx as nx
+import numpy as np
+import plotly.graph_objects as go
+
+from mlviz import plotting as mp
+
+
+def _timeit(fn, repeat):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def _data():
+    try:
+        from mlviz.data import load_sample
+        ds = load_sample("enron")
+        Y = np.asarray(ds.Y)
+        names = list(ds.label_names)
+        src = "enron (bundled)"
+    except Exception:  # data layer unavailable: same shape, synthetic
+        rng = np.random.default_rng(0)
+        Y = (rng.random((1702, 53)) < 0.064).astype(np.uint8)
+        names = [f"label_{j}" for j in range(53)]
+        src = "synthetic 1702 x 53"
+    return Y, names, src
+
+
+def main(quick=False):
+    repeat = 2 if quick else 5
+    rng = np.random.default_rng(0)
+    Y, names, src = _data()
+    n, L = Y.shape
+    print(f"data: {src}: n={n}, L={L}")
+    P = np.clip(Y * 0.6 + rng.random(Y.shape) * 0.4, 0, 1)
+    coords = rng.normal(size=(n, 2))
+    label_coords = rng.normal(size=(L, 2))
+    G = nx.DiGraph()
+    G.add_nodes_from(range(L))
+    for _ in range(250):
+        a, b = rng.integers(0, L, 2)
+        if a != b:
+            G.add_edge(int(a), int(b), weight=float(rng.normal()))
+    pos = nx.spring_layout(G, seed=0)
+    C = mp.cooccurrence_counts(Y)
+
+    cases = {
+        "embedding_scatter (n points, label count colour)":
+            lambda: mp.embedding_scatter(coords, label_coords, names,
+                                         color=Y.sum(1).astype(int)),
+        "posterior_heatmap (n x L)":
+            lambda: mp.posterior_heatmap(P, Y, names),
+        f"label_graph_figure ({G.number_of_edges()} edges, annotations)":
+            lambda: mp.label_graph_figure(G, pos, label_names=names),
+        "cooccurrence_heatmap (L x L)":
+            lambda: mp.cooccurrence_heatmap(C, names, normalize="jaccard"),
+        "reliability_figure (10 labels)":
+            lambda: mp.reliability_figure(Y, P, names),
+    }
+    print(f"\n{'figure':55s} {'build ms':>9s} {'JSON kB':>9s}")
+    figs = {}
+    for name, fn in cases.items():
+        t, fig = _timeit(fn, repeat)
+        figs[name] = fig
+        print(f"{name:55s} {1e3 * t:9.1f} {len(fig.to_json()) / 1e3:9.1f}")
+
+    # float32 vs float64 payload, and SVG vs WebGL scatter for the same points
+    f32 = go.Figure(go.Scattergl(x=coords[:, 0].astype(np.float32),
+                                 y=coords[:, 1].astype(np.float32)))
+    f64 = go.Figure(go.Scattergl(x=coords[:, 0], y=coords[:, 1]))
+    j32, j64 = len(f32.to_json()), len(f64.to_json())
+    print(f"\nscatter payload of {n} points: float64 {j64 / 1e3:.1f} kB, "
+          f"float32 {j32 / 1e3:.1f} kB, ratio float64/float32 = {j64 / j32:.2f}")
+
+    print("\nPNG export of the label graph (800 x 600):")
+    fig = figs[f"label_graph_figure ({G.number_of_edges()} edges, annotations)"]
+    if mp.find_chromium() is None:
+        print("  no Chrome/Chromium found: PNG export unavailable")
+        return
+    rows = []
+    t, png = _timeit(lambda: mp.figure_to_png(fig, width=800, height=600,
+                                              method="chromium"), repeat=2)
+    rows.append(("chromium --screenshot (browser per call)", t, png))
+    t, png = _timeit(lambda: mp.figure_to_png(fig, width=800, height=600,
+                                              method="kaleido",
+                                              keep_browser=False), repeat=2)
+    rows.append(("kaleido, browser per call", t, png))
+    mp.figure_to_png(fig, width=800, height=600, method="kaleido")  # start
+    t, png = _timeit(lambda: mp.figure_to_png(fig, width=800, height=600,
+                                              method="kaleido"), repeat=repeat)
+    rows.append(("kaleido, persistent browser (warm)", t, png))
+    mp.stop_png_browser()
+    warm = rows[-1][1]
+    for name, t, png in rows:
+        ok = png is not None and png[:8] == mp.export.PNG_SIGNATURE
+        print(f"  {name:42s} {t:6.2f} s  ({t / warm:5.1f}x warm kaleido)"
+              f"  {'ok' if ok else 'FAILED'}")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    main(ap.parse_args().quick)
