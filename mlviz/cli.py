@@ -214,6 +214,8 @@ def _cmd_reproduce(args, out, argv):
 
     names = list(EXPERIMENTS) if "all" in args.experiments else list(dict.fromkeys(args.experiments))
     results, crashed = {}, []
+    out_dir = args.out_dir if args.out_dir is not None else (None if args.quick else "docs")
+    command = "mlviz " + " ".join(shlex.quote(a) for a in argv)
     for name in names:
         try:
             module = get_experiment(name)
@@ -235,16 +237,15 @@ def _cmd_reproduce(args, out, argv):
         print(f"\n== {results[name]['title']} ({name}, {'quick' if args.quick else 'full'}, {seconds:.0f} s)",
               file=out)
         print(format_table(frame).to_string(index=False), file=out)
+        if out_dir is not None:  # write after each experiment, so finished work survives an interruption
+            md, csv = write_report({name: results[name]}, out_dir, command=command, quick=args.quick)
+            print(f"updated {md} and {csv}", file=out)
+        out.flush()
     if not results:
         print("mlviz reproduce: no experiment ran", file=sys.stderr)
         return 1
-    out_dir = args.out_dir if args.out_dir is not None else (None if args.quick else "docs")
     if out_dir is None:
         print("\n(quick run: report not written; pass --out-dir to write it)", file=out)
-    else:
-        command = "mlviz " + " ".join(shlex.quote(a) for a in argv)
-        md, csv = write_report(results, out_dir, command=command, quick=args.quick)
-        print(f"\nwrote {md} and {csv}", file=out)
     return 1 if crashed else 0
 
 
