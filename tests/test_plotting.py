@@ -88,6 +88,15 @@ def test_cooccurrence_heatmap_normalisations_by_hand():
         mp.cooccurrence_heatmap(C, names, normalize="cosine")
 
 
+def test_cooccurrence_heatmap_accepts_fractions():
+    freq = np.array([[0.0, 2 / 3], [1 / 3, 0.0]])
+    fig = mp.cooccurrence_heatmap(freq, ["a", "b"], colorbar_title="fraction")
+    (h,) = fig.data
+    np.testing.assert_allclose(h.z, freq.astype(np.float32))
+    assert h.colorbar.title.text == "fraction" and ":.3f" in h.hovertemplate
+    assert (h.zmin, h.zmax) == (0, 1)
+
+
 def test_many_labels_ticks_stay_legible():
     names = [f"enron_category_{j}" for j in range(53)]
     C = np.eye(53) * 5
@@ -307,12 +316,17 @@ def test_convergence_gap_by_hand():
     fig = mp.convergence_figure(F)
     obj, gap = fig.data
     np.testing.assert_array_equal(obj.y, F)
-    np.testing.assert_array_equal(gap.x, [1, 2, 3])     # zero gaps not drawn
+    np.testing.assert_array_equal(gap.x, [0, 1, 2])     # zero gaps not drawn
     np.testing.assert_allclose(gap.y, [4.0, 1.0, 0.25])  # (F - 2) / 2
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert fig.layout.xaxis2.title.text == "iteration"
     neg = mp.convergence_figure(-F)
     assert neg.layout.yaxis.type != "log"
+
+    class Result:
+        objective_history = F
+
+    np.testing.assert_array_equal(mp.convergence_figure(Result()).data[0].y, F)
 
 
 # ---------------------------------------------------------------- posteriors

@@ -69,7 +69,7 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
             hovertemplate="γ = %{x:.3g}<br>%{y:d} features<extra></extra>"),
             secondary_y=True)
         fig.update_yaxes(title_text="selected features", secondary_y=True,
-                         rangemode="tozero", showgrid=False)
+                         rangemode="tozero", showgrid=False, tickmode="auto")
     ymax = float(max(e.max(), 1.0)) * 1.05
     if current_gamma is not None and np.isfinite(current_gamma) \
             and current_gamma > 0:
@@ -96,8 +96,10 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
 
 def _history_array(objective_history):
     h = objective_history
-    if hasattr(h, "history"):
-        h = h.history
+    for attr in ("objective_history", "objective_history_", "history"):
+        if hasattr(h, attr):
+            h = getattr(h, attr)
+            break
     if isinstance(h, dict):
         h = h.get("objective", h.get("obj", next(iter(h.values()), [])))
     return np.asarray(h, dtype=float).ravel()
@@ -108,9 +110,11 @@ def convergence_figure(objective_history, *, title=None):
 
     Parameters
     ----------
-    objective_history : array-like of float, shape (n_iter,)
-        Objective value F(x_k) after each iteration (also accepted: an object
-        with a ``history`` attribute, or a dict with an ``"objective"`` key).
+    objective_history : array-like of float, shape (n_iter + 1,)
+        Objective values F(x_k), k = 0 (start), 1, ..., n_iter, as in
+        ``FistaResult.objective_history`` or a model's
+        ``objective_history_`` (also accepted: such an object itself, or a
+        dict with an ``"objective"`` key). Non-finite values are dropped.
     title : str, optional
 
     Returns
@@ -126,7 +130,7 @@ def convergence_figure(objective_history, *, title=None):
     F = F[np.isfinite(F)]
     if F.size == 0:
         return empty_figure("No objective values recorded", title=title)
-    it = np.arange(1, F.size + 1)
+    it = np.arange(F.size)
     best = float(F.min())
     gap = (F - best) / max(abs(best), np.finfo(float).eps)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True,
@@ -149,7 +153,8 @@ def convergence_figure(objective_history, *, title=None):
     if np.all(F > 0):
         fig.update_yaxes(type="log", row=1, col=1)
     fig.update_yaxes(title_text="objective", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="relative gap", row=2, col=1)
+    fig.update_yaxes(type="log", title_text="relative gap",
+                     exponentformat="power", row=2, col=1)
     fig.update_xaxes(title_text="iteration", row=2, col=1)
     fig.update_layout(showlegend=False)
     return finish_layout(fig, title=title, height=480)

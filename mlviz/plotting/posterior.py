@@ -224,6 +224,6 @@ def reliability_figure(Y_true, P, label_names, *, labels=None, n_bins=10,
     fig.update_xaxes(title_text="mean predicted P(y=1|x) in bin",
                      range=[-0.02, 1.02], constrain="domain")
     fig.update_yaxes(title_text="fraction of instances with the label",
-                     range=[-0.02, 1.02], scaleanchor="x", scaleratio=1)
+                     range=[-0.02, 1.02])
     fig.update_layout(legend=dict(title=dict(text="label")))
     return finish_layout(fig, title=title, height=500)
