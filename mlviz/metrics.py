@@ -50,6 +50,19 @@ Conventions (all documented, all tested; no measure ever returns NaN)
   takes its best value (0 for losses, 1 for AP, P@k, nDCG@k), as
   scikit-learn does for such rows.
 
+References
+----------
+- G. Tsoumakas, I. Katakis, I. Vlahavas. Mining multi-label data. Data Mining and
+  Knowledge Discovery Handbook, 2010 (example-based, label-based and ranking measures).
+- Y. Guo, W. Xue. Probabilistic multi-label classification with sparse feature learning,
+  IJCAI 2013, §4.1: Macro-F1 = (1/K) Σ_k 2 Σ_i y_ik ŷ_ik / (Σ_i y_ik + Σ_i ŷ_ik) and
+  Micro-F1 (the same ratio of pooled counts) -- identical to ``macro_f1`` / ``micro_f1``.
+- K. Kimura, M. Kudo, L. Sun. MLLEM, §4: AUC of the label ranking and top-1 precision
+  (``instance_auc``, ``macro_auc``, ``p@1``).
+- K. Lee, A. Shajari (MLRH), §5: exact match (``subset_accuracy``) and Hamming loss.
+- G. Tsoumakas et al. Mulan: a Java library for multi-label learning, JMLR 12, 2011
+  (zero-denominator conventions: a ratio with nothing true and nothing predicted is 1).
+
 Examples
 --------
 >>> import numpy as np
