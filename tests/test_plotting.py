@@ -222,6 +222,9 @@ def test_label_graph_edges_signs_widths_and_arrows():
     assert "in-degree 1" in nodes.hovertext[2] and "lab5 (+0.3)" in nodes.hovertext[2]
     assert "out-degree 1" in nodes.hovertext[2] and "lab3 (+1)" in nodes.hovertext[2]
     assert fig.layout.yaxis.scaleanchor == "x"
+    undirected = mp.label_graph_figure(nx.Graph(G), pos)
+    assert not any(a.showarrow for a in undirected.layout.annotations)
+    assert sum(t.meta["n_edges"] for t in _edge_traces(undirected)) == 5
 
 
 def test_label_graph_many_edges_uses_markers_and_few_traces():
@@ -286,6 +289,9 @@ def test_cooccurrence_graph_edges_match_counts():
     assert expected > 0
     assert sum(t.meta["n_edges"] for t in _edge_traces(fig)) == expected
     assert {t.meta["sign"] for t in _edge_traces(fig)} == {"0"}
+    by_name = mp.cooccurrence_graph_figure(
+        C, NAMES, {NAMES[i]: xy for i, xy in pos.items()}, min_count=k)
+    np.testing.assert_allclose(by_name.data[-1].x, fig.data[-1].x)
     empty = mp.cooccurrence_graph_figure(C, NAMES, pos, min_count=10 ** 6)
     assert _edge_traces(empty) == []
     assert any("co-occurs" in a.text for a in empty.layout.annotations)
@@ -372,6 +378,8 @@ def test_reliability_bins_by_hand():
     np.testing.assert_allclose(mean_p, [0.05, 0.135, 0.55, 0.975])
     np.testing.assert_allclose(frac, [0.0, 1.0, 0.0, 1.0])
     np.testing.assert_array_equal(cnt, [1, 2, 1, 2])
+    with_nan = mp.reliability_bins(np.r_[y, 1], np.r_[p, np.nan], n_bins=10)
+    np.testing.assert_array_equal(with_nan[2], cnt)
 
 
 def test_reliability_figure_curves_diagonal_and_no_positive_label():

@@ -216,7 +216,8 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
         marker trace at the edge midpoints carrying the edge hover, arrow
         annotations (<= 120 edges) or an ``"arrow"`` marker trace per sign,
         and a node trace whose hover shows in/out degree and the strongest
-        in/out edges. With no edges: the nodes and a note.
+        in/out edges. With no edges: the nodes and a note. An undirected
+        ``networkx.Graph`` is drawn the same way without arrows.
     """
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
@@ -261,7 +262,8 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
             x=mid[:, 0], y=mid[:, 1], mode="markers", hovertext=hover,
             hoverinfo="text", marker=dict(size=10, opacity=0),
             showlegend=False, name="edge info", meta={"kind": "edge-hover"}))
-        _add_arrows(fig, Pe_src, Pe_dst, w, allw)
+        if graph.is_directed():
+            _add_arrows(fig, Pe_src, Pe_dst, w, allw)
 
     indeg = np.bincount(dst, minlength=len(nodes))
     outdeg = np.bincount(src, minlength=len(nodes))
@@ -343,7 +345,7 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
     cooccurrence : array-like, shape (L, L)
         Counts ``Y^T Y`` (diagonal = label frequencies).
     label_names : sequence of str, length L
-    pos : dict int -> (x, y), or array-like (L, 2)
+    pos : dict (label index or name) -> (x, y), or array-like (L, 2)
         Layout, ideally the same as the label graph's.
     min_count : int, default 1
         Draw an edge i - j when ``C_ij >= max(min_count, 1)``.
@@ -361,6 +363,8 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
     L = len(names)
     if C.shape != (L, L):
         raise ValueError(f"cooccurrence must be ({L}, {L}), got {C.shape}.")
+    if isinstance(pos, dict) and pos and all(isinstance(k, str) for k in pos):
+        pos = {names.index(k): v for k, v in pos.items() if k in names}
     P = _positions(range(L), pos)
     iu, ju = np.triu_indices(L, k=1)
     keep = C[iu, ju] >= max(min_count, 1)

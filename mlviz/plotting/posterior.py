@@ -137,11 +137,14 @@ def reliability_bins(y_true, p, n_bins=10):
     -------
     mean_predicted, fraction_positive, counts : ndarrays, shape (k,)
         One entry per NON-EMPTY bin, in increasing order of probability.
+        Pairs with a non-finite ``p`` or ``y_true`` are ignored.
     """
     y = np.asarray(y_true, dtype=float).ravel()
-    p = np.clip(np.asarray(p, dtype=float).ravel(), 0.0, 1.0)
+    p = np.asarray(p, dtype=float).ravel()
     if y.shape != p.shape:
         raise ValueError(f"y_true {y.shape} and p {p.shape} differ.")
+    ok = np.isfinite(p) & np.isfinite(y)      # NaN posteriors are skipped
+    y, p = y[ok], np.clip(p[ok], 0.0, 1.0)
     if int(n_bins) < 1:
         raise ValueError(f"n_bins must be >= 1, got {n_bins}.")
     b = np.minimum((p * n_bins).astype(int), n_bins - 1)
