@@ -65,6 +65,9 @@ def main(quick=False):
         if a != b:
             G.add_edge(int(a), int(b), weight=float(rng.normal()))
     pos = nx.spring_layout(G, seed=0)
+    G_small = nx.DiGraph()
+    G_small.add_nodes_from(range(L))
+    G_small.add_weighted_edges_from(list(G.edges(data="weight"))[:100])
     C = mp.cooccurrence_counts(Y)
 
     cases = {
@@ -73,7 +76,9 @@ def main(quick=False):
                                          color=Y.sum(1).astype(int)),
         "posterior_heatmap (n x L)":
             lambda: mp.posterior_heatmap(P, Y, names),
-        f"label_graph_figure ({G.number_of_edges()} edges, annotations)":
+        f"label_graph_figure ({G_small.number_of_edges()} edges, arrow annotations)":
+            lambda: mp.label_graph_figure(G_small, pos, label_names=names),
+        f"label_graph_figure ({G.number_of_edges()} edges, arrow markers)":
             lambda: mp.label_graph_figure(G, pos, label_names=names),
         "cooccurrence_heatmap (L x L)":
             lambda: mp.cooccurrence_heatmap(C, names, normalize="jaccard"),
@@ -96,7 +101,7 @@ def main(quick=False):
           f"float32 {j32 / 1e3:.1f} kB, ratio float64/float32 = {j64 / j32:.2f}")
 
     print("\nPNG export of the label graph (800 x 600):")
-    fig = figs[f"label_graph_figure ({G.number_of_edges()} edges, annotations)"]
+    fig = figs[f"label_graph_figure ({G.number_of_edges()} edges, arrow markers)"]
     if mp.find_chromium() is None:
         print("  no Chrome/Chromium found: PNG export unavailable")
         return
