@@ -176,6 +176,19 @@ def test_colour_rule_counts_categorical_many_integers_continuous():
     assert t.marker.cmin < 0 and t.marker.showscale
 
 
+def test_train_and_test_share_the_category_colours():
+    X = RNG.normal(size=(N, 2))
+    train_counts = np.arange(N) % 5            # 0..4
+    test_counts = np.array([3, 4, 4, 3])       # subset
+    fig = mp.embedding_scatter(X, X[:L], NAMES, color=train_counts,
+                               test_coords=X[:4], test_color=test_counts)
+    train = {t.name: t.marker.color for t in fig.data if t.meta == "train"}
+    test = {t.name.split(": ")[1]: t.marker.color for t in fig.data
+            if t.meta == "test"}
+    assert set(test) == {"3", "4"}
+    assert all(test[k] == train[k] for k in test)
+
+
 def test_selection_ids_map_points_back_to_rows():
     X = RNG.normal(size=(N, 2))
     ids = np.arange(N) * 10

@@ -95,7 +95,8 @@ def _category_colors(values):
 
 
 def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
-                     ids, dims, meta, name, symbol, size):
+                     ids, dims, meta, name, symbol, size, palette=None,
+                     crange=None):
     """Build the marker trace(s) of one point set (train or test)."""
     n = coords.shape[0]
     cls = _scatter_cls(n, dims)
@@ -111,7 +112,8 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
     if kind == "categorical":
         c = np.asarray(color)
         values = np.unique(c)
-        colors = _category_colors(values)
+        palette = palette or dict(zip(values.tolist(), _category_colors(values)))
+        colors = [palette[v] for v in values.tolist()]
         traces = []
         for v, col in zip(values, colors):
             mask = c == v
@@ -140,6 +142,8 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
         )
         if is_prob:
             marker.update(cmin=0.0, cmax=1.0)
+        elif crange is not None:
+            marker.update(cmin=crange[0], cmax=crange[1])
         else:
             marker.update(cmin=float(np.nanmin(c)), cmax=float(np.nanmax(c)))
         return [cls(
@@ -155,6 +159,22 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
         marker=dict(marker_base, color="#1F77B4" if meta != "test" else "#FF7F0E"),
         hovertemplate=_hover(hover_text, prefix), **common,
     )]
+
+
+def _shared_colour_mapping(color, test_color):
+    """Category -> colour map and colour range common to train and test."""
+    if color is None or test_color is None:
+        return None, None
+    kinds = {color_kind(color), color_kind(test_color)}
+    both = np.concatenate([np.asarray(color).ravel(),
+                           np.asarray(test_color).ravel()])
+    if kinds == {"categorical"}:
+        values = np.unique(both)
+        return dict(zip(values.tolist(), _category_colors(values))), None
+    if kinds == {"continuous"}:
+        b = both.astype(float)
+        return None, (float(np.nanmin(b)), float(np.nanmax(b)))
+    return None, None
 
 
 def _ids(ids, n, what):
@@ -237,11 +257,13 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     _check_len(hover_text, len(X), "hover_text")
     ids = _ids(instance_ids, len(X), "instance_ids")
     size = 5 if len(X) > WEBGL_THRESHOLD else 7
+    palette, crange = _shared_colour_mapping(color, test_color)
     fig = go.Figure()
     for tr in _instance_traces(
             X, color=color, color_title=color_title, colorscale=colorscale,
             hover_text=hover_text, ids=ids, dims=dims, meta="train",
-            name="instances", symbol="circle", size=size):
+            name="instances", symbol="circle", size=size, palette=palette,
+            crange=crange):
         fig.add_trace(tr)
     if test_coords is not None:
         T = _check_coords(test_coords, dims, "test_coords")
@@ -252,7 +274,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                 T, color=test_color, color_title=color_title,
                 colorscale=colorscale, hover_text=test_hover_text, ids=tids,
                 dims=dims, meta="test", name="test instances",
-                symbol="x", size=size + 3):
+                symbol="x", size=size + 3, palette=palette, crange=crange):
             tr.marker.line = dict(width=0.5, color="white")
             fig.add_trace(tr)
     label_cls = go.Scatter3d if dims == 3 else go.Scatter
