@@ -9,9 +9,12 @@ and keeps the others. Each section records its own command, date, mode
 of our numbers beside the paper's.
 """
 
+import hashlib
 import os
 import platform
+import tempfile
 import re
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -119,6 +122,28 @@ def write_report(results, out_dir, *, command, quick=False):
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha1(str(out_dir.resolve()).encode()).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"mlviz-reproductions-{digest}.lock"
+    with _locked(lock):  # concurrent `mlviz reproduce` runs merge safely
+        return _merge_and_write(results, out_dir, command, quick)
+
+
+@contextmanager
+def _locked(path):
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locking
+        yield
+        return
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _merge_and_write(results, out_dir, command, quick):
     md_path, csv_path = out_dir / "reproductions.md", out_dir / "reproductions.csv"
     sections = {}
     if md_path.exists():
