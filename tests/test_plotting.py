@@ -97,6 +97,14 @@ def test_cooccurrence_heatmap_accepts_fractions():
     assert (h.zmin, h.zmax) == (0, 1)
 
 
+def test_signed_matrix_heatmap_diverging_centred_at_zero():
+    V = np.array([[0.0, -2.0], [0.5, 0.0]])
+    (h,) = mp.signed_matrix_heatmap(V, ["a", "b"], ["a", "b"]).data
+    np.testing.assert_array_equal(h.z, V)
+    assert (h.zmid, h.zmin, h.zmax) == (0, -2, 2)
+    assert h.colorscale == go.Heatmap(colorscale=mp.DIVERGING_SCALE).colorscale
+
+
 def test_many_labels_ticks_stay_legible():
     names = [f"enron_category_{j}" for j in range(53)]
     C = np.eye(53) * 5
@@ -171,9 +179,12 @@ def test_colour_rule_counts_categorical_many_integers_continuous():
     assert [t.name for t in fig.data] == [str(v) for v in np.unique(counts)]
     assert len({t.marker.color for t in fig.data}) == len(fig.data)
     assert fig.layout.xaxis.title.text == "UMAP 1"
-    wide = mp.instance_scatter(RNG.normal(size=(N, 2)), color=RNG.normal(size=N) * 5)
+    signed = RNG.normal(size=N) * 5
+    wide = mp.instance_scatter(RNG.normal(size=(N, 2)), color=signed)
     (t,) = wide.data
-    assert t.marker.cmin < 0 and t.marker.showscale
+    assert t.marker.showscale and t.marker.cmin == -t.marker.cmax
+    assert t.marker.cmax == pytest.approx(np.abs(signed).max(), rel=1e-6)
+    assert t.marker.colorscale == go.Heatmap(colorscale=mp.DIVERGING_SCALE).colorscale
 
 
 def test_train_and_test_share_the_category_colours():

@@ -23,7 +23,10 @@ from .compare import (
     clean_results, measure_bars, solver_scaling_figure, time_ratio_figure,
     timing_bars,
 )
-from .data import cooccurrence_counts, cooccurrence_heatmap, label_frequency_bar
+from .data import (
+    cooccurrence_counts, cooccurrence_heatmap, label_frequency_bar,
+    signed_matrix_heatmap,
+)
 from .embedding import (
     color_kind, embedding_scatter, instance_scatter, selection_ids,
 )
@@ -37,6 +40,7 @@ from .posterior import (
 __all__ = [
     # data overview
     "label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
+    "signed_matrix_heatmap",
     # embeddings
     "embedding_scatter", "instance_scatter", "selection_ids", "color_kind",
     # graphs

@@ -6,10 +6,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BAR_COLOR, COUNT_SCALE, PROBABILITY_SCALE, finish_layout, label_axis_style,
+    BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, finish_layout,
+    label_axis_style,
 )
 
-__all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap"]
+__all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
+           "signed_matrix_heatmap"]
 
 
 def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
@@ -163,4 +165,42 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
     ystyle = dict(style, tickangle=0)
     fig.update_yaxes(title_text="label", autorange="reversed", **ystyle)
     height = int(np.clip(220 + 14 * len(names), 420, 900))
+    return finish_layout(fig, title=title, height=height)
+
+
+def signed_matrix_heatmap(matrix, row_names, col_names, *, title=None,
+                          colorbar_title="weight", x_title="label",
+                          y_title="label"):
+    """Heatmap of a signed matrix (e.g. the sparse-CDN label weights V).
+
+    Parameters
+    ----------
+    matrix : array-like, shape (r, c)
+    row_names : sequence of str, length r
+    col_names : sequence of str, length c
+    title, colorbar_title, x_title, y_title : str, optional
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Heatmap`` with the diverging scale centred at 0
+        (``zmid=0``, symmetric ``zmin = -zmax``); exact zeros are white.
+    """
+    M = np.asarray(matrix, dtype=float)
+    rows, cols = [str(s) for s in row_names], [str(s) for s in col_names]
+    if M.shape != (len(rows), len(cols)):
+        raise ValueError(f"matrix has shape {M.shape}, expected "
+                         f"({len(rows)}, {len(cols)}).")
+    finite = np.abs(M[np.isfinite(M)])
+    m = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+    fig = go.Figure(go.Heatmap(
+        z=M.astype(np.float32), x=cols, y=rows, colorscale=DIVERGING_SCALE,
+        zmid=0.0, zmin=-m, zmax=m,
+        colorbar=dict(title=dict(text=colorbar_title)),
+        hovertemplate="row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
+                      + colorbar_title + " = %{z:+.4g}<extra></extra>"))
+    fig.update_xaxes(title_text=x_title, **label_axis_style(cols))
+    fig.update_yaxes(title_text=y_title, autorange="reversed",
+                     **dict(label_axis_style(rows), tickangle=0))
+    height = int(np.clip(220 + 14 * len(rows), 420, 900))
     return finish_layout(fig, title=title, height=height)

@@ -11,7 +11,9 @@ Colouring rule (shared by :func:`embedding_scatter` and
   qualitative palette);
 * float dtype (or integers with more distinct values) -> **continuous**: a
   colour bar; when all values lie in [0, 1] (a posterior) the probability
-  scale is used with fixed ``cmin=0, cmax=1``.
+  scale is used with fixed ``cmin=0, cmax=1``; values of both signs use the
+  diverging scale symmetric about 0; other ranges the probability scale over
+  the data range.
 
 Selections: every instance marker carries its row id in ``customdata`` (a 1-D
 integer array per trace) and every trace has ``meta`` = ``"train"``,
@@ -26,7 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BINARY_COLORS, LABEL_MARKER_COLOR, PROBABILITY_SCALE, WEBGL_THRESHOLD,
+    BINARY_COLORS, DIVERGING_SCALE, LABEL_MARKER_COLOR, PROBABILITY_SCALE, WEBGL_THRESHOLD,
     as_float32, finish_layout, qualitative_colors, sequential_colors,
 )
 
@@ -134,18 +136,22 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
     if kind == "continuous":
         c = np.asarray(color, dtype=float)
         is_prob = bool(np.all((c >= 0) & (c <= 1)))
+        lo, hi = crange or (float(np.nanmin(c)), float(np.nanmax(c)))
+        signed = not is_prob and lo < 0 < hi
+        default_scale = DIVERGING_SCALE if signed else PROBABILITY_SCALE
         marker = dict(
             marker_base, color=as_float32(c),
-            colorscale=colorscale or PROBABILITY_SCALE,
+            colorscale=colorscale or default_scale,
             showscale=meta != "test",
             colorbar=dict(title=dict(text=color_title or ""), thickness=14),
         )
         if is_prob:
             marker.update(cmin=0.0, cmax=1.0)
-        elif crange is not None:
-            marker.update(cmin=crange[0], cmax=crange[1])
+        elif signed:   # diverging scale centred at 0
+            m = max(-lo, hi)
+            marker.update(cmin=-m, cmax=m)
         else:
-            marker.update(cmin=float(np.nanmin(c)), cmax=float(np.nanmax(c)))
+            marker.update(cmin=lo, cmax=hi)
         return [cls(
             **_xyz(coords, dims), customdata=ids, text=hover_text, name=name,
             marker=marker,
