@@ -392,6 +392,8 @@ def test_posterior_heatmap_contents_and_order():
     np.testing.assert_allclose(f2.data[0].z, PROBA[::-1].astype(np.float32))
     with pytest.raises(ValueError, match="permutation"):
         mp.posterior_heatmap(PROBA, Y, NAMES, row_order=np.zeros(N, int))
+    with pytest.raises(ValueError, match="unique"):
+        mp.posterior_heatmap(PROBA, Y, NAMES, instance_ids=np.zeros(N, int))
 
 
 def test_reliability_bins_by_hand():

@@ -90,8 +90,9 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     if sorted(order.tolist()) != list(range(n)):
         raise ValueError("row_order must be a permutation of 0..n-1.")
     ids = np.arange(n) if instance_ids is None else np.asarray(instance_ids)
-    if len(ids) != n:
-        raise ValueError(f"instance_ids has {len(ids)} entries for {n} rows.")
+    if len(ids) != n or len(np.unique(ids)) != n:
+        raise ValueError(f"instance_ids must hold {n} unique ids, got "
+                         f"{len(ids)} entries ({len(np.unique(ids))} unique).")
     # y = instance ids on a category axis (keeps the row order, gives the id
     # on hover without an n x L customdata array)
     rows = [str(v) for v in ids[order]]
