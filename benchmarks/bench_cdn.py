@@ -60,9 +60,12 @@ def main():
         X, Y = ds.X, ds.Y
         if name == "emotions":
             X = StandardScaler().fit_transform(X)
-        _, t_br = timed(lambda: br_lr(X, Y, params["lam1"]))
+        # BR-LR timed before and after (the machine is shared): the faster run counts
+        _, t_br1 = timed(lambda: br_lr(X, Y, params["lam1"]))
         model, t_fit = timed(lambda: SparseCDN(**params).fit(X, Y))
         _, t_gibbs = timed(lambda: model.predict_proba(X))
+        _, t_br2 = timed(lambda: br_lr(X, Y, params["lam1"]))
+        t_br = min(t_br1, t_br2)
         shape = f"{X.shape[0]}x{X.shape[1]}, {Y.shape[1]}"
         print(f"{name:9s} {shape:>16s} {t_br:8.2f} {t_fit:12.2f} {t_gibbs:8.2f} "
               f"{(t_fit + t_gibbs) / t_br:14.1f} {model.n_iter_:6d} "
