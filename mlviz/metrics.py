@@ -75,7 +75,7 @@ Examples
 
 import re
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp

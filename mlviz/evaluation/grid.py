@@ -22,7 +22,6 @@ import joblib
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 
 from ..metrics import evaluate, get_measure
