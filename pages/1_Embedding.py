@@ -38,7 +38,7 @@ def colour_controls():
     if mode == "a label":
         return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
     m = methods.METHODS[model_key]
-    reason = methods.availability(m)
+    reason = methods.availability(m) or methods.heavy_reason(ctx, m)
     if reason:
         st.warning(reason + "; colouring by the label instead.")
         return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"

@@ -32,12 +32,36 @@ def graph_view():
     with c[3]:
         variant = st.selectbox("Variant", CDN.param("variant").grid, key="cdn_variant", bind="query-params",
                                help=CDN.param("variant").help)
+    if not methods.confirm_heavy(ctx, CDN, key="graph"):
+        return
     try:
         path = methods.cdn_gamma_path(ctx, lam=lam, mu=mu, variant=variant)
     except Exception as exc:
         st.error(f"The sparse CDN could not be fitted with these settings: {exc}. Try a larger λ or μ.")
         return
     step = path["steps"][path["gammas"].index(gamma)]
+    gkey = f"{ctx.key}|{lam}|{mu}|{variant}"
+
+    def graph_fig(g, st_):
+        return plotting.label_graph_figure(st_["graph"], pos, label_names=names,
+                                           title=f"Sparse CDN label graph ({variant}, γ={widgets.fmt_value(g)})")
+
+    def path_fig(g):
+        return plotting.regularization_path_figure(
+            path["gammas"], [s["n_edges"] for s in path["steps"]], current_gamma=g,
+            n_features=[s["n_features"] for s in path["steps"]], title="Regularisation path: edges vs γ")
+
+    def conv_fig(g, st_):
+        return plotting.convergence_figure(st_["history"], title=f"FISTA convergence at γ={widgets.fmt_value(g)}")
+
+    # While the user looks at this γ, build the figures of the other γ positions in the background.
+    others = [(g, s_) for g, s_ in zip(path["gammas"], path["steps"]) if g != gamma]
+    builders = {}
+    for g, s_ in others:
+        builders[f"cdn-graph|{gkey}|{g}"] = (lambda g=g, s_=s_: graph_fig(g, s_))
+        builders[f"cdn-path|{gkey}|{g}"] = (lambda g=g: path_fig(g))
+        if s_["history"] is not None and len(s_["history"]):
+            builders[f"cdn-conv|{gkey}|{g}"] = (lambda g=g, s_=s_: conv_fig(g, s_))
     m = st.columns(4)
     m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
@@ -46,26 +70,23 @@ def graph_view():
     m[3].metric("fit time (this γ, warm start)", f"{step['seconds']:.2f} s")
     left, right = st.columns(2)
     with left:
-        fig = plotting.label_graph_figure(step["graph"], pos, label_names=names,
-                                          title=f"Sparse CDN label graph ({variant}, γ={widgets.fmt_value(gamma)})")
+        skey = f"{gkey}|{gamma}"
+        fig = cache.figure("cdn-graph|" + skey, lambda: graph_fig(gamma, step))
         widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
     with right:
         min_count = st.slider("Co-occurrence graph: minimum count per edge", 1, max(2, int(summary["counts"].max() // 4)),
                               max(1, int(np.median(summary["counts"]) // 4)), key="cooc_min", bind="query-params")
-        fig = plotting.cooccurrence_graph_figure(summary["cooccurrence"], names, pos, min_count=min_count,
-                                                 title="Plain co-occurrence graph (for contrast)")
+        fig = cache.figure(f"cooc-graph|{ctx.key}|{min_count}", lambda: plotting.cooccurrence_graph_figure(
+            summary["cooccurrence"], names, pos, min_count=min_count, title="Plain co-occurrence graph (for contrast)"))
         widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
     left, right = st.columns(2)
     with left:
-        fig = plotting.regularization_path_figure(
-            path["gammas"], [s["n_edges"] for s in path["steps"]], current_gamma=gamma,
-            n_features=[s["n_features"] for s in path["steps"]], title="Regularisation path: edges vs γ",
-        )
+        fig = cache.figure("cdn-path|" + skey, lambda: path_fig(gamma))
         widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
     with right:
         hist = step["history"]
         if hist is not None and len(hist):
-            fig = plotting.convergence_figure(hist, title=f"FISTA convergence at γ={widgets.fmt_value(gamma)}")
+            fig = cache.figure("cdn-conv|" + skey, lambda: conv_fig(gamma, step))
             widgets.show_figure(fig, f"{ctx.name}_fista", key="fig_fista")
         else:
             st.info("No objective history recorded for this fit.")
@@ -77,6 +98,7 @@ def graph_view():
     with st.expander(f"Edge list ({len(edges)} edges)"):
         st.dataframe(edges.sort_values("weight", key=np.abs, ascending=False), width="stretch", hide_index=True)
         widgets.download_table(edges, f"{ctx.name}_cdn_edges", key="dl_edges")
+    cache.prebuild("cdn|" + gkey, builders)  # after this γ's figures are on screen
     return gamma, mu, lam, variant
 
 
@@ -88,6 +110,8 @@ if missing:
     widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
 else:
     params = graph_view()
+    if params is None:
+        st.stop()
 
     st.divider()
     st.subheader("Edge stability across folds (optional)")

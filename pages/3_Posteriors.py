@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import explain, methods, state, widgets
+from mlviz.dashboard import cache, explain, methods, state, widgets
 
 ctx = state.init_page("Posteriors", ":material/grid_on:")
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
@@ -51,6 +51,8 @@ def model_panel(key, threshold, thr_text, reliability_on):
     else:
         values = {}
         st.caption("No hyperparameters to tune.")
+    if not methods.confirm_heavy(ctx, m, key=f"post_{key}"):
+        return
     try:
         with st.spinner(f"Fitting {m.label}…"):
             P, info = methods.predict_test(ctx, m, values)
@@ -58,6 +60,7 @@ def model_panel(key, threshold, thr_text, reliability_on):
         st.error(f"{m.label} could not be fitted with these settings: {exc}. "
                  "Try stronger regularisation or another data set.")
         return
+    fkey = methods.values_key(ctx, m, values)
     vals = evaluate(ctx.Y_test, P, threshold=threshold, measures=HEADLINE)
     mcols = st.columns(len(HEADLINE))
     for col, k in zip(mcols, HEADLINE):
@@ -72,12 +75,14 @@ def model_panel(key, threshold, thr_text, reliability_on):
         st.caption(f":material/warning: {note[:300]}")
     left, right = st.columns([3, 2]) if reliability_on else (st.container(), None)
     with left:
-        fig = plotting.posterior_heatmap(P, ctx.Y_test, ctx.label_names,
-                                         title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)")
+        fig = cache.figure("heat|" + fkey, lambda: plotting.posterior_heatmap(
+            P, ctx.Y_test, ctx.label_names,
+            title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)"))
         widgets.show_figure(fig, f"{ctx.name}_{key}_posteriors", key=f"fig_post_{key}")
     if right is not None:
         with right:
-            fig = plotting.reliability_figure(ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability")
+            fig = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
+                ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability"))
             widgets.show_figure(fig, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
     with st.expander("All measures, and the posterior matrix as CSV"):
         _, table = measures_table(P, threshold)

@@ -44,6 +44,11 @@ def estimators_for(keys):
     return out, skipped
 
 
+slow = [methods.heavy_reason(ctx, methods.METHODS[k]) for k in chosen]
+slow = [r for r in slow if r]
+if slow:
+    st.warning("Slow on this data set (each fold is a full fit): " + " ".join(slow),
+               icon=":material/hourglass_top:")
 run = st.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen)
 result_key = f"{ctx.key}|{sorted(chosen)}|{folds}|{rule}"
 if run:

@@ -30,8 +30,11 @@ TIMEOUT = 120
 
 @pytest.fixture(autouse=True)
 def clear_caches():
+    from mlviz.dashboard import cache
+
     st.cache_data.clear()
     st.cache_resource.clear()
+    cache.clear_prebuilt()
     yield
 
 

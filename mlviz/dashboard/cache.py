@@ -216,3 +216,78 @@ def label_layout(key: str, _cooccurrence, label_names: tuple):
     for i, j in zip(rows, cols):
         g.add_edge(int(i), int(j), weight=C[i, j] / max(C.max(), 1.0))
     return graph_layout(key + "|cooc", g)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _figure_cached(key: str, _build):
+    return _build()
+
+
+_PREBUILT: "OrderedDict[str, object]" = None
+_PREBUILD_STARTED: set = set()
+_PREBUILT_MAX = 256
+
+
+def figure(key: str, build):
+    """A plotly figure built by ``build()`` and cached under ``key``.
+
+    Building a figure costs 50-300 ms of plotly validation (more for graphs with
+    many arrow annotations); figures that depend only on cached results (a
+    posterior matrix, a γ step) are built once per key, so a threshold move or
+    a return to a previous slider position re-sends a cached figure.  Figures
+    pre-built in the background by :func:`prebuild` are used when present.
+    Callers must not mutate the returned figure.
+    """
+    if _PREBUILT is not None and key in _PREBUILT:
+        return _PREBUILT[key]
+    return _figure_cached(key, build)
+
+
+def prebuild(group: str, builders: dict) -> None:
+    """Build figures ``{key: build}`` once, in a background thread.
+
+    Used for the label-graph page: once the γ path is fitted, the figures of
+    every other γ on the slider are built while the user looks at the first
+    one, so a γ move is a lookup.  ``group`` names the batch; a batch is
+    started at most once per server process.
+    """
+    global _PREBUILT
+    from collections import OrderedDict
+
+    with _LOCKS_GUARD:
+        if group in _PREBUILD_STARTED:
+            return
+        _PREBUILD_STARTED.add(group)
+        if _PREBUILT is None:
+            _PREBUILT = OrderedDict()
+
+    def work():
+        for key, build in builders.items():
+            if key in _PREBUILT:
+                continue
+            try:
+                fig = build()
+            except Exception:  # a failed pre-build just means building on demand later
+                continue
+            with _LOCKS_GUARD:
+                _PREBUILT[key] = fig
+                while len(_PREBUILT) > _PREBUILT_MAX:
+                    _PREBUILT.popitem(last=False)
+
+    threading.Thread(target=work, name=f"mlviz-prebuild-{group[:40]}", daemon=True).start()
+
+
+def clear_prebuilt() -> None:
+    """Forget pre-built figures (tests call this with the Streamlit caches)."""
+    with _LOCKS_GUARD:
+        if _PREBUILT is not None:
+            _PREBUILT.clear()
+        _PREBUILD_STARTED.clear()
+
+
+def wait_prebuilt(timeout: float = 120.0) -> None:
+    """Wait for background figure pre-builds to finish (benchmarks and tests)."""
+    deadline = time.monotonic() + timeout
+    for t in list(threading.enumerate()):
+        if t.name.startswith("mlviz-prebuild-"):
+            t.join(max(0.0, deadline - time.monotonic()))

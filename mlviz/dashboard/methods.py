@@ -152,6 +152,39 @@ def availability(method: Method):
     return None
 
 
+def heavy_reason(ctx, method: Method):
+    """A warning text when one fit of ``method`` on ``ctx`` is expected to take
+    more than ~20 s on a 2-core machine (measured on the bundled sets), else None."""
+    n, L = ctx.Y_train.shape
+    d = ctx.dataset.n_features
+    if method.key in ("cdn", "pcc", "mlrh", "br", "lp") and d * L > 20000:
+        return f"{method.label} fits {L} labels on {d} features here: expect minutes per fit."
+    if method.key in ("mllspc", "lspc") and n > 2000:
+        return f"{method.label} factorises an {n} × {n} kernel matrix here: expect tens of seconds."
+    if method.key == "klr" and n > 800:
+        return f"Kernel LR runs L-BFGS on an {n} × {n} kernel for {L} labels here: expect minutes."
+    return None
+
+
+def confirm_heavy(ctx, method: Method, key: str) -> bool:
+    """True if ``method`` is cheap on ``ctx`` or the user asked to fit it anyway.
+
+    Heavy fits wait for a click instead of freezing a page on open; the choice
+    is remembered for the session (per data set and method).
+    """
+    reason = heavy_reason(ctx, method)
+    if reason is None:
+        return True
+    flag = f"mlviz_heavy_ok|{ctx.key}|{method.key}"
+    if st.session_state.get(flag):
+        return True
+    st.warning(reason + " The result is cached once computed.", icon=":material/hourglass_top:")
+    if st.button(f"Fit {method.label} anyway", key=f"{key}_heavy_{method.key}"):
+        st.session_state[flag] = True
+        return True
+    return False
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def median_distance(key: str, _X) -> float:
     from mlviz.models._kernels import median_sigma
