@@ -69,16 +69,23 @@ def test_mm_and_lbfgs_reach_the_same_objective(kernel, M):
     X, Y = make_data(n=100, K=4, M=M, seed=3)
     kw = dict(kernel=kernel, reg=1e-2, tol=1e-9, max_iter=20000, n_centers=30, random_state=0)
     mm = MLRH(solver="mm", **kw).fit(X, Y)
+    plain = MLRH(solver="mm", **kw)
+    plain._mm_accelerate = False
+    plain.fit(X, Y)
     lb = MLRH(solver="lbfgs", **kw).fit(X, Y)
-    assert mm.converged_ and lb.converged_
+    assert mm.converged_ and plain.converged_ and lb.converged_
     assert mm.objective_ == pytest.approx(lb.objective_, rel=1e-6)
+    assert plain.objective_ == pytest.approx(lb.objective_, rel=1e-6)
+    assert mm.n_iter_ < plain.n_iter_
     np.testing.assert_allclose(mm.predict_proba(X), lb.predict_proba(X), atol=1e-5)
 
 
+@pytest.mark.parametrize("accelerate", [False, True])
 @pytest.mark.parametrize("kernel,M,reg", [("linear", 2, 1e-3), ("linear", 4, 1e-4), ("rbf", 3, 1e-3)])
-def test_mm_objective_monotone_with_factor_two(kernel, M, reg):
+def test_mm_objective_monotone_with_factor_two(kernel, M, reg, accelerate):
     X, Y = make_data(n=150, K=5, M=M, seed=4)
     m = MLRH(kernel=kernel, reg=reg, max_iter=300, tol=1e-12, n_centers=40, random_state=0)
+    m._mm_accelerate = accelerate  # False: the paper's plain MM iteration
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=Warning)
         m.fit(X, Y)
