@@ -20,7 +20,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import GaussianNB
 
 from mlviz.models import PCC, SparseCDN
-from mlviz.models.cdn import gibbs_marginals, path_summary, sparse_cdn_path
+from mlviz.models.cdn import gamma_grid, gibbs_marginals, path_summary, sparse_cdn_path
 
 
 def _data(n=120, d=6, L=3, seed=0, noise_features=0):
@@ -149,6 +149,8 @@ def test_gamma_path_edges_and_warm_start():
     g_max = path[-1].gamma_max_
     assert SparseCDN(gamma=1.01 * g_max, mu=1.5, tol=1e-8).fit(X, Y).label_graph_.number_of_edges() == 0
     assert SparseCDN(gamma=0.9 * g_max, mu=1.5, tol=1e-8).fit(X, Y).label_graph_.number_of_edges() > 0
+    grid = gamma_grid(path[-1], n_points=5, min_ratio=1e-2)
+    assert len(grid) == 5 and grid[0] == g_max and np.isclose(grid[-1], 1e-2 * g_max)
     cold = SparseCDN(gamma=1.5, mu=1.5, tol=1e-8, max_iter=5000).fit(X, Y)
     warm = path[3]
     assert abs(cold.objective_history_[-1] - warm.objective_history_[-1]) < 1e-8

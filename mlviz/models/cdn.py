@@ -50,7 +50,7 @@ from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
 from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
 
-__all__ = ["SparseCDN", "PCC", "sparse_cdn_path", "path_summary", "gibbs_marginals"]
+__all__ = ["SparseCDN", "PCC", "sparse_cdn_path", "path_summary", "gamma_grid", "gibbs_marginals"]
 
 #: variant -> (label features V, l1 on V, l2,1 on W); the paper's methods (1), (3)-(6).
 VARIANTS = {
@@ -511,6 +511,26 @@ def sparse_cdn_path(X, Y, gammas, **params):
         model = model.refit(gamma=g)
         models.append(model)
     return models
+
+
+def gamma_grid(model, n_points=8, min_ratio=1e-3):
+    """A log-spaced gamma grid for a slider: ``gamma_max_ * logspace(0, log10(min_ratio))``.
+
+    gamma is on the summed-loss scale, so useful values grow with N (emotions
+    ~70, yeast ~800 at the paper's lambda): derive the grid from a fitted model.
+
+    Parameters
+    ----------
+    model : fitted SparseCDN
+    n_points : int
+    min_ratio : float in (0, 1)
+
+    Returns
+    -------
+    gammas : list of float, decreasing (the first gives an empty graph)
+    """
+    top = max(float(model.gamma_max_), 1e-12)
+    return [float(g) for g in top * np.logspace(0.0, np.log10(min_ratio), int(n_points))]
 
 
 def path_summary(models):
