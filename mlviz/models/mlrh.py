@@ -30,10 +30,11 @@ The paper's update ``w_k ← w_k - 4 (XᵀX)⁻¹ g_k`` (eq. (65)) uses only the
 diagonal bound ``Var(y_k) <= 1/4`` and is therefore a valid majoriser only
 for a *block* update of one label at a time.  For the *joint* update of all
 labels used here the relevant bound is the largest eigenvalue of ``Cov(y)``:
-it reaches 1/2 (two labels tied for one slot: ``[[¼, -¼], [-¼, ¼]]``), and an
-exhaustive numerical search over this model family (K <= 10, all M; see
-``tests/test_esp.py``) never exceeds 1/2 — for M = 1 this is Böhning's (1992)
-bound for multinomial logistic regression.  (For an *arbitrary* distribution
+it reaches 1/2 (two labels tied for one slot: ``[[¼, -¼], [-¼, ¼]]``), and a
+numerical search over this model family (random and optimised scores,
+K <= 10, several M; ``tests/test_esp.py`` repeats a smaller version) never
+found more than 1/2 — for M = 1 this is Böhning's (1992) bound for
+multinomial logistic regression; for M > 1 we have no proof.  (For an *arbitrary* distribution
 on sets of size 1..M the tight bound is min(2M, K)/4, attained by two disjoint
 M-sets with probability ½ each, a distribution this model cannot express.)
 We therefore use the joint step
@@ -58,10 +59,10 @@ L-BFGS-B in the variables preconditioned by the same Cholesky factor and is
 faster still (same optimum; see ``benchmarks/bench_mlrh.py``).
 
 Every MM iterate's objective is checked (it costs nothing: the next gradient
-needs the same DP); should it ever increase, the step is
-rejected and the solver switches to the provably safe curvature
-min(2M, K)/4 (recorded in ``mm_curvature_``), so the MM sequence is monotone
-non-increasing in every case.
+needs the same DP).  Should even a plain MM step increase it beyond round-off
+(i.e. should the 1/2 bound fail), the step is rejected and the solver switches
+to the provably safe curvature min(2M, K)/4 (recorded in ``mm_curvature_``),
+so the accepted sequence is monotone non-increasing in every case.
 
 Empty label sets and sets larger than M have probability zero under the model:
 such training rows are dropped with a ``UserWarning`` (``max_labels=None``
