@@ -34,7 +34,7 @@ PROTOCOL = """\
   BR-SVM `C` ∈ {1, 10, 100}, LP-LR `C` ∈ {0.01, 0.1, 1}. Quick run: emotions only, 3 folds,
   fixed reg = 1e-3, SVM C = 1, LP C = 0.1.
 - MLRH solver: preconditioned L-BFGS (same optimum as the factor-2 MM, see `tests/test_mlrh.py`,
-  10–20× faster), tol = 1e-6 on the max gradient entry.
+  3–4× faster than the accelerated MM), tol = 1e-6 on the max gradient entry.
 - Measures: exact-match ratio (%) = mean of [ŷ = y]; Hamming loss = fraction of wrong label
   decisions. Mean ± std over the folds; `paper` = Table 5 (the paper reports only RBF MLRH).
 """
