@@ -84,6 +84,22 @@ def model_panel(key, threshold, thr_text, reliability_on):
             fig = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
                 ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability"))
             widgets.show_figure(fig, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
+    if key == "cdn":  # the γ path is cached: prepare the other γ positions while the user looks
+        def figure_builders(holder, vkey):
+            def heat():
+                return plotting.posterior_heatmap(holder["P"][0], ctx.Y_test, ctx.label_names,
+                                                  title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)")
+
+            def rel():
+                return plotting.reliability_figure(ctx.Y_test, holder["P"][0], ctx.label_names,
+                                                   title=f"{m.label}: reliability")
+
+            out = {"heat|" + vkey: heat}
+            if reliability_on:
+                out["rel|" + vkey] = rel
+            return out
+
+        methods.prebuild_cdn_posteriors(ctx, values, figure_builders)
     with st.expander("All measures, and the posterior matrix as CSV"):
         _, table = measures_table(P, threshold)
         st.dataframe(table, width="stretch", hide_index=True)

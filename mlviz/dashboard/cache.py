@@ -277,6 +277,13 @@ def prebuild(group: str, builders: dict) -> None:
     threading.Thread(target=work, name=f"mlviz-prebuild-{group[:40]}", daemon=True).start()
 
 
+def prebuilt(key: str):
+    """The object pre-built under ``key`` by :func:`prebuild`, or None."""
+    if _PREBUILT is None:
+        return None
+    return _PREBUILT.get(key)
+
+
 def clear_prebuilt() -> None:
     """Forget pre-built figures (tests call this with the Streamlit caches)."""
     with _LOCKS_GUARD:

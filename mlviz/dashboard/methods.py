@@ -283,7 +283,42 @@ def predict_test(ctx, method: Method, values: dict):
         info["total_seconds"] = time.perf_counter() - t0
         return _finite(P), info
 
+    pre = cache.prebuilt(key)
+    if pre is not None:
+        return pre
     return cache.posterior(key, compute)
+
+
+def _cdn_posterior_direct(ctx, values):
+    """P for a γ on the cached path, computed without Streamlit calls (background use)."""
+    t0 = time.perf_counter()
+    P = _finite(cdn_model_on_path(ctx, values).predict_proba(ctx.X_test))
+    return P, {"fit_seconds": 0.0, "refit_seconds": 0.0, "reused": True, "warnings": [],
+               "total_seconds": time.perf_counter() - t0}
+
+
+def prebuild_cdn_posteriors(ctx, values, figure_builders):
+    """In the background, compute P (and figures) for every other γ of the CDN path.
+
+    ``figure_builders(P, key)`` returns ``{figure key: build}`` for one posterior.
+    """
+    method = METHODS["cdn"]
+    builders = {}
+    for g in method.param("gamma").grid:
+        if g == values["gamma"]:
+            continue
+        v = {**values, "gamma": g}
+        vkey = values_key(ctx, method, v)
+        holder = {}
+
+        def compute_p(v=v, holder=holder):
+            holder["P"] = _cdn_posterior_direct(ctx, v)
+            return holder["P"]
+
+        builders["proba|" + vkey] = compute_p
+        for fkey, build in figure_builders(holder, vkey).items():
+            builders[fkey] = build
+    cache.prebuild(f"cdn-post|{ctx.key}|{values_key(ctx, method, {**values, 'gamma': None})}", builders)
 
 
 # ------------------------------------------------------------ sparse CDN γ path

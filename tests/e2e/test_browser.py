@@ -70,6 +70,13 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
     assert page.get_by_text("Data set: emotions").count() >= 1
     assert page.locator("[data-testid='stPlotlyChart']").count() >= 2
 
+    # PNG export is generated on request (needs the browser on the server side).
+    page.locator("[data-testid='stButton'] button", has_text="PNG").first.click()
+    wait_idle(page, timeout=90_000)
+    assert_no_exception(page)
+    page.screenshot(path=str(shots / "0_home_png.png"), full_page=True)
+    assert page.get_by_text("Save PNG").count() + page.get_by_text("PNG export needs").count() == 1
+
     # Upload a CSV (emotions re-encoded) through the real file input.
     from mlviz.data import load_sample, save_csv
 
@@ -107,6 +114,12 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
             page.screenshot(path=str(shots / f"{name}_moved.png"), full_page=True)
             if path == "/Posteriors":  # the moved control is now in the address (shareable link)
                 assert "thr_global=" in page.url, page.url
+    # Compare: run a cross-validation with its progress bar.
+    page.get_by_role("button", name="Run cross-validation").click()
+    wait_idle(page, timeout=90_000)
+    assert_no_exception(page)
+    assert page.get_by_text("Summary (mean ± std over folds)").count() == 1
+    page.screenshot(path=str(shots / "6_compare_cv.png"), full_page=True)
 
 
 def test_shared_link_restores_view(page, app_url, tmp_path):
