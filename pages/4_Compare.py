@@ -71,6 +71,16 @@ if run:
             bar.empty()
             st.session_state["cmp_results"] = (result_key, res)
 
+def _measure_label(name):
+    from mlviz.metrics import get_measure
+
+    try:
+        m = get_measure(name)
+        return f"{m.label} {'↑' if m.greater_is_better else '↓'}"
+    except Exception:
+        return str(name)
+
+
 stored = st.session_state.get("cmp_results")
 if stored is None:
     st.info("Pick methods and folds, then press **Run cross-validation** (a few seconds to a minute).")
@@ -89,7 +99,8 @@ else:
         )
     shown = st.multiselect("Measures to chart", list(summary.mean.columns),
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
-                                                "p@1"] if m in summary.mean.columns], key="cmp_measures")
+                                                "p@1"] if m in summary.mean.columns], key="cmp_measures",
+                           format_func=_measure_label)
     fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(res, title="Fit and predict time per fold (log scale)")

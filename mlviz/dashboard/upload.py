@@ -164,4 +164,6 @@ def upload_section():
             icon=":material/error:",
         )
     elif st.session_state.get(_OK):
-        st.success(st.session_state[_OK] + " It is now selected in the sidebar for every page.")
+        st.success(st.session_state[_OK] + " It is now selected in the sidebar for every page. "
+                   "Uploaded data lives only in this browser session: a shared link carries the "
+                   "controls, and whoever opens it uploads the same file to see the same view.")
