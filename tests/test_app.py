@@ -365,3 +365,27 @@ def test_broken_upload_shows_one_error_and_keeps_previous_dataset(tmp_path):
     assert at.radio(key="cooc_norm").value == "jaccard"  # settings kept
     _upload(at, "empty.csv", b"")
     assert len(at.error) == 1 and at.selectbox(key="data").value == "yeast"
+
+
+def test_compare_every_method_own_decision_rule():
+    from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
+
+    labels = [METHODS[k].label for k in POSTERIOR_METHODS]
+    at = ok(page_test("compare", cmp_folds="2", cmp_rule="each method's own rule", cmp_methods=labels))
+    at.button(key="cmp_run").click().run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert not at.warning, [w.value for w in at.warning]  # no failed method x fold
+    summary = at.dataframe[0].value
+    assert set(summary.index) == set(labels)
+    assert not summary.isin(["nan ± nan"]).any().any()
+
+
+@pytest.mark.parametrize("model", ["Sparse CDN", "ML-kNN", "MLRH"])
+def test_embedding_coloured_by_each_models_posterior(model):
+    at = ok(page_test("embedding", emb_umap="false", emb_color="posterior", emb_model=model))
+    assert not at.warning and not at.error, [w.value for w in at.warning] + [e.value for e in at.error]
+    fig = charts(at)[0]
+    train = [t for t in fig["data"] if t.get("meta") == "train"]
+    assert len(train) == 1 and "colorbar" in train[0]["marker"]  # continuous colouring in [0, 1]
+    assert model in json.dumps(fig)
