@@ -62,6 +62,22 @@ def move_slider(page, index=0):
     return before, after
 
 
+def lasso_select(page):
+    """Draw a lasso over the middle of the first plotly chart (the MLLEM embedding)."""
+    area = page.locator("[data-testid='stPlotlyChart'] .nsewdrag").first
+    area.scroll_into_view_if_needed()
+    box = area.bounding_box()
+    x0, y0, w, h = box["x"], box["y"], box["width"], box["height"]
+    pts = [(0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9), (0.1, 0.12)]
+    page.mouse.move(x0 + pts[0][0] * w, y0 + pts[0][1] * h)
+    page.mouse.down()
+    for fx, fy in pts[1:]:
+        page.mouse.move(x0 + fx * w, y0 + fy * h, steps=8)
+    page.mouse.up()
+    wait_idle(page)
+    assert_no_exception(page)
+
+
 def test_every_page_slider_and_upload(page, app_url, tmp_path):
     shots = _shots(tmp_path)
 
@@ -114,6 +130,10 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
             page.screenshot(path=str(shots / f"{name}_moved.png"), full_page=True)
             if path == "/Posteriors":  # the moved control is now in the address (shareable link)
                 assert "thr_global=" in page.url, page.url
+        if path.startswith("/Embedding"):
+            lasso_select(page)
+            assert page.get_by_text("Selected:", exact=False).count() >= 1
+            page.screenshot(path=str(shots / f"{name}_selection.png"), full_page=True)
     # Compare: run a cross-validation with its progress bar.
     page.get_by_role("button", name="Run cross-validation").click()
     wait_idle(page, timeout=90_000)
