@@ -44,15 +44,16 @@ def graph_view():
 
     def graph_fig(g, st_):
         return plotting.label_graph_figure(st_["graph"], pos, label_names=names,
-                                           title=f"Sparse CDN label graph ({variant}, γ={widgets.fmt_value(g)})")
+                                           title=f"Sparse CDN label graph ({variant}, γ = {widgets.fmt_value(g)}·γ_max)")
 
     def path_fig(g):
         return plotting.regularization_path_figure(
-            path["gammas"], [s["n_edges"] for s in path["steps"]], current_gamma=g,
+            path["gamma_abs"], [s["n_edges"] for s in path["steps"]],
+            current_gamma=path["gamma_abs"][path["gammas"].index(g)],
             n_features=[s["n_features"] for s in path["steps"]], title="Regularisation path: edges vs γ")
 
     def conv_fig(g, st_):
-        return plotting.convergence_figure(st_["history"], title=f"FISTA convergence at γ={widgets.fmt_value(g)}")
+        return plotting.convergence_figure(st_["history"], title=f"FISTA convergence at γ = {widgets.fmt_value(g)}·γ_max")
 
     # While the user looks at this γ, build the figures of the other γ positions in the background.
     others = [(g, s_) for g, s_ in zip(path["gammas"], path["steps"]) if g != gamma]
@@ -68,6 +69,9 @@ def graph_view():
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start)", f"{step['seconds']:.2f} s")
+    st.caption(f"γ = {step['gamma']:.3g} (γ_max = {path['gamma_max']:.3g} for these data), "
+               f"μ = {mu * ctx.Y_train.shape[0]:.3g}, λ₁ = λ₂ = {lam}; the loss is summed over the "
+               f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
     left, right = st.columns(2)
     with left:
         skey = f"{gkey}|{gamma}"
@@ -117,12 +121,13 @@ else:
     st.subheader("Edge stability across folds (optional)")
     st.caption("Refit the network on k cross-validation training folds at the current settings and count how often each edge appears.")
     if st.button("Compute edge stability", key="cdn_stability"):
-        g = st.session_state.get("cdn_gamma", CDN.param("gamma").default)
+        ratio = st.session_state.get("cdn_gamma", CDN.param("gamma").default)
         mu = st.session_state.get("cdn_mu", CDN.param("mu").default)
         lam = st.session_state.get("cdn_lam", CDN.param("lam").default)
         variant = st.session_state.get("cdn_variant", "sparse")
         bar = st.progress(0.0, text="Fitting folds…")
         try:
+            g = ratio * methods.cdn_gamma_max(ctx, lam, mu, variant)
             freq = methods.cdn_edge_stability(ctx, gamma=g, mu=mu, lam=lam, variant=variant, n_folds=3,
                                               progress=lambda d, t: bar.progress(d / t, text=f"fold {d}/{t}"))
         except Exception as exc:

@@ -200,17 +200,21 @@ def _edges(at):
 def test_label_graph_sliders_change_graph():
     at = ok(page_test("graph"))
     assert not at.error
-    at.select_slider(key="cdn_gamma").set_value(1e-4).run()
+    at.select_slider(key="cdn_gamma").set_value(0.001).run()
     dense_edges = _edges(ok(at))
     at.select_slider(key="cdn_gamma").set_value(0.3).run()
     sparse_edges = _edges(ok(at))
     assert dense_edges > sparse_edges  # larger γ, fewer edges
+    at.select_slider(key="cdn_gamma").set_value(1.0).run()
+    # γ = γ_max: the empty graph up to solver tolerance (γ_max comes from the V = 0 optimum)
+    assert _edges(ok(at)) <= min(1, sparse_edges)
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
     path_fig = charts(at)[2]
     assert any(t.get("name") == "current γ" for t in path_fig["data"])
-    shown = [trace_data(f) for f in charts(at)]
-    at.select_slider(key="cdn_mu").set_value(0.3).run()
-    assert [trace_data(f) for f in charts(ok(at))] != shown  # μ refits the path: new convergence curve
-    at.select_slider(key="cdn_gamma").set_value(1e-3).run()
+    feats = metrics(ok(at))["selected features"]
+    at.select_slider(key="cdn_mu").set_value(0.1).run()
+    assert metrics(ok(at))["selected features"] != feats  # strong ℓ2,1 switches features off
+    at.select_slider(key="cdn_gamma").set_value(0.01).run()
     e_before = _edges(ok(at))
     at.select_slider(key="cdn_lam").set_value(1.0).run()
     assert trace_data(charts(ok(at))[3]) or _edges(at) != e_before  # convergence curve present

@@ -82,10 +82,12 @@ METHODS = {
         ),
         Method(
             "cdn", "Sparse CDN", "SparseCDN",
-            [Param("gamma", "γ (ℓ1 on label edges)", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3], 1e-2,
-                   "Larger γ removes label→label edges."),
-             Param("mu", "μ (ℓ2,1 on features)", [0.0, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.3], 1e-3,
-                   "Larger μ switches off features for all labels at once."),
+            [Param("gamma", "γ / γ_max (ℓ1 on label edges)", [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0], 0.1,
+                   "Fraction of γ_max, the smallest γ with an empty graph (computed from the data). "
+                   "Larger γ removes label→label edges; 1 = no edge."),
+             Param("mu", "μ / N (ℓ2,1 on features)", [0.0, 0.001, 0.003, 0.01, 0.03, 0.1], 0.003,
+                   "ℓ2,1 weight divided by the number of training instances N (the loss is a sum over "
+                   "instances, eq. 4). Larger μ switches off features for all labels at once."),
              Param("lam", "λ1 = λ2 (ℓ2)", [1e-3, 1e-2, 0.1, 1.0], 0.1, "ℓ2 regularisation of W and V."),
              Param("variant", "Variant", ["sparse", "l1-cdn", "cdn", "l21-lr", "lr"], "sparse",
                    "sparse: ℓ1 on V + ℓ2,1 on W; l1-cdn: ℓ1 on V; cdn: ℓ2 only; l21-lr / lr: no label features.")],
@@ -204,6 +206,11 @@ def build_kwargs(ctx, method: Method, values: dict, *, with_fixed: bool = True) 
             kw["estimator"] = LogisticRegression(C=float(v), max_iter=2000)
         elif method.key == "cdn" and name == "lam":
             kw["lam1"] = kw["lam2"] = float(v)
+        elif method.key == "cdn" and name == "mu":
+            kw["mu"] = float(v) * ctx.Y_train.shape[0]
+        elif method.key == "cdn" and name == "gamma":
+            kw["gamma"] = float(v) * cdn_gamma_max(ctx, values.get("lam", 0.1), values.get("mu", 0.003),
+                                                   values.get("variant", "sparse"))
         else:
             kw[name] = v
     return kw
@@ -324,51 +331,65 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
 # ------------------------------------------------------------ sparse CDN γ path
 
 def _cdn_params(ctx, lam, mu, variant):
-    return dict(lam1=float(lam), lam2=float(lam), mu=float(mu), variant=variant, random_state=SEED)
+    """SparseCDN kwargs from slider values (μ slider is μ / N)."""
+    return dict(lam1=float(lam), lam2=float(lam), mu=float(mu) * ctx.Y_train.shape[0], variant=variant,
+                random_state=SEED)
 
 
 @st.cache_resource(max_entries=12, show_spinner="Fitting the sparse CDN along the γ path (warm starts)…")
-def _cdn_path_cached(key: str, _ctx, lam, mu, variant, gammas: tuple):
+def _cdn_path_cached(key: str, _ctx, lam, mu, variant, ratios: tuple):
     from mlviz.models.cdn import SparseCDN
 
+    # γ far above γ_max: the empty graph; its fit also yields γ_max (paper 001, summed loss, eq. 4).
+    t0 = time.perf_counter()
+    model = SparseCDN(gamma=1e12, **_cdn_params(_ctx, lam, mu, variant)).fit(_ctx.X_train, _ctx.Y_train)
+    first_seconds = time.perf_counter() - t0
+    gamma_max = float(getattr(model, "gamma_max_", 0.0)) or 1.0
     models, steps = {}, {}
-    model = None
-    for g in sorted(gammas, reverse=True):  # large γ first: empty graph, then warm starts
+    for r in sorted(ratios, reverse=True):  # large γ first, then warm starts
         t0 = time.perf_counter()
-        if model is None:
-            model = SparseCDN(gamma=float(g), **_cdn_params(_ctx, lam, mu, variant)).fit(_ctx.X_train, _ctx.Y_train)
-        else:
-            model = model.refit(gamma=float(g))
-        seconds = time.perf_counter() - t0
-        models[g] = model
+        model = model.refit(gamma=float(r) * gamma_max)
+        seconds = time.perf_counter() - t0 + (first_seconds if not models else 0.0)
+        models[r] = model
         hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
-        steps[g] = dict(
+        steps[r] = dict(
             graph=model.label_graph_, n_edges=int(model.label_graph_.number_of_edges()),
             n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
-            history=hist[np.isfinite(hist)], seconds=seconds,
+            history=hist[np.isfinite(hist)], seconds=seconds, gamma=float(r) * gamma_max,
         )
-    return {"gammas": list(gammas), "steps": [steps[g] for g in gammas], "models": [models[g] for g in gammas]}
+    return {"gammas": list(ratios), "gamma_abs": [float(r) * gamma_max for r in ratios], "gamma_max": gamma_max,
+            "steps": [steps[r] for r in ratios], "models": [models[r] for r in ratios]}
 
 
 def cdn_gamma_path(ctx, *, lam, mu, variant):
     """Warm-started γ path of the sparse CDN over the γ slider grid (cached per λ, μ, variant).
 
-    Returns ``{"gammas": [...], "steps": [{graph, n_edges, n_features, n_iter, history, seconds}], "models": [...]}``
-    in the order of the slider grid; a γ slider move is then a lookup.
+    The slider holds γ / γ_max; ``gamma_max`` is the smallest γ with an empty label graph for
+    these data and (λ, μ, variant).  Returns ``{"gammas": slider ratios, "gamma_abs": γ values,
+    "gamma_max", "steps": [{graph, n_edges, n_features, n_iter, history, seconds, gamma}],
+    "models"}`` in slider order; a γ slider move is then a lookup.
     """
-    gammas = tuple(METHODS["cdn"].param("gamma").grid)
+    ratios = tuple(METHODS["cdn"].param("gamma").grid)
     key = f"{ctx.key}|cdnpath|lam={lam}|mu={mu}|variant={variant}"
-    return _cdn_path_cached(key, ctx, lam, mu, variant, gammas)
+    return _cdn_path_cached(key, ctx, lam, mu, variant, ratios)
+
+
+def cdn_gamma_max(ctx, lam, mu, variant) -> float:
+    """γ_max of the sparse CDN on the training split (from the cached path)."""
+    return cdn_gamma_path(ctx, lam=lam, mu=mu, variant=variant)["gamma_max"]
 
 
 def cdn_model_on_path(ctx, values):
-    path = cdn_gamma_path(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 1e-3),
+    path = cdn_gamma_path(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
                           variant=values.get("variant", "sparse"))
     return path["models"][path["gammas"].index(values["gamma"])]
 
 
 def cdn_edge_stability(ctx, *, gamma, mu, lam, variant, n_folds=3, progress=None):
-    """Fraction of ``n_folds`` training folds in which each edge t → k is present, shape (L, L)."""
+    """Fraction of ``n_folds`` training folds in which each edge t → k is present, shape (L, L).
+
+    ``gamma`` is the absolute γ; ``mu`` the slider's μ / N.
+    """
     from sklearn.model_selection import KFold
 
     from mlviz.models.cdn import SparseCDN
