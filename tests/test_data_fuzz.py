@@ -69,7 +69,7 @@ def mutated(draw, text):
     return data
 
 
-def outcome(call):
+def check_loader_outcome(call):
     """Run a loader: a dataset or a DataError are fine, anything else fails the test."""
     try:
         result = call()
@@ -90,27 +90,27 @@ class Upload(io.BytesIO):
 @SETTINGS
 @given(mutated(DENSE_ARFF), st.sampled_from([None, XML, -2, ["L1"]]))
 def test_fuzz_dense_arff(text, labels):
-    outcome(lambda: load_arff(Upload("f.arff", text.encode("utf-8", "surrogatepass")),
+    check_loader_outcome(lambda: load_arff(Upload("f.arff", text.encode("utf-8", "surrogatepass")),
                               labels=labels))
 
 
 @SETTINGS
 @given(mutated(SPARSE_ARFF), st.sampled_from([XML, -2, 1]))
 def test_fuzz_sparse_arff(text, labels):
-    outcome(lambda: load_arff(Upload("s.arff", text.encode("utf-8", "surrogatepass")),
+    check_loader_outcome(lambda: load_arff(Upload("s.arff", text.encode("utf-8", "surrogatepass")),
                               labels=labels))
 
 
 @SETTINGS
 @given(mutated(CSV), st.sampled_from([None, ["y1", "y2"], 2]))
 def test_fuzz_csv(text, labels):
-    outcome(lambda: load_csv(Upload("f.csv", text.encode("utf-8", "surrogatepass")), labels))
+    check_loader_outcome(lambda: load_csv(Upload("f.csv", text.encode("utf-8", "surrogatepass")), labels))
 
 
 @SETTINGS
 @given(mutated(SVM), st.sampled_from([None, 5]))
 def test_fuzz_libsvm(text, labels):
-    outcome(lambda: load_dataset(Upload("f.svm", text.encode("utf-8", "surrogatepass")),
+    check_loader_outcome(lambda: load_dataset(Upload("f.svm", text.encode("utf-8", "surrogatepass")),
                                  labels=labels))
 
 
@@ -118,7 +118,7 @@ def test_fuzz_libsvm(text, labels):
 @given(st.binary(max_size=300), st.sampled_from(["x.arff", "x.csv", "x.svm", "x.npz", "x",
                                                  "x.arff.gz"]))
 def test_fuzz_random_bytes_any_format(data, name):
-    outcome(lambda: load_dataset(Upload(name, data), labels=XML if "arff" in name else None))
+    check_loader_outcome(lambda: load_dataset(Upload(name, data), labels=XML if "arff" in name else None))
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5, 0.9, 0.99])
