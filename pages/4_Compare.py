@@ -3,6 +3,7 @@
 import importlib
 
 import pandas as pd
+import scipy.sparse as sp
 import streamlit as st
 
 from mlviz.dashboard import explain, methods, state, widgets
@@ -22,7 +23,7 @@ rule = c3.radio("Label decision", ["threshold 0.5", "each method's own rule"], k
                 help="Own rule: MLRH winner-take-all, MLLEM rank cut, … (the estimator's predict).")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{ctx.name}** with iteratively stratified folds; "
-    "features are standardised inside each fold. Hyperparameters: those set on the Posteriors page in this "
+    "dense features are standardised inside each fold. Hyperparameters: those set on the Posteriors page in this "
     "session (defaults otherwise)."
 )
 
@@ -32,7 +33,7 @@ def estimators_for(keys):
     from sklearn.preprocessing import StandardScaler
 
     out, skipped = {}, []
-    sparse = not isinstance(ctx.dataset.X, __import__("numpy").ndarray)
+    sparse = sp.issparse(ctx.dataset.X)  # bag-of-words features are used as they are (see state.py)
     for k in keys:
         m = methods.METHODS[k]
         if methods.availability(m):
@@ -40,7 +41,7 @@ def estimators_for(keys):
             continue
         values = {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in m.params}
         est = methods.make_estimator(ctx, m, values)
-        out[m.label] = make_pipeline(StandardScaler(with_mean=not sparse), est)
+        out[m.label] = est if sparse else make_pipeline(StandardScaler(), est)
     return out, skipped
 
 
