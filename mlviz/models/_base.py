@@ -131,6 +131,19 @@ class MultiLabelClassifierMixin:
     def _check_fitted(self, attributes=None):
         check_is_fitted(self, attributes)
 
+    def _check_predict_X(self, X):
+        """Validate prediction input: as :func:`check_X`, with the training feature count.
+
+        Returns
+        -------
+        X : ndarray or csr_matrix, float64, shape (n_samples, n_features_in_)
+        """
+        X = check_X(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted "
+                             f"with {self.n_features_in_}.")
+        return X
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.multi_output = True

@@ -451,10 +451,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         Z : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted(["coef_"])
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but SparseCDN was fitted with "
-                             f"{self.n_features_in_}.")
+        X = self._check_predict_X(X)
         Z = np.asarray(X @ self.coef_) + self.intercept_
         if Y_given is not None:
             Z = Z + (2.0 * np.asarray(Y_given, dtype=float) - 1.0) @ self.label_coef_

@@ -45,7 +45,7 @@ from sklearn.utils import check_random_state
 
 from ..solvers.sylvester import (SymmetricEig, solve_sylvester_cg, solve_sylvester_eig,
                                  solve_sylvester_naive)
-from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param, check_X,
+from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param,
                     check_X_Y)
 from ._kernels import choose_centers, gaussian_kernel, median_sigma, squared_distances
 
@@ -156,13 +156,6 @@ class _KernelFeaturesMixin:
         state.pop("_feature_cache", None)
         return state
 
-    def _check_input(self, X):
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} was fitted "
-                             f"with {self.n_features_in_}.")
-        return X
-
     def kernel_features(self, X):
         """Gaussian kernel features ``Φ[i, b] = k(x_i, c_b)``, shape (n, B), cached for the last X.
 
@@ -175,7 +168,7 @@ class _KernelFeaturesMixin:
         Phi : ndarray, shape (n_samples, n_centers), read-only
         """
         self._check_fitted(["centers_", "sigma_"])
-        return self._cached_features(self._check_input(X))[0]
+        return self._cached_features(self._check_predict_X(X))[0]
 
     def _cached_features(self, X):
         """Return ``(Phi, entry, hit)``; ``entry`` is X's cache dict (None if too large)."""
@@ -353,7 +346,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
 
     def _eigbasis_features(self, X):
         """``Φ(X) F`` (n, B), cached with the test kernel."""
-        Phi, entry, _ = self._cached_features(self._check_input(X))
+        Phi, entry, _ = self._cached_features(self._check_predict_X(X))
         if entry is not None and entry.get("PF") is not None:
             return entry["PF"]
         PF = Phi @ self._eig.vectors
@@ -398,7 +391,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         ``Φ_test F`` cached: a slider move then costs O(n B L) in total.
         """
         self._check_solved()
-        X = self._check_input(X)
+        X = self._check_predict_X(X)
         Phi, entry, hit = self._cached_features(X)
         L = self.n_labels_
         if hit and "_E" in self.__dict__ and "_coef" not in self.__dict__:

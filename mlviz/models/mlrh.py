@@ -87,7 +87,7 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from ..solvers.esp import best_subset, esp_marginals
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
 __all__ = ["MLRH"]
@@ -463,9 +463,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         S : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted(["intercept_"])
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but MLRH was fitted with {self.n_features_in_}.")
+        X = self._check_predict_X(X)
         top = self.coef_ if self.kernel == "linear" else self.dual_coef_
         return np.asarray(self._features(X) @ top) + self.intercept_
 

@@ -160,9 +160,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted(["estimators_"])
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but PCC was fitted with {self.n_features_in_}.")
+        X = self._check_predict_X(X)
         L = len(self.estimators_)
         method = self.inference
         if method == "auto":
