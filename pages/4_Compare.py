@@ -1,6 +1,5 @@
 """Compare: cross-validate several methods, chart measures and timings; solver scaling."""
 
-import importlib
 
 import pandas as pd
 import scipy.sparse as sp
@@ -120,55 +119,37 @@ st.subheader("Why ML-LSPC is fast: solver scaling and LSPC vs kernel logistic re
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def _timing(kind: str, quick: bool):
-    timing = importlib.import_module("mlviz.reproductions.timing")
-    if kind == "scaling":
-        return timing.solver_scaling(quick=quick) if _accepts(timing.solver_scaling, "quick") else timing.solver_scaling()
-    return timing.lspc_vs_klr_timing(quick=quick) if _accepts(timing.lspc_vs_klr_timing, "quick") else timing.lspc_vs_klr_timing()
+    from mlviz.reproductions import timing
+
+    run = timing.solver_scaling if kind == "scaling" else timing.lspc_vs_klr_timing
+    return run(quick=quick)
 
 
-def _accepts(fn, name):
-    import inspect
+def timing_panel(kind, caption, button, spinner, figure, name, quick):
+    """One timing experiment: a run button, then its figure and table (kept across reruns)."""
+    from mlviz import plotting
 
-    try:
-        return name in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
+    st.caption(caption)
+    done_key = f"cmp_{kind}_done"
+    if st.button(f":material/play_arrow: {button}", key=f"cmp_{kind}") or st.session_state.get(done_key) == quick:
+        with st.spinner(spinner):
+            try:
+                df = _timing(kind, quick)
+            except Exception as exc:
+                st.error(f"The timing run failed: {exc}")
+                return
+        st.session_state[done_key] = quick
+        widgets.show_figure(getattr(plotting, figure)(df), name, key=f"fig_{kind}")
+        widgets.download_table(df, name, key=f"dl_{kind}")
 
 
-try:
-    importlib.import_module("mlviz.reproductions.timing")
-    timing_ok = True
-except Exception as exc:
-    timing_ok = False
-    st.info(f"The timing experiments are not available yet ({exc}).")
-
-if timing_ok:
-    quick = st.toggle("Quick version (smaller sizes)", value=True, key="cmp_quick", bind="query-params")
-    c1, c2 = st.columns(2)
-    with c1:
-        st.caption("Paper 000, Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
-                   "against the number of labels.")
-        if st.button(":material/play_arrow: Run solver scaling", key="cmp_scaling") or st.session_state.get("cmp_scaling_done") == quick:
-            with st.spinner("Timing the Sylvester solvers…"):
-                try:
-                    df = _timing("scaling", quick)
-                    st.session_state["cmp_scaling_done"] = quick
-                    from mlviz import plotting
-
-                    widgets.show_figure(plotting.solver_scaling_figure(df), "solver_scaling", key="fig_scaling")
-                    widgets.download_table(df, "solver_scaling", key="dl_scaling")
-                except Exception as exc:
-                    st.error(f"Solver timing failed: {exc}")
-    with c2:
-        st.caption("Paper 004: how many times faster LSPC trains than kernel logistic regression.")
-        if st.button(":material/play_arrow: Run LSPC vs KLR", key="cmp_klr") or st.session_state.get("cmp_klr_done") == quick:
-            with st.spinner("Timing LSPC and kernel logistic regression…"):
-                try:
-                    df = _timing("klr", quick)
-                    st.session_state["cmp_klr_done"] = quick
-                    from mlviz import plotting
-
-                    widgets.show_figure(plotting.time_ratio_figure(df), "lspc_vs_klr", key="fig_ratio")
-                    widgets.download_table(df, "lspc_vs_klr", key="dl_ratio")
-                except Exception as exc:
-                    st.error(f"LSPC/KLR timing failed: {exc}")
+quick = st.toggle("Quick version (smaller sizes)", value=True, key="cmp_quick", bind="query-params")
+c1, c2 = st.columns(2)
+with c1:
+    timing_panel("scaling", "Paper 000, Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
+                 "against the number of labels.", "Run solver scaling", "Timing the Sylvester solvers…",
+                 "solver_scaling_figure", "solver_scaling", quick)
+with c2:
+    timing_panel("klr", "Paper 004: how many times faster LSPC trains than kernel logistic regression.",
+                 "Run LSPC vs KLR", "Timing LSPC and kernel logistic regression…",
+                 "time_ratio_figure", "lspc_vs_klr", quick)
