@@ -320,3 +320,21 @@ def test_reproduction_quick():
     # medical, 200 training: every method is far above chance (paper: 70-87 % micro-F1)
     micro = df[df["measure"] == "micro_f1"].set_index("method")["ours"]
     assert (micro > 60).all(), micro
+
+
+def test_refit_gamma_ratio_matches_cold_fit_at_new_gamma_max():
+    """refit(gamma_ratio=r, mu=...) == a cold fit at gamma = r * gamma_max_ of the new mu."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 6))
+    Y = (X[:, :3] + 0.5 * rng.standard_normal((120, 3)) > 0).astype(int)
+    base = SparseCDN(gamma=1.0, mu=2.0, tol=1e-9, max_iter=20000, random_state=0).fit(X, Y)
+    new = base.refit(gamma_ratio=0.3, mu=5.0)
+    probe = SparseCDN(gamma=1e9, mu=5.0, tol=1e-9, max_iter=20000).fit(X, Y)
+    assert new.gamma == pytest.approx(0.3 * probe.gamma_max_, rel=1e-6)
+    assert new.gamma_max_ == pytest.approx(probe.gamma_max_, rel=1e-6)
+    cold = SparseCDN(gamma=new.gamma, mu=5.0, tol=1e-9, max_iter=20000).fit(X, Y)
+    np.testing.assert_allclose(new.label_coef_, cold.label_coef_, atol=1e-5)
+    np.testing.assert_allclose(new.coef_, cold.coef_, atol=1e-5)
+    assert base.mu == 2.0 and base.gamma == 1.0  # the source model is untouched
+    with pytest.raises(ValueError, match="gamma_ratio"):
+        base.refit(gamma_ratio=-1.0)

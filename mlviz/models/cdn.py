@@ -355,7 +355,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         """
         return self._fit(X, Y, warm_from=None)
 
-    def _fit(self, X, Y, warm_from):
+    def _fit(self, X, Y, warm_from, gamma_ratio=None):
         self._validate_params()
         X, Y = check_X_Y(X, Y)
         use_V, use_l1, use_l21 = VARIANTS[self.variant]
@@ -385,6 +385,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                                      use_V=False, warm=iwarm, **common)
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
         self._init_key = key
+        if use_V:  # gamma_max_ depends on the start model only
+            self.gamma_max_ = self._gamma_max(X, S, active, L)
+            if gamma_ratio is not None:
+                self.gamma = float(gamma_ratio) * self.gamma_max_
+                gamma = float(self.gamma) if use_l1 else 0.0
         # 2. the model itself, objective (4)
         if warm_from is not None:
             warm = (warm_from.coef_, warm_from.label_coef_, warm_from.intercept_, warm_from._step)
@@ -401,7 +406,10 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self._step = res.step
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
-        self.gamma_max_ = self._gamma_max(X, S, active, L)
+        if not use_V:  # the model is its own start model; no graph, gamma is unused
+            self.gamma_max_ = self._gamma_max(X, S, active, L)
+            if gamma_ratio is not None:
+                self.gamma = float(gamma_ratio) * self.gamma_max_
         self.selected_features_ = np.flatnonzero(np.abs(W).sum(axis=1) > 0)
         self.label_graph_ = self._make_graph(V)
         self.n_features_in_ = X.shape[1]
@@ -425,7 +433,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             G.add_edge(int(t), int(k), weight=float(V[t, k]))
         return G
 
-    def refit(self, **params):
+    def refit(self, gamma_ratio=None, **params):
         """Return a new model fitted on the same training data, warm-started from this one.
 
         For a slider move: ``m2 = m.refit(gamma=0.05)`` (any constructor
@@ -434,13 +442,25 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         is reused when ``lam1``/``mu``/``variant`` are unchanged (e.g. a
         gamma-only move). ``self`` is not modified.
 
+        Parameters
+        ----------
+        gamma_ratio : float >= 0, optional
+            Set ``gamma = gamma_ratio * gamma_max_`` of the *new* model
+            (``gamma_max_`` depends on ``lam1``, ``mu`` and the variant, so a
+            slider on gamma / gamma_max can keep its position while mu moves,
+            in one warm-started fit). Overrides ``gamma`` in ``params``.
+        **params
+            Constructor parameters to change.
+
         Returns
         -------
         model : SparseCDN (fitted)
         """
         self._check_fitted(["coef_"])
         new = clone(self).set_params(**params)
-        return new._fit(*self._train, warm_from=self)
+        if gamma_ratio is not None and not float(gamma_ratio) >= 0:
+            raise ValueError(f"gamma_ratio must be >= 0, got {gamma_ratio!r}.")
+        return new._fit(*self._train, warm_from=self, gamma_ratio=gamma_ratio)
 
     # -------------------------------------------------------------- predict
     def decision_function(self, X, Y_given=None):
