@@ -128,3 +128,31 @@ def test_convergence_warning_and_callback_stop():
     assert res.n_iter == 2 and not res.converged
     with pytest.raises(ValueError, match="restart"):
         fista(fg, prox_identity, np.zeros(15), restart="sometimes")
+
+
+def test_max_norm_stopping_rule_is_lbfgs_gtol():
+    """norm="max" stops on the largest entry of the gradient mapping, which on a smooth
+    problem is the gradient: the same rule as L-BFGS-B's gtol (scikit-learn's lbfgs)."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 30)) * np.geomspace(0.1, 10, 30)  # badly scaled columns
+    y = np.where(X @ rng.normal(size=30) + rng.normal(size=200) > 0, 1.0, -1.0)
+    lam = 1e-3
+
+    def fg(w):
+        z = y * (X @ w)
+        grad = X.T @ (-y / (1.0 + np.exp(z))) / len(y) + lam * w
+        return np.mean(np.logaddexp(0, -z)) + 0.5 * lam * w @ w, grad
+
+    tol = 1e-6
+    res = fista(fg, lambda v, s: v, np.zeros(30), rtol=0, atol=tol, maxiter=100000, norm="max")
+    assert res.converged and res.grad_mapping_norm <= tol
+    assert np.abs(fg(res.x)[1]).max() <= 10 * tol  # the point itself is nearly stationary
+    ref = minimize(fg, np.zeros(30), jac=True, method="L-BFGS-B",
+                   options=dict(gtol=1e-12, ftol=0, maxiter=100000))
+    # strong convexity lam: |F(x) - F*| <= |grad|^2 / (2 lam) ~ d * (10 tol)^2 / lam
+    assert res.fun - ref.fun <= 30 * (10 * tol) ** 2 / (2 * lam) + 1e-12
+    # the l2 rule is stricter on the same problem (norm over 30 entries >= max entry)
+    res2 = fista(fg, lambda v, s: v, np.zeros(30), rtol=0, atol=tol, maxiter=100000, norm="l2")
+    assert res2.n_iter >= res.n_iter
+    with pytest.raises(ValueError, match="norm"):
+        fista(fg, lambda v, s: v, np.zeros(30), norm="l1")

@@ -43,7 +43,8 @@ class FistaResult:
     objective_history : ndarray, shape (n_iter + 1,)
         ``F = f + g`` at the starting point and after every iteration.
     grad_mapping_norm : float
-        Norm of the last gradient mapping ``(y - prox(y - s grad f(y))) / s``.
+        Norm (``norm`` argument) of the last gradient mapping
+        ``(y - prox(y - s grad f(y))) / s``.
     step : float
         Last step size ``s = 1 / L`` (pass it as ``step0`` to warm-start).
     n_restarts : int
@@ -69,7 +70,7 @@ class FistaResult:
 
 
 def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6,
-          atol=0.0, maxiter=1000, restart="adaptive", shrink=1.0, callback=None):
+          atol=0.0, maxiter=1000, restart="adaptive", shrink=1.0, norm="l2", callback=None):
     """Minimise ``f(x) + g(x)`` by FISTA with backtracking (Algorithm 1).
 
     Each iteration takes a proximal gradient step from the extrapolated point
@@ -102,6 +103,12 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         Stop when the gradient-mapping norm ``||(y - z) / s||`` (a first-order
         optimality measure, zero exactly at a minimiser) is at most
         ``atol + rtol * G_1``, ``G_1`` being its value at the first iteration.
+    norm : {"l2", "max"}, default "l2"
+        Norm of the gradient mapping in the stopping rule: Euclidean, or the
+        largest absolute entry (the ``gtol`` rule of L-BFGS-B, hence of
+        scikit-learn's ``lbfgs`` solvers, which stop when the largest entry of
+        the projected gradient is <= tol). ``"max"`` does not grow with the
+        number of parameters.
     maxiter : int
         Maximum number of iterations; a ``ConvergenceWarning`` is issued if
         the rule is not met by then.
@@ -137,6 +144,8 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         raise ValueError(f"restart must be one of {_RESTARTS}, got {restart!r}.")
     if not step0 > 0 or not eta > 1:
         raise ValueError("step0 must be > 0 and eta > 1.")
+    if norm not in ("l2", "max"):
+        raise ValueError(f"norm must be 'l2' or 'max', got {norm!r}.")
     if not 0 < shrink <= 1:
         raise ValueError("shrink must be in (0, 1].")
     if f is None:
@@ -174,7 +183,7 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
             if fz <= fy + np.vdot(grady, d) + 0.5 * L * np.vdot(d, d) + slack or L > 1e300:
                 break
             L *= eta
-        Gnorm = L * float(np.sqrt(np.vdot(d, d)))
+        Gnorm = L * float(np.sqrt(np.vdot(d, d)) if norm == "l2" else np.abs(d).max(initial=0.0))
         if G1 is None:
             G1 = Gnorm
         Fz = fz + float(g(z))
