@@ -248,16 +248,22 @@ def gibbs_marginals(linear, V, p_init, n_burn, n_samples, rng):
     """
     n, L = linear.shape
     state = np.where(rng.random((n, L)) < p_init, 1.0, -1.0)
-    parents = [np.flatnonzero(V[:, k]) for k in range(L)]
+    children = [np.flatnonzero(V[k]) for k in range(L)]
     acc = np.zeros((n, L))
     for sweep in range(n_burn + n_samples):
         U = rng.random((n, L))
+        # all logits, recomputed exactly once per sweep and then kept up to date:
+        # when label k flips on some rows, only those rows' logits of k's children move.
+        Z = linear + state @ V
         for k in range(L):
-            z = linear[:, k]
-            if parents[k].size:
-                z = z + state[:, parents[k]] @ V[parents[k], k]
-            p = expit(z)
-            state[:, k] = np.where(U[:, k] < p, 1.0, -1.0)
+            p = expit(Z[:, k])
+            new = np.where(U[:, k] < p, 1.0, -1.0)
+            if children[k].size:
+                flipped = np.flatnonzero(new != state[:, k])
+                if flipped.size:
+                    ch = children[k]
+                    Z[np.ix_(flipped, ch)] += np.outer(new[flipped], 2.0 * V[k, ch])
+            state[:, k] = new
             if sweep >= n_burn:
                 acc[:, k] += p
     return acc / n_samples
