@@ -28,7 +28,8 @@ Consequences: to keep a fit comparable across training sizes, scale the
 penalties with N; the graph empties for gamma >= ``gamma_max_`` (about 2 on the
 paper's 200-instance Enron/Medical subsets, where its gamma <= 0.1 removes about
 half of the edges). Internally everything is divided by N (mean loss,
-penalties / N), so ``tol`` applies to the mean-scale gradient mapping, and
+penalties / N), so ``tol`` applies to the largest entry of the mean-scale
+gradient mapping (scikit-learn's lbfgs rule, see ``tol`` below), and
 FISTA runs on centred features/labels with a rescaled intercept (exact
 reparameterisations, see ``_CDNProblem``). The intercept ``b`` is never
 penalised.
