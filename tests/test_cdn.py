@@ -338,3 +338,24 @@ def test_refit_gamma_ratio_matches_cold_fit_at_new_gamma_max():
     assert base.mu == 2.0 and base.gamma == 1.0  # the source model is untouched
     with pytest.raises(ValueError, match="gamma_ratio"):
         base.refit(gamma_ratio=-1.0)
+
+
+def test_gamma_at_gamma_max_returns_start_model_and_satisfies_kkt():
+    """At gamma >= gamma_max_ the graph is exactly empty and the model is the start model;
+    checked against an independent KKT evaluation of objective (4) at that point."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((150, 5))
+    Y = (X[:, :3] + rng.standard_normal((150, 3)) > 0).astype(int)
+    probe = SparseCDN(gamma=1e9, mu=3.0, random_state=0).fit(X, Y)
+    m = SparseCDN(gamma=probe.gamma_max_, mu=3.0, random_state=0).fit(X, Y)
+    assert m.label_graph_.number_of_edges() == 0 and m.n_iter_ == 0
+    np.testing.assert_array_equal(m.coef_, m.init_coef_)
+    S = 2.0 * Y - 1.0
+    Z = X @ m.coef_ + m.intercept_
+    R = -S * expit(-S * Z)  # summed-loss residuals
+    gV = S.T @ R
+    np.fill_diagonal(gV, 0.0)
+    assert np.abs(gV).max() <= m.gamma * (1 + 1e-9)  # KKT for V = 0
+    # just below gamma_max_ an edge appears
+    below = m.refit(gamma=0.9 * probe.gamma_max_)
+    assert below.label_graph_.number_of_edges() >= 1

@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import clone
 
-from ..solvers.fista import fista
+from ..solvers.fista import FistaResult, fista
 from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
 from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
@@ -323,7 +323,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     gamma_max_ : float
         Smallest gamma whose optimal graph is empty (KKT at V = 0, computed
         from the label-independent model; exact up to ``tol``). A useful
-        upper end for a gamma slider; edges appear below it.
+        upper end for a gamma slider; edges appear below it. For
+        ``gamma >= gamma_max_`` ("l1-cdn", "sparse") the fit returns that
+        model with ``V = 0`` (``n_iter_ = 0``): it is then the minimiser.
     init_coef_, init_intercept_ : ndarray
         The label-independent model ("lr" for CDN/l1-CDN, "l2,1-lr" for
         Sparse, same lam1/mu) whose probabilities start the Gibbs chains.
@@ -406,7 +408,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         key = (init_variant, float(self.lam1), init_mu, float(self.tol), int(self.max_iter))
         if warm_from is not None and getattr(warm_from, "_init_key", None) == key:
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
-            self._init_step = warm_from._init_step
+            self._init_step, self._init_converged = warm_from._init_step, warm_from._init_converged
         elif use_V:
             iwarm = None
             if warm_from is not None:
@@ -415,6 +417,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             Wi, _, bi, ires = _solve(X, S, active, b0, lam2=0.0, gamma=0.0, mu=init_mu / n,
                                      use_V=False, warm=iwarm, **common)
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
+            self._init_converged = ires.converged
         self._init_key = key
         if use_V:  # gamma_max_ depends on the start model only
             self.gamma_max_ = self._gamma_max(X, S, active, L)
@@ -428,8 +431,21 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             warm = (self.init_coef_, np.zeros((L, L)), self.init_intercept_, self._init_step)
         else:
             warm = None
-        W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n, mu=mu / n,
-                              use_V=use_V, warm=warm, **common)
+        if use_l1 and gamma >= self.gamma_max_:
+            # V = 0 is optimal iff |d loss / d V| <= gamma at the start model (KKT; this is
+            # the definition of gamma_max_), and the start model is then the solution: return
+            # it exactly instead of re-solving (no spurious tiny edges from the tolerance).
+            problem = _CDNProblem(X, S, active, common["lam1"], float(self.lam2) / n, gamma / n,
+                                  mu / n, use_V)
+            theta = problem.to_internal(self.init_coef_, np.zeros((L, L)), self.init_intercept_)
+            W, V, b = problem.from_internal(theta)
+            res = FistaResult(x=theta, n_iter=0, converged=self._init_converged,
+                              objective_history=np.array([problem.f(theta) + problem.g(theta)]),
+                              grad_mapping_norm=np.nan, step=self._init_step)
+            W, V, b = W.copy(), V.copy(), b.copy()
+        else:
+            W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n,
+                                  mu=mu / n, use_V=use_V, warm=warm, **common)
         self.coef_, self.label_coef_, self.intercept_ = W, V, b
         self.n_iter_ = res.n_iter
         self.objective_history_ = res.objective_history * n  # eq. (4), summed loss
@@ -437,6 +453,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self._step = res.step
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
+            self._init_converged = res.converged
         if not use_V:  # the model is its own start model; no graph, gamma is unused
             self.gamma_max_ = self._gamma_max(X, S, active, L)
             if gamma_ratio is not None:
