@@ -11,7 +11,9 @@ For each data set (emotions standardised, enron sparse CSR, all labels):
   fit at the same gamma; also one mu step (the Gibbs start model is refitted too);
 * (emotions) a 6-point gamma path (large to small) vs 6 cold fits.
 
-Penalties are on the paper's summed-loss scale (see ``mlviz.models.cdn``).
+Penalties are on the paper's summed-loss scale (see ``mlviz.models.cdn``). Both sides stop on
+the same rule: largest entry of the (projected) gradient of the mean loss <= 1e-4 (lbfgs
+``gtol``; FISTA's gradient mapping, ``fista(norm="max")``).
 """
 
 import argparse
