@@ -1,5 +1,6 @@
 """Tests of the pure plotly figure builders (mlviz.plotting): figure contents."""
 
+import json
 import re
 
 import networkx as nx
@@ -487,10 +488,10 @@ def test_solver_scaling_and_time_ratio():
     assert f2.layout.yaxis.type == "log"
 
 
-def test_every_builder_uses_the_shared_template():
+def _every_builder():
     G = _signed_graph()
     pos = nx.circular_layout(G)
-    figs = [
+    return [
         mp.label_frequency_bar(NAMES, Y.sum(0)),
         mp.cooccurrence_heatmap(mp.cooccurrence_counts(Y), NAMES),
         mp.embedding_scatter(PROBA[:, :2], PROBA[:L, :2], NAMES),
@@ -503,12 +504,32 @@ def test_every_builder_uses_the_shared_template():
         mp.reliability_figure(Y, PROBA, NAMES),
         mp.measure_bars(_cv_results()),
         mp.timing_bars(_cv_results()),
+        mp.label_graph_figure(nx.empty_graph(L, create_using=nx.DiGraph), pos, label_names=NAMES),
+        mp.regularization_path_figure([1.0], [2], current_gamma=1.0, n_features=[4], note="being computed"),
     ]
+
+
+def test_every_builder_uses_the_shared_template():
     white = go.layout.Template(
         __import__("plotly.io", fromlist=["templates"]).templates["plotly_white"])
-    for fig in figs:
+    for fig in _every_builder():
         assert fig.layout.template == white
         assert fig.layout.autosize is True and fig.layout.height >= 300
+
+
+def test_figures_do_not_depend_on_plotlys_default_template():
+    """The dashboard makes the shared template plotly's default (builders then skip
+    validating it again): every figure must be the same either way."""
+    import plotly.io as pio
+
+    before = [json.loads(fig.to_json()) for fig in _every_builder()]
+    default = pio.templates.default
+    try:
+        pio.templates.default = mp.TEMPLATE
+        after = [json.loads(fig.to_json()) for fig in _every_builder()]
+    finally:
+        pio.templates.default = default
+    assert after == before
 
 
 # ---------------------------------------------------------------- export

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
+import plotly.io as pio
 
 TEMPLATE = "plotly_white"
 
@@ -162,12 +163,48 @@ def label_axis_style(names):
     )
 
 
+def layout_dict(*, title=None, height=450, **layout):
+    """The shared layout (template, title, height, responsiveness) as a dict.
+
+    For builders that create their figure in one call,
+    ``go.Figure(data=traces, layout=layout_dict(...))``: plotly validates a
+    figure built at once several times faster than one updated step by step
+    (~6 ms instead of ~30 ms for two stacked panels).
+
+    The template is left out when it already is plotly's default
+    (``plotly.io.templates.default``; the dashboard sets it): plotly then
+    applies it without validating it again (~18 ms a figure); the figure is
+    the same.
+
+    Parameters
+    ----------
+    title : str or None
+    height : int
+        Height in pixels; width follows the container (``autosize``).
+    **layout
+        Further layout properties.
+
+    Returns
+    -------
+    dict
+    """
+    out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=60 if title else 30, b=50),
+               hoverlabel=dict(namelength=-1), **layout)
+    if pio.templates.default != TEMPLATE:
+        out["template"] = TEMPLATE
+    if title:
+        out["title"] = dict(text=title, x=0.01, xanchor="left")
+    return out
+
+
 def finish_layout(fig, *, title=None, height=450, **layout):
     """Apply the shared template, title, height and responsiveness.
 
     Parameters
     ----------
     fig : plotly.graph_objects.Figure
+        Built by the caller (so it got plotly's default template; see
+        :func:`layout_dict`).
     title : str or None
     height : int
         Height in pixels; width follows the container (``autosize``).
@@ -179,25 +216,19 @@ def finish_layout(fig, *, title=None, height=450, **layout):
     plotly.graph_objects.Figure
         The same figure, for chaining.
     """
-    fig.update_layout(
-        template=TEMPLATE,
-        autosize=True,
-        height=int(height),
-        margin=dict(l=60, r=30, t=60 if title else 30, b=50),
-        hoverlabel=dict(namelength=-1),
-        **layout,
-    )
-    if title:
-        fig.update_layout(title=dict(text=title, x=0.01, xanchor="left"))
+    fig.update_layout(**layout_dict(title=title, height=height, **layout))
     return fig
+
+
+def note_annotation(text, *, y=0.5):
+    """A centred grey note (e.g. "no edges") on the plotting area, as an annotation dict."""
+    return dict(text=text, xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
+                font=dict(size=14, color="#666666"), bgcolor="rgba(255,255,255,0.8)")
 
 
 def add_note(fig, text, *, y=0.5):
     """Write a centred grey note (e.g. "no edges") on the plotting area."""
-    fig.add_annotation(
-        text=text, xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
-        font=dict(size=14, color="#666666"), bgcolor="rgba(255,255,255,0.8)",
-    )
+    fig.add_annotation(**note_annotation(text, y=y))
     return fig
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, add_note,
-    finish_layout,
+    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, layout_dict,
+    note_annotation,
 )
 
 __all__ = ["label_graph_figure", "cooccurrence_graph_figure",
@@ -133,16 +133,16 @@ def _layout_extent(P):
     return float(max(span.max(), 1e-9))
 
 
-def _hide_axes(fig, P):
-    """Hidden axes, 1:1 aspect, padded so node names fit."""
-    fig.update_xaxes(visible=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(visible=False, showgrid=False, zeroline=False,
-                     scaleanchor="x", scaleratio=1)
+def _hidden_axes(P):
+    """Layout of hidden axes, 1:1 aspect, padded so node names fit."""
+    xaxis = dict(visible=False, showgrid=False, zeroline=False)
+    yaxis = dict(visible=False, showgrid=False, zeroline=False, scaleanchor="x", scaleratio=1)
     if len(P):
         lo, hi = P.min(axis=0), P.max(axis=0)
         pad = 0.18 * max(float((hi - lo).max()), 1e-9)
-        fig.update_xaxes(range=[lo[0] - pad, hi[0] + pad])
-        fig.update_yaxes(range=[lo[1] - pad, hi[1] + pad])
+        xaxis["range"] = [lo[0] - pad, hi[0] + pad]
+        yaxis["range"] = [lo[1] - pad, hi[1] + pad]
+    return dict(xaxis=xaxis, yaxis=yaxis)
 
 
 def _node_sizes(values):
@@ -248,22 +248,24 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     Q = np.vstack([Pe_src, Pe_dst]) if len(src) else np.zeros((0, 2))
     qs, qd = np.arange(len(src)), np.arange(len(src)) + len(src)
 
-    fig = go.Figure()
+    # Traces and layout are collected and the figure is built in one call: plotly validates
+    # that several times faster than a figure updated trace by trace.
     allw = edge_widths(np.abs(w))
     pos_mask, neg_mask = w > 0, w < 0
-    for tr in _signed_edge_traces(Q, qs, qd, allw, pos_mask, neg_mask):
-        fig.add_trace(tr)
-
+    data = _signed_edge_traces(Q, qs, qd, allw, pos_mask, neg_mask)
+    annotations = []
     if len(src):
         mid = 0.5 * (Pe_src + Pe_dst)
         hover = [f"{names[a]} → {names[b]}<br>weight = {x:+.4g}"
                  for a, b, x in zip(src, dst, w)]
-        fig.add_trace(go.Scatter(
+        data.append(go.Scatter(
             x=mid[:, 0], y=mid[:, 1], mode="markers", hovertext=hover,
             hoverinfo="text", marker=dict(size=10, opacity=0),
             showlegend=False, name="edge info", meta={"kind": "edge-hover"}))
         if graph.is_directed():
-            _add_arrows(fig, Pe_src, Pe_dst, w, allw)
+            arrow_annotations, arrow_traces = _arrows(Pe_src, Pe_dst, w, allw)
+            annotations += arrow_annotations
+            data += arrow_traces
 
     indeg = np.bincount(dst, minlength=len(nodes))
     outdeg = np.bincount(src, minlength=len(nodes))
@@ -275,14 +277,14 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
             f"<b>{name}</b><br>in-degree {indeg[i]}: strongest {_strongest(ins)}"
             f"<br>out-degree {outdeg[i]}: strongest {_strongest(outs)}")
     sizes = _node_sizes(indeg + outdeg if node_size is None else node_size)
-    fig.add_trace(_node_trace(P, names, sizes, node_hover))
-    _hide_axes(fig, P)
+    data.append(_node_trace(P, names, sizes, node_hover))
     if not len(src):
-        add_note(fig, "No edges: every label is modelled independently "
-                 "(try a smaller γ)", y=0.02)
-    fig.update_layout(legend=dict(title=dict(text="edges (width ∝ |weight|)"),
-                                  orientation="h", y=-0.02, yanchor="top"))
-    return finish_layout(fig, title=title, height=600)
+        annotations.append(note_annotation("No edges: every label is modelled independently "
+                                           "(try a smaller γ)", y=0.02))
+    layout = dict(annotations=annotations, **_hidden_axes(P),
+                  legend=dict(title=dict(text="edges (width ∝ |weight|)"),
+                              orientation="h", y=-0.02, yanchor="top"))
+    return go.Figure(data=data, layout=layout_dict(title=title, height=600, **layout))
 
 
 def _signed_edge_traces(Q, qs, qd, widths, pos_mask, neg_mask):
@@ -307,12 +309,12 @@ def _signed_edge_traces(Q, qs, qd, widths, pos_mask, neg_mask):
     return new
 
 
-def _add_arrows(fig, A, B, w, widths):
-    """Arrow heads at 3/4 of each edge (annotations or rotated markers)."""
+def _arrows(A, B, w, widths):
+    """Arrow heads at 3/4 of each edge: ``(annotations, traces)`` (annotations
+    up to :data:`MAX_ARROW_ANNOTATIONS` edges, else rotated marker traces)."""
     head = A + 0.75 * (B - A)
     if len(w) <= MAX_ARROW_ANNOTATIONS:
         tail = A + 0.55 * (B - A)
-        # one layout update: add_annotation per edge is quadratic in plotly
         arrows = [dict(
             x=float(hx), y=float(hy), ax=float(tx), ay=float(ty), xref="x",
             yref="y", axref="x", ayref="y", text="", showarrow=True,
@@ -320,20 +322,21 @@ def _add_arrows(fig, A, B, w, widths):
             arrowsize=float(np.clip(2.2 / max(lw, 1.0) + 0.6, 0.8, 2.2)),
             arrowcolor=POSITIVE_COLOR if x > 0 else NEGATIVE_COLOR, opacity=0.9)
             for (hx, hy), (tx, ty), x, lw in zip(head, tail, w, widths)]
-        fig.update_layout(annotations=list(fig.layout.annotations) + arrows)
-        return
+        return arrows, []
     d = B - A
     angle = np.degrees(np.arctan2(d[:, 0], d[:, 1]))  # clockwise from up
+    traces = []
     for mask, color, sign in ((w > 0, POSITIVE_COLOR, "+"),
                               (w < 0, NEGATIVE_COLOR, "-")):
         if not mask.any():
             continue
-        fig.add_trace(go.Scatter(
+        traces.append(go.Scatter(
             x=head[mask, 0], y=head[mask, 1], mode="markers", hoverinfo="skip",
             marker=dict(symbol="arrow", size=9 + 0.8 * widths[mask],
                         angle=angle[mask], color=color),
             showlegend=False, name=f"direction {sign}",
             meta={"kind": "arrows", "sign": sign}))
+    return [], traces
 
 
 def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
@@ -369,14 +372,11 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
     iu, ju = np.triu_indices(L, k=1)
     keep = C[iu, ju] >= max(min_count, 1)
     src, dst, cnt = iu[keep], ju[keep], C[iu, ju][keep]
-    fig = go.Figure()
-    for tr in _edge_line_traces(P, src, dst, cnt, sign="0",
-                                color=NEUTRAL_EDGE_COLOR,
-                                legend_name="co-occurrence"):
-        fig.add_trace(tr)
+    data = _edge_line_traces(P, src, dst, cnt, sign="0", color=NEUTRAL_EDGE_COLOR,
+                             legend_name="co-occurrence")
     if len(src):
         mid = 0.5 * (P[src] + P[dst])
-        fig.add_trace(go.Scatter(
+        data.append(go.Scatter(
             x=mid[:, 0], y=mid[:, 1], mode="markers",
             hovertext=[f"{names[a]} – {names[b]}<br>{int(c)} instances with both"
                        for a, b, c in zip(src, dst, cnt)],
@@ -392,10 +392,10 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
         top_s = ", ".join(f"{n} ({int(c)})" for n, c in top) or "none"
         hover.append(f"<b>{names[i]}</b><br>{int(freq[i])} instances"
                      f"<br>degree {deg[i]}; most with: {top_s}")
-    fig.add_trace(_node_trace(P, names, _node_sizes(freq), hover))
-    _hide_axes(fig, P)
+    data.append(_node_trace(P, names, _node_sizes(freq), hover))
+    annotations = []
     if not len(src):
-        add_note(fig, f"No pair of labels co-occurs at least {max(min_count, 1)}"
-                 " time(s)", y=0.02)
-    fig.update_layout(showlegend=False)
-    return finish_layout(fig, title=title, height=600)
+        annotations.append(note_annotation(f"No pair of labels co-occurs at least {max(min_count, 1)}"
+                                           " time(s)", y=0.02))
+    layout = dict(annotations=annotations, **_hidden_axes(P), showlegend=False)
+    return go.Figure(data=data, layout=layout_dict(title=title, height=600, **layout))

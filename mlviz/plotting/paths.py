@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from ._style import add_note, empty_figure, finish_layout
+from ._style import empty_figure, layout_dict, note_annotation
 
 __all__ = ["regularization_path_figure", "convergence_figure"]
 
@@ -16,7 +15,7 @@ _CURRENT_COLOR = "#D62728"
 
 
 def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
-                               n_features=None, title=None):
+                               n_features=None, title=None, note=None):
     """Number of label-graph edges (and selected features) against γ.
 
     Parameters
@@ -34,6 +33,9 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
         Number of selected features (non-zero rows of W) per γ, drawn on a
         secondary y axis.
     title : str, optional
+    note : str, optional
+        A grey remark written on the plotting area, e.g. that the path is
+        still being computed and only some γ values are shown.
 
     Returns
     -------
@@ -54,44 +56,45 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
     if f is not None:
         f = f[keep][order]
     if g.size == 0:
-        return empty_figure("No positive γ values to show", title=title)
+        return empty_figure(note or "No positive γ values to show", title=title)
 
-    fig = make_subplots(specs=[[{"secondary_y": f is not None}]])
-    fig.add_trace(go.Scatter(
+    # Built in one go.Figure call (the layout make_subplots would produce): several
+    # times faster to validate than adding traces and axes one by one.
+    data = [go.Scatter(
         x=g, y=e, mode="lines+markers", name="edges in the label graph",
         line=dict(color=_EDGE_COLOR, width=2, shape="hv"),
-        hovertemplate="γ = %{x:.3g}<br>%{y:d} edges<extra></extra>"),
-        secondary_y=False)
+        hovertemplate="γ = %{x:.3g}<br>%{y:d} edges<extra></extra>", xaxis="x", yaxis="y")]
+    layout = dict(
+        xaxis=dict(anchor="y", domain=[0.0, 0.94 if f is not None else 1.0], type="log",
+                   title_text="γ (l1 penalty on label dependencies, log scale)"),
+        yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges in the label graph", rangemode="tozero"),
+        annotations=[],
+        legend=dict(orientation="h", y=-0.25, yanchor="top"))
     if f is not None:
-        fig.add_trace(go.Scatter(
+        data.append(go.Scatter(
             x=g, y=f, mode="lines+markers", name="selected features",
             line=dict(color=_FEATURE_COLOR, width=2, dash="dot", shape="hv"),
-            hovertemplate="γ = %{x:.3g}<br>%{y:d} features<extra></extra>"),
-            secondary_y=True)
-        fig.update_yaxes(title_text="selected features", secondary_y=True,
-                         rangemode="tozero", showgrid=False, tickmode="auto")
+            hovertemplate="γ = %{x:.3g}<br>%{y:d} features<extra></extra>", xaxis="x", yaxis="y2"))
+        layout["yaxis2"] = dict(anchor="x", overlaying="y", side="right", title_text="selected features",
+                                rangemode="tozero", showgrid=False, tickmode="auto")
     ymax = float(max(e.max(), 1.0)) * 1.05
     if current_gamma is not None and np.isfinite(current_gamma) \
             and current_gamma > 0:
         cg = float(current_gamma)
-        fig.add_trace(go.Scatter(
+        data.append(go.Scatter(
             x=[cg, cg], y=[0.0, ymax], mode="lines", name="current γ",
             line=dict(color=_CURRENT_COLOR, width=2, dash="dash"),
-            hovertemplate=f"current γ = {cg:.3g}<extra></extra>"),
-            secondary_y=False)
-        fig.add_annotation(
+            hovertemplate=f"current γ = {cg:.3g}<extra></extra>", xaxis="x", yaxis="y"))
+        layout["annotations"].append(dict(
             x=np.log10(cg), y=1.0, xref="x", yref="paper", yanchor="bottom",
             text=f"current γ = {cg:.3g}", showarrow=False,
-            font=dict(color=_CURRENT_COLOR))
-    fig.update_xaxes(type="log", title_text="γ (l1 penalty on label "
-                     "dependencies, log scale)")
-    fig.update_yaxes(title_text="edges in the label graph", rangemode="tozero",
-                     secondary_y=False)
+            font=dict(color=_CURRENT_COLOR)))
     if dropped:
-        add_note(fig, f"{dropped} non-positive γ value(s) not shown on the "
-                 "log axis", y=0.95)
-    fig.update_layout(legend=dict(orientation="h", y=-0.25, yanchor="top"))
-    return finish_layout(fig, title=title, height=400)
+        layout["annotations"].append(note_annotation(
+            f"{dropped} non-positive γ value(s) not shown on the log axis", y=0.95))
+    if note:
+        layout["annotations"].append(note_annotation(note, y=0.8))
+    return go.Figure(data=data, layout=layout_dict(title=title, height=400, **layout))
 
 
 def _history_array(objective_history):
@@ -133,28 +136,32 @@ def convergence_figure(objective_history, *, title=None):
     it = np.arange(F.size)
     best = float(F.min())
     gap = (F - best) / max(abs(best), np.finfo(float).eps)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True,
-                        vertical_spacing=0.08,
-                        subplot_titles=("objective F(x_k)",
-                                        "relative gap to the best objective"))
-    fig.add_trace(go.Scatter(
-        x=it, y=F, mode="lines+markers" if F.size <= 200 else "lines",
-        name="objective", line=dict(color="#1F77B4", width=2),
-        marker=dict(size=4),
-        hovertemplate="iteration %{x}<br>F = %{y:.6g}<extra></extra>"),
-        row=1, col=1)
+    mode = "lines+markers" if F.size <= 200 else "lines"
     pos = gap > 0
-    fig.add_trace(go.Scatter(
-        x=it[pos], y=gap[pos], mode="lines+markers" if F.size <= 200 else "lines",
-        name="relative gap", line=dict(color="#FF7F0E", width=2),
-        marker=dict(size=4),
-        hovertemplate="iteration %{x}<br>gap = %{y:.3e}<extra></extra>"),
-        row=2, col=1)
+    data = [
+        go.Scatter(x=it, y=F, mode=mode, name="objective", line=dict(color="#1F77B4", width=2),
+                   marker=dict(size=4), hovertemplate="iteration %{x}<br>F = %{y:.6g}<extra></extra>",
+                   xaxis="x", yaxis="y"),
+        go.Scatter(x=it[pos], y=gap[pos], mode=mode, name="relative gap", line=dict(color="#FF7F0E", width=2),
+                   marker=dict(size=4), hovertemplate="iteration %{x}<br>gap = %{y:.3e}<extra></extra>",
+                   xaxis="x2", yaxis="y2"),
+    ]
+
+    def panel_title(text, y):  # as make_subplots' subplot_titles
+        return dict(text=text, x=0.5, y=y, xref="paper", yref="paper", xanchor="center", yanchor="bottom",
+                    showarrow=False, font=dict(size=16))
+
+    # Two stacked panels sharing the iteration axis (make_subplots(rows=2, shared_xaxes=True,
+    # vertical_spacing=0.08)), built in one call: several times faster to validate.
+    top = dict(anchor="x", domain=[0.54, 1.0], title_text="objective")
     if np.all(F > 0):
-        fig.update_yaxes(type="log", row=1, col=1)
-    fig.update_yaxes(title_text="objective", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="relative gap",
-                     exponentformat="power", row=2, col=1)
-    fig.update_xaxes(title_text="iteration", row=2, col=1)
-    fig.update_layout(showlegend=False)
-    return finish_layout(fig, title=title, height=480)
+        top["type"] = "log"
+    layout = dict(
+        xaxis=dict(anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False),
+        yaxis=top,
+        xaxis2=dict(anchor="y2", domain=[0.0, 1.0], title_text="iteration"),
+        yaxis2=dict(anchor="x2", domain=[0.0, 0.46], type="log", title_text="relative gap",
+                    exponentformat="power"),
+        annotations=[panel_title("objective F(x_k)", 1.0), panel_title("relative gap to the best objective", 0.46)],
+        showlegend=False)
+    return go.Figure(data=data, layout=layout_dict(title=title, height=480, **layout))
