@@ -219,12 +219,28 @@ def navigation():
         st.divider()
 
 
+def use_shared_plotly_template() -> None:
+    """Make the figures' shared template plotly's default for this server.
+
+    plotly applies its default template to a new figure without validating it
+    again, so the figure builders leave it out (:func:`mlviz.plotting._style.layout_dict`)
+    and each figure costs ~18 ms less; the figures are the same.
+    """
+    import plotly.io as pio
+
+    from mlviz.plotting import TEMPLATE
+
+    if pio.templates.default != TEMPLATE:
+        pio.templates.default = TEMPLATE
+
+
 def init_page(title: str, icon: str = ":material/label:") -> DataContext:
     """Configure a page, draw the shared sidebar and return the data context.
 
     Call this first on every page.
     """
     st.set_page_config(page_title=f"{title} · mlviz", page_icon=icon, layout="wide")
+    use_shared_plotly_template()
     navigation()
     dataset_picker()
     try:
