@@ -28,7 +28,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from .lspc import _KernelFeaturesMixin
+from ._lspc_base import _KernelFeaturesMixin
 
 __all__ = ["KernelLogisticRegression", "klr_objective"]
 
