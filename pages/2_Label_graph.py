@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, explain, methods, state, widgets
+from mlviz.dashboard import cache, explain, methods, sparse_cdn, state, widgets
 
 ctx = state.init_page("Label graph", ":material/hub:")
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
@@ -18,7 +18,49 @@ names = tuple(ctx.label_names)
 pos = cache.label_layout(ctx.key, summary["cooccurrence"], names)
 
 
+def graph_fig(variant, step):
+    from mlviz import plotting
+
+    return plotting.label_graph_figure(
+        step["graph"], pos, label_names=names,
+        title=f"Sparse CDN label graph ({variant}, γ = {widgets.fmt_value(step['ratio'])}·γ_max)")
+
+
+def path_fig(steps, current, note=None):
+    from mlviz import plotting
+
+    return plotting.regularization_path_figure(
+        [s["gamma"] for s in steps], [s["n_edges"] for s in steps], current_gamma=current["gamma"],
+        n_features=[s["n_features"] for s in steps], title="Regularisation path: edges vs γ", note=note)
+
+
+def conv_fig(step):
+    from mlviz import plotting
+
+    return plotting.convergence_figure(
+        step["history"], title=f"FISTA convergence at γ = {widgets.fmt_value(step['ratio'])}·γ_max")
+
+
+@st.fragment(run_every=1.0)
+def pending_path_view(lam, mu, variant, step):
+    """The γ path figure while the path is computed in the background: the γ values
+    known so far; reruns itself every second and, once the path is there, the page."""
+    try:
+        done = sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant, seed=step) is not None
+    except Exception:  # the rerun shows what went wrong
+        done = True
+    if done:
+        st.rerun()  # a full rerun draws the finished path and stops this timer
+    known, total = sparse_cdn.path_progress(ctx, lam=lam, mu=mu, variant=variant)
+    known = known or [step]
+    fig = path_fig(known, step, note=f"γ path being computed… ({len(known)} of {total} γ values)")
+    widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
+    st.caption(":material/hourglass_top: The γ path for these settings is being computed in the background; "
+               "it appears here by itself.")
+
+
 @st.fragment
+@cache.in_foreground  # background work waits for this rerun
 def graph_view():
     from mlviz import plotting
 
@@ -35,47 +77,31 @@ def graph_view():
     if not methods.confirm_heavy(ctx, CDN, key="graph"):
         return
     try:
-        path = methods.cdn_gamma_path(ctx, lam=lam, mu=mu, variant=variant)
+        with st.spinner("Fitting the sparse CDN…"):
+            step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=gamma)
     except Exception as exc:
         st.error(f"The sparse CDN could not be fitted with these settings: {exc}. Try a larger λ or μ.")
         return
-    step = path["steps"][path["gammas"].index(gamma)]
+    path_error = None
+    try:
+        path = sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant, seed=step)  # None: in the background
+    except Exception as exc:
+        path, path_error = None, exc
+    if path is not None:
+        step = path["steps"][path["gammas"].index(gamma)]
     gkey = f"{ctx.key}|{lam}|{mu}|{variant}"
-
-    def graph_fig(g, st_):
-        return plotting.label_graph_figure(st_["graph"], pos, label_names=names,
-                                           title=f"Sparse CDN label graph ({variant}, γ = {widgets.fmt_value(g)}·γ_max)")
-
-    def path_fig(g):
-        return plotting.regularization_path_figure(
-            path["gamma_abs"], [s["n_edges"] for s in path["steps"]],
-            current_gamma=path["gamma_abs"][path["gammas"].index(g)],
-            n_features=[s["n_features"] for s in path["steps"]], title="Regularisation path: edges vs γ")
-
-    def conv_fig(g, st_):
-        return plotting.convergence_figure(st_["history"], title=f"FISTA convergence at γ = {widgets.fmt_value(g)}·γ_max")
-
-    # While the user looks at this γ, build the figures of the other γ positions in the background.
-    others = [(g, s_) for g, s_ in zip(path["gammas"], path["steps"]) if g != gamma]
-    builders = {}
-    for g, s_ in others:
-        builders[f"cdn-graph|{gkey}|{g}"] = (lambda g=g, s_=s_: graph_fig(g, s_))
-        builders[f"cdn-path|{gkey}|{g}"] = (lambda g=g: path_fig(g))
-        if s_["history"] is not None and len(s_["history"]):
-            builders[f"cdn-conv|{gkey}|{g}"] = (lambda g=g, s_=s_: conv_fig(g, s_))
     m = st.columns(4)
     m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start)", f"{step['seconds']:.2f} s")
-    st.caption(f"γ = {step['gamma']:.3g} (γ_max = {path['gamma_max']:.3g} for these data), "
+    st.caption(f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), "
                f"μ = {mu * ctx.Y_train.shape[0]:.3g}, λ₁ = λ₂ = {lam}; the loss is summed over the "
                f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
     left, right = st.columns(2)
     with left:
-        skey = f"{gkey}|{gamma}"
-        fig = cache.figure("cdn-graph|" + skey, lambda: graph_fig(gamma, step))
+        fig = cache.figure(f"cdn-graph|{gkey}|{step['fit_id']}", lambda: graph_fig(variant, step))
         widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
     with right:
         min_count = st.slider("Co-occurrence graph: minimum count per edge", 1, max(2, int(summary["counts"].max() // 4)),
@@ -85,12 +111,16 @@ def graph_view():
         widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
     left, right = st.columns(2)
     with left:
-        fig = cache.figure("cdn-path|" + skey, lambda: path_fig(gamma))
-        widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
+        if path_error is not None:
+            st.warning(f"The γ path could not be computed for these settings: {path_error}")
+        elif path is None:
+            pending_path_view(lam, mu, variant, step)
+        else:
+            fig = cache.figure(f"cdn-path|{gkey}|{gamma}|{path['id']}", lambda: path_fig(path["steps"], step))
+            widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
     with right:
-        hist = step["history"]
-        if hist is not None and len(hist):
-            fig = cache.figure("cdn-conv|" + skey, lambda: conv_fig(gamma, step))
+        if len(step["history"]):
+            fig = cache.figure(f"cdn-conv|{gkey}|{step['fit_id']}", lambda: conv_fig(step))
             widgets.show_figure(fig, f"{ctx.name}_fista", key="fig_fista")
         else:
             st.info("No objective history recorded for this fit.")
@@ -102,7 +132,16 @@ def graph_view():
     with st.expander(f"Edge list ({len(edges)} edges)"):
         st.dataframe(edges.sort_values("weight", key=np.abs, ascending=False), width="stretch", hide_index=True)
         widgets.download_table(edges, f"{ctx.name}_cdn_edges", key="dl_edges")
-    cache.prebuild("cdn|" + gkey, builders)  # after this γ's figures are on screen
+    if path is not None:  # after this γ's figures are on screen, build the other γ's in the background
+        builders = {}
+        for g, s_ in zip(path["gammas"], path["steps"]):
+            if g == gamma:
+                continue
+            builders[f"cdn-graph|{gkey}|{s_['fit_id']}"] = (lambda s_=s_: graph_fig(variant, s_))
+            builders[f"cdn-path|{gkey}|{g}|{path['id']}"] = (lambda s_=s_: path_fig(path["steps"], s_))
+            if len(s_["history"]):
+                builders[f"cdn-conv|{gkey}|{s_['fit_id']}"] = (lambda s_=s_: conv_fig(s_))
+        cache.prebuild(f"cdn|{gkey}|{path['id']}", builders)
     return gamma, mu, lam, variant
 
 
@@ -128,7 +167,7 @@ else:
         bar = st.progress(0.0, text="Fitting folds…")
         try:
             g = ratio * methods.cdn_gamma_max(ctx, lam, mu, variant)
-            freq = methods.cdn_edge_stability(ctx, gamma=g, mu=mu, lam=lam, variant=variant, n_folds=3,
+            freq = sparse_cdn.edge_stability(ctx, gamma=g, mu=mu, lam=lam, variant=variant, n_folds=3,
                                               progress=lambda d, t: bar.progress(d / t, text=f"fold {d}/{t}"))
         except Exception as exc:
             st.error(f"Edge stability failed: {exc}")

@@ -34,6 +34,7 @@ def measures_table(P, threshold):
 
 
 @st.fragment
+@cache.in_foreground  # background work waits for this rerun
 def model_panel(key, threshold, thr_text, reliability_on):
     from mlviz import plotting
     from mlviz.metrics import MEASURES, evaluate

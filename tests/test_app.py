@@ -232,6 +232,108 @@ def test_label_graph_sliders_change_graph():
     assert not at.error, [e.value for e in at.error]
 
 
+def _cold_cdn(ratio, mu, lam=0.1, variant="sparse"):
+    """The sparse CDN fitted from scratch at the dashboard's parameters (emotions split)."""
+    from mlviz.dashboard.state import standardise
+    from mlviz.data import load_sample_split
+    from mlviz.models.cdn import SparseCDN
+
+    train, test = load_sample_split("emotions")
+    X, _ = standardise(train.X, test.X)
+    Y = np.asarray(train.Y)
+    kw = dict(lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0)
+    gamma_max = SparseCDN(gamma=1e12, **kw).fit(X, Y).gamma_max_  # the empty graph's fit yields γ_max
+    return SparseCDN(gamma=ratio * gamma_max, **kw).fit(X, Y)
+
+
+def _shown_edges(at):
+    table = at.dataframe[0].value
+    return {(f, t): w for f, t, w in zip(table["from label"], table["to label"], table["weight"])}
+
+
+def _values(v):
+    """A trace array from a figure's JSON (plain list or plotly's base64 typed array)."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).tolist()
+    return list(v)
+
+
+def _path_points(at):
+    """(γ values, edge counts) drawn in the regularisation-path figure."""
+    edges = next(t for t in charts(at)[2]["data"] if t.get("name") == "edges in the label graph")
+    return _values(edges["x"]), [int(y) for y in _values(edges["y"])]
+
+
+def _assert_equals_cold_fit(at, ratio, mu, lam):
+    """The graph on screen is a cold fit's at the same settings: same edges, weights equal to the
+    solver's tolerance (settings chosen so that no edge weight is within that tolerance of 0)."""
+    from mlviz.data import load_sample
+
+    L = list(load_sample("emotions").label_names)
+    cold = _cold_cdn(ratio, mu, lam=lam)
+    cold_edges = {(L[u], L[v]): d["weight"] for u, v, d in cold.label_graph_.edges(data=True)}
+    shown = _shown_edges(at)
+    assert set(shown) == set(cold_edges)
+    np.testing.assert_allclose([shown[e] for e in cold_edges], list(cold_edges.values()), atol=1e-2)
+    assert int(metrics(at)["edges (non-zero V entries)"]) == len(cold_edges)
+    return shown
+
+
+def test_label_graph_mu_move_is_one_warm_refit_equal_to_a_cold_fit():
+    """A μ (or λ) move shows the fit at the new setting at once (one warm-started refit at the
+    current γ ratio); the γ path follows in the background and contains that very fit."""
+    from mlviz.dashboard import cache
+
+    at = ok(page_test("graph"))
+    cache.wait_prebuilt()
+    ok(at.run())  # the γ path of the default settings is there
+    assert len(_path_points(at)[0]) == 8
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
+    before, graph_before = metrics(ok(at)), trace_data(charts(at)[0])
+    at.select_slider(key="cdn_mu").set_value(0.1).run()
+    now = metrics(ok(at))
+    assert not at.error, [e.value for e in at.error]
+    assert now["selected features"] != before["selected features"]  # strong ℓ2,1: fewer features
+    assert trace_data(charts(at)[0]) != graph_before
+    # The path of the new μ is being computed: the path figure shows the current point meanwhile.
+    assert any("being computed" in c.value for c in at.caption)
+    xs, ys = _path_points(at)
+    assert len(xs) < 8 and int(now["edges (non-zero V entries)"]) in ys
+    shown = _assert_equals_cold_fit(at, 0.3, 0.1, 0.1)
+    # Once the path is there (the page reruns itself), it contains the fit on screen.
+    cache.wait_prebuilt()
+    ok(at.run())
+    assert not any("being computed" in c.value for c in at.caption)
+    xs, ys = _path_points(at)
+    assert len(xs) == 8 and metrics(at) == now and _shown_edges(at) == shown
+    # A γ move on the finished path is a lookup on it; a λ move is again one refit.
+    at.select_slider(key="cdn_gamma").set_value(0.01).run()
+    assert int(metrics(ok(at))["edges (non-zero V entries)"]) == ys[2]  # γ/γ_max = 0.001, 0.003, 0.01, …
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
+    at.select_slider(key="cdn_lam").set_value(1.0).run()
+    assert metrics(ok(at)) != now
+    _assert_equals_cold_fit(at, 0.3, 0.1, 1.0)
+
+
+def test_posteriors_cdn_mu_move_changes_posteriors():
+    from mlviz.dashboard import cache
+
+    at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
+    cache.wait_prebuilt()
+    before, heat = metrics(at), trace_data(charts(at)[0])
+    for mu in (0.1, 0.0):
+        at.select_slider(key="post_cdn_mu").set_value(mu).run()
+        assert not ok(at).error, [e.value for e in at.error]
+        assert trace_data(charts(at)[0]) != heat
+        heat = trace_data(charts(at)[0])
+    assert metrics(at) != before
+    cache.wait_prebuilt()  # the other γ of the new μ are prepared in the background
+    at.select_slider(key="post_cdn_gamma").set_value(0.01).run()
+    assert trace_data(charts(ok(at))[0]) != heat
+
+
 # ------------------------------------------------------------------------- embedding
 
 def test_embedding_sliders_and_colouring_change_figure():

@@ -223,6 +223,51 @@ def _figure_cached(key: str, _build):
     return _build()
 
 
+# ----------------------------------------------------------- background work
+
+_FOREGROUND = threading.Condition()
+_FOREGROUND_STATE = {"active": 0, "last_end": 0.0}
+SETTLE_SECONDS = 0.3  # background work resumes this long after the last foreground run
+
+
+def in_foreground(func):
+    """Decorator: background work (figure pre-builds, γ paths) pauses while ``func`` runs.
+
+    Put it under ``@st.fragment`` on the fragments whose reruns answer slider
+    moves, so a background thread started by the previous move does not share
+    the interpreter with the rerun the user is waiting for.
+    """
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with _FOREGROUND:
+            _FOREGROUND_STATE["active"] += 1
+        try:
+            return func(*args, **kwargs)
+        finally:
+            with _FOREGROUND:
+                _FOREGROUND_STATE["active"] -= 1
+                _FOREGROUND_STATE["last_end"] = time.monotonic()
+                _FOREGROUND.notify_all()
+
+    return wrapper
+
+
+def pause_for_foreground(max_wait: float = 10.0) -> None:
+    """Called by background threads between two pieces of work: wait while a
+    foreground run (see :func:`in_foreground`) is in progress or ended less than
+    ``SETTLE_SECONDS`` ago (the user may move the next slider), at most ``max_wait`` s."""
+    deadline = time.monotonic() + max_wait
+    with _FOREGROUND:
+        while True:
+            now = time.monotonic()
+            quiet_in = _FOREGROUND_STATE["last_end"] + SETTLE_SECONDS - now
+            if (_FOREGROUND_STATE["active"] == 0 and quiet_in <= 0) or now >= deadline:
+                return
+            _FOREGROUND.wait(min(max(quiet_in, 0.05), deadline - now))
+
+
 _PREBUILT: "OrderedDict[str, object]" = None
 _PREBUILD_STARTED: set = set()
 _PREBUILT_MAX = 256
@@ -265,6 +310,7 @@ def prebuild(group: str, builders: dict) -> None:
         for key, build in builders.items():
             if key in _PREBUILT:
                 continue
+            pause_for_foreground()
             try:
                 fig = build()
             except Exception:  # a failed pre-build just means building on demand later
@@ -285,15 +331,18 @@ def prebuilt(key: str):
 
 
 def clear_prebuilt() -> None:
-    """Forget pre-built figures (tests call this with the Streamlit caches)."""
+    """Forget pre-built figures and the sparse CDN fits and paths (tests call this with the Streamlit caches)."""
+    from . import sparse_cdn
+
     with _LOCKS_GUARD:
         if _PREBUILT is not None:
             _PREBUILT.clear()
         _PREBUILD_STARTED.clear()
+    sparse_cdn.clear()
 
 
 def wait_prebuilt(timeout: float = 120.0) -> None:
-    """Wait for background figure pre-builds to finish (benchmarks and tests)."""
+    """Wait for background work (figure pre-builds, sparse CDN γ paths) to finish (benchmarks and tests)."""
     deadline = time.monotonic() + timeout
     for t in list(threading.enumerate()):
         if t.name.startswith("mlviz-prebuild-"):

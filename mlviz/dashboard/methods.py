@@ -244,12 +244,15 @@ def with_model(ctx, method: Method, values: dict, fn):
     """Run ``fn(model)`` on a model fitted with ``values``, reusing cached state.
 
     Returns ``(fn(model), info)`` with ``info = {"fit_seconds", "refit_seconds", "reused"}``.
-    The sparse CDN is taken from its cached warm-started γ path.
+    The sparse CDN comes from :func:`mlviz.dashboard.sparse_cdn.current_step`
+    (its γ path, or one warm-started refit).
     """
     fast, slow, _ = _split(method, values)
     t0 = time.perf_counter()
     if method.key == "cdn":
-        model = cdn_model_on_path(ctx, values)
+        from . import sparse_cdn
+
+        model = sparse_cdn.model_at(ctx, values)
         return fn(model), {"fit_seconds": time.perf_counter() - t0, "refit_seconds": 0.0, "reused": True}
     model, key, fit_seconds = base_model(ctx, method, values)
     with cache.lock_for(key):
@@ -296,30 +299,34 @@ def predict_test(ctx, method: Method, values: dict):
     return cache.posterior(key, compute)
 
 
-def _cdn_posterior_direct(ctx, values):
-    """P for a γ on the cached path, computed without Streamlit calls (background use)."""
-    t0 = time.perf_counter()
-    P = _finite(cdn_model_on_path(ctx, values).predict_proba(ctx.X_test))
-    return P, {"fit_seconds": 0.0, "refit_seconds": 0.0, "reused": True, "warnings": [],
-               "total_seconds": time.perf_counter() - t0}
-
-
 def prebuild_cdn_posteriors(ctx, values, figure_builders):
     """In the background, compute P (and figures) for every other γ of the CDN path.
 
-    ``figure_builders(P, key)`` returns ``{figure key: build}`` for one posterior.
+    The path of the current (λ, μ, variant) is computed in the background too
+    (seeded by the current fit); the posteriors wait for it.
+    ``figure_builders(holder, key)`` returns ``{figure key: build}`` for one
+    posterior, ``holder["P"]`` being ``(P, info)`` once computed.
     """
+    from . import sparse_cdn
+
     method = METHODS["cdn"]
+    lam, mu, variant = values.get("lam", 0.1), values.get("mu", 0.003), values.get("variant", "sparse")
+    sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant)  # under way (seeded by the current fit)
     builders = {}
     for g in method.param("gamma").grid:
         if g == values["gamma"]:
             continue
-        v = {**values, "gamma": g}
-        vkey = values_key(ctx, method, v)
+        vkey = values_key(ctx, method, {**values, "gamma": g})
         holder = {}
 
-        def compute_p(v=v, holder=holder):
-            holder["P"] = _cdn_posterior_direct(ctx, v)
+        def compute_p(g=g, holder=holder):
+            t0 = time.perf_counter()
+            path = sparse_cdn.wait_path(ctx, lam=lam, mu=mu, variant=variant)
+            if path is None:
+                raise RuntimeError("the γ path was not computed")
+            P = _finite(path["models"][path["gammas"].index(g)].predict_proba(ctx.X_test))
+            holder["P"] = (P, {"fit_seconds": 0.0, "refit_seconds": 0.0, "reused": True, "warnings": [],
+                               "total_seconds": time.perf_counter() - t0})
             return holder["P"]
 
         builders["proba|" + vkey] = compute_p
@@ -328,78 +335,10 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
     cache.prebuild(f"cdn-post|{ctx.key}|{values_key(ctx, method, {**values, 'gamma': None})}", builders)
 
 
-# ------------------------------------------------------------ sparse CDN γ path
-
-def _cdn_params(ctx, lam, mu, variant):
-    """SparseCDN kwargs from slider values (μ slider is μ / N)."""
-    return dict(lam1=float(lam), lam2=float(lam), mu=float(mu) * ctx.Y_train.shape[0], variant=variant,
-                random_state=SEED)
-
-
-@st.cache_resource(max_entries=12, show_spinner="Fitting the sparse CDN along the γ path (warm starts)…")
-def _cdn_path_cached(key: str, _ctx, lam, mu, variant, ratios: tuple):
-    from mlviz.models.cdn import SparseCDN
-
-    # γ far above γ_max: the empty graph; its fit also yields γ_max (paper 001, summed loss, eq. 4).
-    t0 = time.perf_counter()
-    model = SparseCDN(gamma=1e12, **_cdn_params(_ctx, lam, mu, variant)).fit(_ctx.X_train, _ctx.Y_train)
-    first_seconds = time.perf_counter() - t0
-    gamma_max = float(getattr(model, "gamma_max_", 0.0)) or 1.0
-    models, steps = {}, {}
-    for r in sorted(ratios, reverse=True):  # large γ first, then warm starts
-        t0 = time.perf_counter()
-        model = model.refit(gamma=float(r) * gamma_max)
-        seconds = time.perf_counter() - t0 + (first_seconds if not models else 0.0)
-        models[r] = model
-        hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
-        steps[r] = dict(
-            graph=model.label_graph_, n_edges=int(model.label_graph_.number_of_edges()),
-            n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
-            history=hist[np.isfinite(hist)], seconds=seconds, gamma=float(r) * gamma_max,
-        )
-    return {"gammas": list(ratios), "gamma_abs": [float(r) * gamma_max for r in ratios], "gamma_max": gamma_max,
-            "steps": [steps[r] for r in ratios], "models": [models[r] for r in ratios]}
-
-
-def cdn_gamma_path(ctx, *, lam, mu, variant):
-    """Warm-started γ path of the sparse CDN over the γ slider grid (cached per λ, μ, variant).
-
-    The slider holds γ / γ_max; ``gamma_max`` is the smallest γ with an empty label graph for
-    these data and (λ, μ, variant).  Returns ``{"gammas": slider ratios, "gamma_abs": γ values,
-    "gamma_max", "steps": [{graph, n_edges, n_features, n_iter, history, seconds, gamma}],
-    "models"}`` in slider order; a γ slider move is then a lookup.
-    """
-    ratios = tuple(METHODS["cdn"].param("gamma").grid)
-    key = f"{ctx.key}|cdnpath|lam={lam}|mu={mu}|variant={variant}"
-    return _cdn_path_cached(key, ctx, lam, mu, variant, ratios)
-
+# ------------------------------------------------------------ sparse CDN
 
 def cdn_gamma_max(ctx, lam, mu, variant) -> float:
-    """γ_max of the sparse CDN on the training split (from the cached path)."""
-    return cdn_gamma_path(ctx, lam=lam, mu=mu, variant=variant)["gamma_max"]
+    """γ_max of the sparse CDN on the training split (see :mod:`~mlviz.dashboard.sparse_cdn`)."""
+    from . import sparse_cdn
 
-
-def cdn_model_on_path(ctx, values):
-    path = cdn_gamma_path(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
-                          variant=values.get("variant", "sparse"))
-    return path["models"][path["gammas"].index(values["gamma"])]
-
-
-def cdn_edge_stability(ctx, *, gamma, mu, lam, variant, n_folds=3, progress=None):
-    """Fraction of ``n_folds`` training folds in which each edge t → k is present, shape (L, L).
-
-    ``gamma`` is the absolute γ; ``mu`` the slider's μ / N.
-    """
-    from sklearn.model_selection import KFold
-
-    from mlviz.models.cdn import SparseCDN
-
-    L = ctx.n_labels
-    freq = np.zeros((L, L))
-    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=SEED).split(np.arange(ctx.Y_train.shape[0])))
-    for i, (tr, _) in enumerate(folds):
-        m = SparseCDN(gamma=float(gamma), **_cdn_params(ctx, lam, mu, variant)).fit(ctx.X_train[tr], ctx.Y_train[tr])
-        freq += (np.asarray(m.label_coef_) != 0)
-        if progress is not None:
-            progress(i + 1, len(folds))
-    return freq / len(folds)
+    return sparse_cdn.gamma_max(ctx, lam, mu, variant)

@@ -149,3 +149,32 @@ def test_shared_link_restores_view(page, app_url, tmp_path):
     assert page.get_by_text("top-", exact=False).count() >= 1
     gamma = page.locator("[data-testid='stSlider']").filter(has_text="γ (label coupling)")
     assert gamma.locator("[data-testid='stSliderThumbValue']").first.inner_text() == "10"
+
+
+PATH_POINTS = """() => {
+    const div = [...document.querySelectorAll('.js-plotly-plot')]
+        .find(d => d.layout && d.layout.title && String(d.layout.title.text).includes('Regularisation path'));
+    return div && div._fullData ? div._fullData[0].x.length : -1;
+}"""
+
+
+def test_label_graph_path_follows_a_mu_move_by_itself(page, app_url, tmp_path):
+    """A μ move shows the new fit at once (its rerun cannot wait for the γ path: the
+    background worker only starts after it); the γ path then replaces the "being computed"
+    figure with no user action (a fragment with ``run_every`` while pending)."""
+    shots = _shots(tmp_path)
+    open_page(page, app_url, "/Label_graph", shots, "8_graph")
+    page.wait_for_function(f"({PATH_POINTS})() === 8", timeout=60_000)  # the first path
+    mu = page.locator(SLIDER).filter(has_text="μ / N")
+    before = mu.locator("[data-testid='stSliderThumbValue']").first.inner_text()
+    mu.locator("input[type='range']").first.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    assert_no_exception(page)
+    assert mu.locator("[data-testid='stSliderThumbValue']").first.inner_text() != before
+    page.wait_for_function(f"({PATH_POINTS})() === 8", timeout=60_000)  # no click needed
+    page.get_by_text("being computed").first.wait_for(state="detached", timeout=10_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    page.screenshot(path=str(shots / "8_graph_path_after_mu.png"), full_page=True)
