@@ -41,7 +41,8 @@ MAX_PATHS = 16  # γ paths kept
 _GUARD = threading.Lock()
 _MODELS: "OrderedDict[str, dict]" = OrderedDict()  # model key -> step
 _PATHS: "OrderedDict[str, _PathJob]" = OrderedDict()  # path key -> job
-_SHOWN: dict = {}  # (data key, variant[, ratio]) -> the model last shown there (warm-start source)
+_SHOWN: "OrderedDict[tuple, object]" = OrderedDict()  # (data key, variant[, ratio]) -> model last shown there
+MAX_SHOWN = 64
 _IDS = itertools.count(1)
 
 
@@ -200,8 +201,9 @@ def current_step(ctx, *, lam, mu, variant, ratio) -> dict:
                 step = _step(model, ratio, time.perf_counter() - t0)
                 with _GUARD:
                     _put(_MODELS, key, step, MAX_MODELS)
-    with _GUARD:
-        _SHOWN[(ctx.key, variant, ratio)] = _SHOWN[(ctx.key, variant)] = step["model"]
+    with _GUARD:  # the warm start of the next move
+        _put(_SHOWN, (ctx.key, variant, ratio), step["model"], MAX_SHOWN)
+        _put(_SHOWN, (ctx.key, variant), step["model"], MAX_SHOWN)
     return step
 
 
