@@ -154,21 +154,29 @@ def _next_job():
 def _work():
     """The background worker: advances one path step at a time, pausing for foreground
     runs; exits when nothing is left to do (restarted by the next request)."""
-    while True:
-        cache.pause_for_foreground()
+    try:
+        while True:
+            cache.pause_for_foreground()
+            with _GUARD:
+                job = _next_job()
+                if job is None:  # decided under the lock a new request takes to start a worker
+                    _WORKER[0] = None
+                    return
+            try:
+                next(job.steps_iter)
+                continue
+            except StopIteration:
+                try:
+                    job.finish()
+                except Exception as exc:
+                    job.error = exc
+            except Exception as exc:  # shown by the page that asks for the path
+                job.error = exc
+            job.done.set()
+    finally:  # (also if something unexpected was raised)
         with _GUARD:
-            job = _next_job()
-            if job is None:
+            if _WORKER[0] is threading.current_thread():
                 _WORKER[0] = None
-                return
-        try:
-            next(job.steps_iter)
-        except StopIteration:
-            job.finish()
-            job.done.set()
-        except Exception as exc:  # shown by the page that asks for the path
-            job.error = exc
-            job.done.set()
 
 
 def current_step(ctx, *, lam, mu, variant, ratio) -> dict:
@@ -234,8 +242,6 @@ def gamma_path(ctx, *, lam, mu, variant, seed: dict | None = None, start: bool =
     key = _path_key(ctx, lam, mu, variant)
     with _GUARD:
         job = _PATHS.get(key)
-        if job is not None and job.done.is_set() and job.result is None and job.error is None:
-            job = None  # abandoned: start again
         if job is None and start:
             grid = ratios()
             if seed is None:  # the latest single fit at these settings, if any
