@@ -67,7 +67,7 @@ TEXT = {
         ],
         look=(
             "Raise $\\gamma$ and edges disappear (the path chart shows how many survive at each $\\gamma$; the "
-            "marker is the current value). Green edges are positive dependencies (one label makes the other "
+            "marker is the current value). Blue edges are positive dependencies (one label makes the other "
             "more likely), red ones negative. Compare with the plain co-occurrence graph: the CDN keeps only "
             "dependencies that the features do not already explain."
         ),
