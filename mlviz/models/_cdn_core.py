@@ -26,7 +26,15 @@ class _CDNProblem:
 
     def __init__(self, X, S, active, lam1, lam2, gamma, mu, use_V):
         self.X = X
-        self.XT = X.T.tocsr() if sp.issparse(X) else X.T
+        self.dense = not sp.issparse(X)
+        if self.dense:
+            # products as (W^T X^T)^T and (R^T X)^T: BLAS is ~1.7x faster on these skinny
+            # shapes with the long dimension contiguous; S in Fortran order matches X W's layout
+            self.X = np.ascontiguousarray(X, dtype=float)
+            self.XT = np.ascontiguousarray(self.X.T)
+            S = np.asfortranarray(S)
+        else:
+            self.XT = X.T.tocsr()
         self.S = S
         self.n, self.d = X.shape
         self.L = S.shape[1]
@@ -75,7 +83,8 @@ class _CDNProblem:
                     beta = np.vdot(wv - w2, D) / dd
                     if np.abs(wv - w2 - beta * D).max() <= 1e-13 * scale:
                         return Z2 + beta * (Z2 - Z1)
-        Z = np.asarray(self.X @ wv[: d * L].reshape(d, L))
+        W = wv[: d * L].reshape(d, L)
+        Z = (W.T @ self.XT).T if self.dense else np.asarray(self.X @ W)
         if self.use_V:
             Z = Z + self.S @ wv[d * L:].reshape(L, L)
         if self._use_cache:
@@ -128,7 +137,8 @@ class _CDNProblem:
         R *= -self.S
         R *= self.col_weight
         r = R.sum(axis=0)
-        gW = np.asarray(self.XT @ R) - np.outer(self.x_mean, r) + self.lam1 * W
+        XtR = (R.T @ self.X).T if self.dense else np.asarray(self.XT @ R)
+        gW = XtR - np.outer(self.x_mean, r) + self.lam1 * W
         if self.use_V:
             gV = np.where(self.V_mask, self.S.T @ R - np.outer(self.s_mean, r) + self.lam2 * V, 0.0)
         else:
