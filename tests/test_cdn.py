@@ -242,8 +242,11 @@ def test_dense_equals_sparse_and_constant_labels():
         warnings.simplefilter("error")
         m = SparseCDN(gamma=0.8, mu=0.8, tol=1e-9, max_iter=5000, random_state=0).fit(X, Y)
         ms = SparseCDN(gamma=0.8, mu=0.8, tol=1e-9, max_iter=5000, random_state=0).fit(sp.csr_matrix(X), Y)
-    np.testing.assert_allclose(m.coef_, ms.coef_, atol=1e-8)
-    np.testing.assert_allclose(m.label_coef_, ms.label_coef_, atol=1e-8)
+    # dense and sparse X take different BLAS paths, so the iterates differ by rounding and
+    # FISTA may stop one iteration apart: equal up to the solver tolerance, not bit for bit
+    np.testing.assert_allclose(m.coef_, ms.coef_, atol=1e-6)
+    np.testing.assert_allclose(m.label_coef_, ms.label_coef_, atol=1e-6)
+    assert ((m.label_coef_ == 0) == (ms.label_coef_ == 0)).all()
     P = m.predict_proba(X)
     np.testing.assert_allclose(P, ms.predict_proba(sp.csr_matrix(X)), atol=1e-6)
     assert np.isfinite(P).all()
