@@ -271,6 +271,7 @@ def pause_for_foreground(max_wait: float = 10.0) -> None:
 _PREBUILT: "OrderedDict[str, object]" = None
 _PREBUILD_STARTED: set = set()
 _PREBUILT_MAX = 256
+_PREBUILDS_RUNNING = [0]  # batches of :func:`prebuild` under way
 
 
 def figure(key: str, build):
@@ -296,35 +297,51 @@ def prebuild(group: str, builders: dict) -> None:
     one, so a γ move is a lookup.  ``group`` names the batch; a batch is
     started at most once per server process.
     """
-    global _PREBUILT
-    from collections import OrderedDict
-
     with _LOCKS_GUARD:
         if group in _PREBUILD_STARTED:
             return
         _PREBUILD_STARTED.add(group)
-        if _PREBUILT is None:
-            _PREBUILT = OrderedDict()
+        _PREBUILDS_RUNNING[0] += 1
 
     def work():
-        for key, build in builders.items():
-            if key in _PREBUILT:
-                continue
-            pause_for_foreground()
-            try:
-                fig = build()
-            except Exception:  # a failed pre-build just means building on demand later
-                continue
+        try:
+            for key, build in builders.items():
+                if prebuilt(key) is not None:
+                    continue
+                pause_for_foreground()
+                try:
+                    fig = build()
+                except Exception:  # a failed pre-build just means building on demand later
+                    continue
+                put_prebuilt(key, fig)
+        finally:
             with _LOCKS_GUARD:
-                _PREBUILT[key] = fig
-                while len(_PREBUILT) > _PREBUILT_MAX:
-                    _PREBUILT.popitem(last=False)
+                _PREBUILDS_RUNNING[0] -= 1
 
     threading.Thread(target=work, name=f"mlviz-prebuild-{group[:40]}", daemon=True).start()
 
 
+def prebuilding() -> bool:
+    """True while a batch of :func:`prebuild` is under way (speculative work waits for it)."""
+    return _PREBUILDS_RUNNING[0] > 0
+
+
+def put_prebuilt(key: str, value) -> None:
+    """Keep ``value`` under ``key`` for :func:`figure` / :func:`prebuilt` (the last 256 kept)."""
+    global _PREBUILT
+    from collections import OrderedDict
+
+    with _LOCKS_GUARD:
+        if _PREBUILT is None:
+            _PREBUILT = OrderedDict()
+        _PREBUILT[key] = value
+        _PREBUILT.move_to_end(key)
+        while len(_PREBUILT) > _PREBUILT_MAX:
+            _PREBUILT.popitem(last=False)
+
+
 def prebuilt(key: str):
-    """The object pre-built under ``key`` by :func:`prebuild`, or None."""
+    """The object pre-built under ``key`` by :func:`prebuild` (or :func:`put_prebuilt`), or None."""
     if _PREBUILT is None:
         return None
     return _PREBUILT.get(key)
@@ -334,15 +351,16 @@ def clear_prebuilt() -> None:
     """Forget pre-built figures and the sparse CDN fits and paths (tests call this with the Streamlit caches)."""
     from . import sparse_cdn
 
+    sparse_cdn.clear()  # first: its background work stops storing pre-built objects
     with _LOCKS_GUARD:
         if _PREBUILT is not None:
             _PREBUILT.clear()
         _PREBUILD_STARTED.clear()
-    sparse_cdn.clear()
 
 
 def wait_prebuilt(timeout: float = 120.0) -> None:
-    """Wait for background work (figure pre-builds, sparse CDN γ paths) to finish (benchmarks and tests)."""
+    """Wait for background work (figure pre-builds, sparse CDN γ paths and neighbour
+    prefetches) to finish (benchmarks and tests)."""
     deadline = time.monotonic() + timeout
     for t in list(threading.enumerate()):
         if t.name.startswith("mlviz-prebuild-"):
