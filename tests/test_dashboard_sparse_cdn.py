@@ -107,3 +107,81 @@ def test_background_work_waits_for_a_foreground_run():
     rerun()
     cache.wait_prebuilt(10)
     assert order == ["foreground starts", "foreground ends", "background"]
+
+
+# ------------------------------------------------------------------ neighbour prefetch
+
+def test_neighbours_are_one_then_two_grid_steps_along_each_slider():
+    # μ grid (0, 0.001, 0.003, 0.01, 0.03, 0.1), λ grid (0.001, 0.01, 0.1, 1): the last move's slider and
+    # direction first; no neighbour beyond the ends of a grid.
+    assert sparse_cdn.neighbours(0.1, 0.003, ("mu", 1)) == [
+        [(0.1, 0.01), (0.1, 0.001), (1.0, 0.003), (0.01, 0.003)],
+        [(0.1, 0.03), (0.1, 0.0), (0.001, 0.003)]]
+    assert sparse_cdn.neighbours(0.1, 0.003, ("lam", -1)) == [
+        [(0.01, 0.003), (1.0, 0.003), (0.1, 0.001), (0.1, 0.01)],
+        [(0.001, 0.003), (0.1, 0.0), (0.1, 0.03)]]
+    assert sparse_cdn.neighbours(0.1, 0.5) == [[(1.0, 0.5), (0.01, 0.5)], [(0.001, 0.5)]]  # μ off the grid
+
+
+def _settled_prefetch(ctx, lam, mu, ratio, extras=None):
+    """Show the fit at (λ, μ, ratio), ask for its γ path and its neighbours, let the background finish."""
+    step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant="sparse", ratio=ratio)
+    sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant="sparse", seed=step)
+    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant="sparse", step=step, extras=extras, tag="test")
+    cache.wait_prebuilt(120)
+    return step
+
+
+def test_neighbour_mu_is_prefetched_and_equals_a_cold_fit_and_the_foreground_refit(ctx):
+    shown = _settled_prefetch(ctx, 0.1, 0.003, 0.3)
+    for lam, mu in [(0.1, 0.01), (0.1, 0.001), (1.0, 0.003), (0.01, 0.003), (0.1, 0.03), (0.1, 0.0)]:
+        assert sparse_cdn.lookup(ctx, lam=lam, mu=mu, variant="sparse", ratio=0.3) is not None, (lam, mu)
+    assert len(sparse_cdn._PREFETCHED) <= sparse_cdn.MAX_PREFETCHED
+    ahead = sparse_cdn.lookup(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.3)
+    # Edges and objective of a cold fit at those parameters (the same optimum of the convex objective).
+    # γ_max comes from the start model, itself a solve to tolerance: compare at the fit's absolute γ.
+    kw = sparse_cdn.params(ctx, 0.1, 0.01, "sparse")
+    gamma_max = SparseCDN(gamma=1e12, **kw).fit(ctx.X_train, ctx.Y_train).gamma_max_
+    assert ahead["gamma_max"] == pytest.approx(gamma_max, rel=1e-3)
+    assert ahead["gamma"] == pytest.approx(0.3 * ahead["gamma_max"])
+    _assert_same_optimum(ahead["model"], SparseCDN(gamma=ahead["gamma"], **kw).fit(ctx.X_train, ctx.Y_train))
+    # It is the refit a foreground move from the fit on screen computes (same start model, deterministic).
+    direct = shown["model"].refit(gamma_ratio=0.3, lam1=kw["lam1"], lam2=kw["lam2"], mu=kw["mu"])
+    assert _edges(direct) == _edges(ahead["model"])
+    np.testing.assert_allclose(ahead["model"].label_coef_, direct.label_coef_, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ahead["model"].coef_, direct.coef_, rtol=0, atol=1e-12)
+    # The move is a lookup: the very prefetched fit, now a shown one.
+    moved = sparse_cdn.current_step(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.3)
+    assert moved is ahead and sparse_cdn._MODELS[sparse_cdn._model_key(ctx, 0.1, 0.01, "sparse", 0.3)] is ahead
+
+
+def test_prefetch_waits_for_the_gamma_path_and_builds_the_extras(ctx):
+    seen = []
+
+    def extras(lam, mu, step):
+        # when a neighbour's extras are asked for, the γ path of the fit on screen is finished
+        seen.append(sparse_cdn.gamma_path(ctx, lam=0.1, mu=0.03, variant="sparse", start=False) is not None)
+        return {f"test|{lam}|{mu}": lambda: step["n_edges"], f"test-failing|{lam}|{mu}": lambda: 1 / 0}
+
+    _settled_prefetch(ctx, 0.1, 0.03, 0.1, extras=extras)
+    assert seen and all(seen)
+    for lam, mu in sparse_cdn.neighbours(0.1, 0.03)[0]:
+        step = sparse_cdn.lookup(ctx, lam=lam, mu=mu, variant="sparse", ratio=0.1)
+        assert cache.prebuilt(f"test|{lam}|{mu}") == step["n_edges"]
+        assert cache.prebuilt(f"test-failing|{lam}|{mu}") is None  # a failed extra: built on demand later
+
+
+def test_a_new_request_replaces_the_old_and_clear_drops_everything(ctx):
+    first = sparse_cdn.current_step(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.1)
+    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.01, variant="sparse", step=first)
+    old = sparse_cdn._PREFETCH[(ctx.key, "sparse")]
+    moved = sparse_cdn.current_step(ctx, lam=0.1, mu=0.003, variant="sparse", ratio=0.1)  # μ one step down
+    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)
+    new = sparse_cdn._PREFETCH[(ctx.key, "sparse")]
+    assert old.cancelled and new is not old and new.first == ("mu", -1)  # the next μ down first
+    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)  # asked again: same job
+    assert sparse_cdn._PREFETCH[(ctx.key, "sparse")] is new
+    sparse_cdn.clear()
+    assert new.cancelled
+    cache.wait_prebuilt(60)
+    assert not sparse_cdn._PREFETCHED and not sparse_cdn._MODELS  # a fit under way at the clear is dropped

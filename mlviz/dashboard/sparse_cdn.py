@@ -15,12 +15,24 @@ it depends on λ, μ and the variant), so a γ move should be a lookup and a μ 
   in a background thread *seeded by the model on screen* (refits up and down
   the grid from its γ ratio, so the path holds that very model), and returned
   once finished; ``None`` while it is being computed.
+* :func:`prefetch_neighbours` — speculation on the next μ or λ move: once a
+  page has shown a fit, the same background thread, when it has nothing else
+  to do (no γ path pending, no figure pre-build under way, no foreground
+  rerun), fits the neighbouring slider values at the same γ ratio and variant
+  — μ one grid step down and up, λ one step down and up, then two steps away
+  — each warm-started from *the fit on screen*, the model a foreground move
+  from there would start from; a move that lands on one is a lookup.  Pages
+  may add their figures / test posteriors of each neighbour (``extras``).
 
 Warm and cold starts converge to the same optimum of the convex objective
 (paper 001, eq. 4): results agree to the solver tolerance (see
-``tests/test_cdn.py`` and ``tests/test_app.py``).  Nothing here calls
-Streamlit, since background threads use it too; :func:`clear` forgets every
-fit (tests, benchmarks), and threads started before a clear drop their results.
+``tests/test_cdn.py`` and ``tests/test_app.py``).  A prefetched fit is the
+refit a foreground move would have computed from the same start model; if
+the user reached the neighbour another way (several moves, an intermediate
+fit shown meanwhile) the foreground fit would have started elsewhere, and the
+two then agree to the solver tolerance only.  Nothing here calls Streamlit,
+since background threads use it too; :func:`clear` forgets every fit (tests,
+benchmarks), and threads started before a clear drop their results.
 """
 
 from __future__ import annotations
@@ -43,6 +55,10 @@ _MODELS: "OrderedDict[str, dict]" = OrderedDict()  # model key -> step
 _PATHS: "OrderedDict[str, _PathJob]" = OrderedDict()  # path key -> job
 _SHOWN: "OrderedDict[tuple, object]" = OrderedDict()  # (data key, variant[, ratio]) -> model last shown there
 MAX_SHOWN = 64
+MAX_PREFETCHED = 24  # speculative neighbour fits kept (two rings of ≤ 4 around ~3 positions)
+_PREFETCHED: "OrderedDict[str, dict]" = OrderedDict()  # model key -> step, until shown (then in _MODELS)
+_PREFETCH: "OrderedDict[tuple, _Prefetch]" = OrderedDict()  # (data key, variant) -> latest request
+MAX_PREFETCH_JOBS = 8
 _IDS = itertools.count(1)
 
 
@@ -152,16 +168,29 @@ def _next_job():
 
 
 def _work():
-    """The background worker: advances one path step at a time, pausing for foreground
-    runs; exits when nothing is left to do (restarted by the next request)."""
+    """The background worker: advances one path step (or, with no path pending, one
+    neighbour prefetch unit) at a time, pausing for foreground runs; exits when
+    nothing is left to do (restarted by the next request)."""
     try:
         while True:
             cache.pause_for_foreground()
             with _GUARD:
                 job = _next_job()
-                if job is None:  # decided under the lock a new request takes to start a worker
+                spec = _next_prefetch() if job is None else None
+                if job is None and spec is None:  # decided under the lock a new request takes to start a worker
                     _WORKER[0] = None
                     return
+            if job is None:  # speculation: lowest priority, also after figure pre-builds
+                if cache.prebuilding():
+                    time.sleep(0.05)
+                    continue
+                try:
+                    next(spec.units)
+                except StopIteration:
+                    spec.done = True
+                except Exception:  # a failed speculation only means a fit on demand later
+                    spec.done = True
+                continue
             try:
                 next(job.steps_iter)
                 continue
@@ -179,16 +208,20 @@ def _work():
                 _WORKER[0] = None
 
 
-def current_step(ctx, *, lam, mu, variant, ratio) -> dict:
+def current_step(ctx, *, lam, mu, variant, ratio, fit: bool = True) -> dict | None:
     """The fit at one slider setting; see the module docstring.
+
+    The returned fit is remembered as the one on screen (the warm start of the
+    next move, the seed of the γ path and of neighbour prefetches).
+    ``fit=False``: None instead of fitting when the setting is not cached.
 
     Returns
     -------
     step : dict
         ``model`` (fitted SparseCDN), ``graph``, ``n_edges``, ``n_features``,
         ``n_iter``, ``history`` (objective per iteration), ``seconds`` (this
-        fit, warm-started), ``ratio`` (γ / γ_max), ``gamma`` (absolute),
-        ``gamma_max``, ``fit_id``.
+        fit, warm-started, in the foreground or ahead of time), ``ratio``
+        (γ / γ_max), ``gamma`` (absolute), ``gamma_max``, ``fit_id``.
     """
     ratio = float(ratio)
     path = gamma_path(ctx, lam=lam, mu=mu, variant=variant, start=False)
@@ -196,10 +229,15 @@ def current_step(ctx, *, lam, mu, variant, ratio) -> dict:
         step = path["steps"][path["gammas"].index(ratio)]
     else:
         key = _model_key(ctx, lam, mu, variant, ratio)
-        with cache.lock_for(key):
+        with cache.lock_for(key):  # also waits for a prefetch of this very fit under way
             with _GUARD:
                 step = _MODELS.get(key)
+                if step is None and key in _PREFETCHED:  # speculation hit: now a fit that was shown
+                    step = _PREFETCHED.pop(key)
+                    _put(_MODELS, key, step, MAX_MODELS)
                 source = _SHOWN.get((ctx.key, variant, ratio)) or _SHOWN.get((ctx.key, variant))
+            if step is None and not fit:
+                return None
             if step is None:
                 t0 = time.perf_counter()
                 if source is None:  # the first fit of this data split and variant
@@ -319,13 +357,169 @@ def model_at(ctx, values: dict):
 
 
 def clear() -> None:
-    """Forget every fit and path (tests, benchmarks)."""
+    """Forget every fit, path and prefetch (tests, benchmarks)."""
     with _GUARD:
         for job in _PATHS.values():
             job.abandon()
+        for spec in _PREFETCH.values():
+            spec.cancelled = True
         _MODELS.clear()
         _PATHS.clear()
         _SHOWN.clear()
+        _PREFETCH.clear()
+        _PREFETCHED.clear()
+
+
+# ------------------------------------------------------------ neighbour prefetch
+
+def neighbours(lam, mu, first=("mu", 1)) -> list:
+    """``[ring 1, ring 2]``: the (λ, μ) one and two grid steps away along each slider.
+
+    ``first = (slider, direction)`` orders each ring: that slider before the
+    other, that direction (+1 up, -1 down) before the opposite one (the
+    dashboard passes the direction of the last move).  Values off the grid
+    have no neighbours.
+    """
+    from .methods import METHODS
+
+    grids = {name: list(METHODS["cdn"].param(name).grid) for name in ("lam", "mu")}
+    here = {"lam": lam, "mu": mu}
+    axis, direction = first
+    order = [axis, "lam" if axis == "mu" else "mu"]
+    rings = []
+    for k in (1, 2):
+        ring = []
+        for name in order:
+            if here[name] not in grids[name]:
+                continue
+            i = grids[name].index(here[name])
+            for j in (i + direction * k, i - direction * k):
+                if 0 <= j < len(grids[name]):
+                    ring.append({**here, name: grids[name][j]})
+        rings.append([(v["lam"], v["mu"]) for v in ring])
+    return rings
+
+
+class _Prefetch:
+    """One page's request: fit the neighbours of the fit on screen (see :func:`prefetch_neighbours`)."""
+
+    def __init__(self, signature, lam, mu, first):
+        self.signature, self.lam, self.mu, self.first = signature, lam, mu, first
+        self.units = None  # generator: one fit or one extra per next()
+        self.requested = time.monotonic()
+        self.done = False
+        self.cancelled = False  # replaced by a newer request, evicted or cleared
+
+
+def _next_prefetch():
+    pending = [s for s in _PREFETCH.values() if not s.done and not s.cancelled]
+    return max(pending, key=lambda s: s.requested) if pending else None
+
+
+def lookup(ctx, *, lam, mu, variant, ratio) -> dict | None:
+    """The cached fit at one slider setting (finished path, shown or prefetched fit), or None; never fits."""
+    ratio = float(ratio)
+    with _GUARD:
+        job = _PATHS.get(_path_key(ctx, lam, mu, variant))
+        if job is not None and job.done.is_set() and job.result is not None and ratio in job.result["gammas"]:
+            return job.result["steps"][job.result["gammas"].index(ratio)]
+        key = _model_key(ctx, lam, mu, variant, ratio)
+        return _MODELS.get(key) or _PREFETCHED.get(key)
+
+
+def _prefetch_units(spec, ctx, variant, ratio, seed, extras):
+    """Generator: the neighbour fits (and their extras), one unit of work per ``next()``."""
+    for ring in neighbours(spec.lam, spec.mu, spec.first):
+        for lam, mu in ring:
+            if spec.cancelled:
+                return
+            key = _model_key(ctx, lam, mu, variant, ratio)
+            step = lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio)
+            if step is None:
+                with cache.lock_for(key):  # a foreground move to this value waits for this fit
+                    step = lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio)
+                    if step is None:
+                        try:
+                            t0 = time.perf_counter()
+                            p = params(ctx, lam, mu, variant)
+                            model = seed.refit(gamma_ratio=ratio, lam1=p["lam1"], lam2=p["lam2"], mu=p["mu"])
+                            step = _step(model, ratio, time.perf_counter() - t0)
+                        except Exception:  # the page shows the error if the user goes there
+                            step = None
+                        else:
+                            with _GUARD:
+                                if spec.cancelled:
+                                    return
+                                _put(_PREFETCHED, key, step, MAX_PREFETCHED)
+                yield
+                if step is None:
+                    continue
+            for fkey, build in (extras(lam, mu, step) if extras is not None else {}).items():
+                if spec.cancelled:
+                    return
+                if cache.prebuilt(fkey) is not None:
+                    continue
+                try:
+                    value = build()
+                except Exception:  # built on demand then
+                    value = None
+                with _GUARD:
+                    if spec.cancelled:
+                        return
+                    if value is not None:
+                        cache.put_prebuilt(fkey, value)
+                yield
+
+
+def prefetch_neighbours(ctx, *, lam, mu, variant, step, extras=None, tag: str = "") -> None:
+    """Fit the neighbouring μ and λ slider values of the fit on screen, in the background.
+
+    Lowest priority: the background worker of the γ paths does it when no path
+    is pending and no figure pre-build is under way, one fit (or one extra) at
+    a time, pausing while a foreground rerun runs.  The neighbours (see
+    :func:`neighbours`: ±1 then ±2 grid steps of μ, then of λ, or λ first if λ
+    moved last) are fitted at ``step``'s γ ratio, each warm-started from
+    ``step["model"]``, and kept (at most ``MAX_PREFETCHED``) until
+    :func:`current_step` is asked for one.  A new request of the same data set
+    and variant replaces the previous one; asking again for the same one is free.
+
+    Parameters
+    ----------
+    ctx : DataContext
+    lam, mu, variant : slider values of the fit on screen (μ as μ / N).
+    step : dict
+        That fit (from :func:`current_step`).
+    extras : callable, optional
+        ``extras(lam, mu, neighbour_step) -> {key: build}``: objects to build
+        after a neighbour's fit (figures, test posteriors), each stored with
+        :func:`cache.put_prebuilt` under its key unless already there.
+    tag : str
+        Names the kind of ``extras`` (a request with other extras is a new request).
+    """
+    group = (ctx.key, variant)
+    signature = (lam, mu, float(step["ratio"]), step["fit_id"], tag)
+    with _GUARD:
+        old = _PREFETCH.get(group)
+        if old is not None and old.signature == signature:
+            old.requested = time.monotonic()
+            spec = old
+        else:
+            first = old.first if old is not None else ("mu", 1)
+            if old is not None:  # the direction of the last move is the likeliest next one
+                if old.lam == lam and old.mu != mu:
+                    first = ("mu", 1 if mu > old.mu else -1)
+                elif old.mu == mu and old.lam != lam:
+                    first = ("lam", 1 if lam > old.lam else -1)
+                old.cancelled = True
+            spec = _Prefetch(signature, lam, mu, first)
+            spec.units = _prefetch_units(spec, ctx, variant, float(step["ratio"]), step["model"], extras)
+            _PREFETCH[group] = spec
+            _PREFETCH.move_to_end(group)
+            while len(_PREFETCH) > MAX_PREFETCH_JOBS:
+                _PREFETCH.popitem(last=False)[1].cancelled = True
+        if not spec.done and _WORKER[0] is None:
+            _WORKER[0] = threading.Thread(target=_work, name="mlviz-prebuild-cdn-paths", daemon=True)
+            _WORKER[0].start()
 
 
 def edge_stability(ctx, *, gamma, mu, lam, variant, n_folds=3, progress=None):
