@@ -142,6 +142,16 @@ def graph_view():
             if len(s_["history"]):
                 builders[f"cdn-conv|{gkey}|{s_['fit_id']}"] = (lambda s_=s_: conv_fig(s_))
         cache.prebuild(f"cdn|{gkey}|{path['id']}", builders)
+
+    def neighbour_figures(lam_, mu_, s_):  # fits at the next μ / λ values, then their figures
+        nkey = f"{ctx.key}|{lam_}|{mu_}|{variant}"
+        out = {f"cdn-graph|{nkey}|{s_['fit_id']}": lambda: graph_fig(variant, s_)}
+        if len(s_["history"]):
+            out[f"cdn-conv|{nkey}|{s_['fit_id']}"] = lambda: conv_fig(s_)
+        return out
+
+    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_figures,
+                                   tag="graph")
     return gamma, mu, lam, variant
 
 

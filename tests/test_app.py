@@ -317,6 +317,54 @@ def test_label_graph_mu_move_is_one_warm_refit_equal_to_a_cold_fit():
     _assert_equals_cold_fit(at, 0.3, 0.1, 1.0)
 
 
+def test_label_graph_neighbour_mu_move_is_a_prefetched_fit_equal_to_a_cold_fit():
+    """Once the page has settled, the fits at the neighbouring μ / λ values (and their figures) are
+    prepared in the background; a move there shows that very fit, which equals a cold fit."""
+    from mlviz.dashboard import cache, sparse_cdn, state
+
+    ctx = state.sample_context("emotions")
+    at = ok(page_test("graph"))
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
+    cache.wait_prebuilt()
+    ok(at.run())  # the γ path is there: the page pre-builds the other γ figures
+    cache.wait_prebuilt()
+    ahead = sparse_cdn.lookup(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.3)  # μ one step up
+    assert ahead is not None and sparse_cdn.lookup(ctx, lam=1.0, mu=0.003, variant="sparse", ratio=0.3) is not None
+    gkey = f"{ctx.key}|0.1|0.01|sparse"
+    assert cache.prebuilt(f"cdn-graph|{gkey}|{ahead['fit_id']}") is not None
+    at.select_slider(key="cdn_mu").set_value(0.01).run()
+    assert not ok(at).error, [e.value for e in at.error]
+    assert sparse_cdn.current_step(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.3, fit=False) is ahead
+    assert int(metrics(at)["edges (non-zero V entries)"]) == ahead["n_edges"]
+    _assert_equals_cold_fit(at, 0.3, 0.01, 0.1)
+
+
+def test_posteriors_cdn_neighbour_move_is_served_ahead_of_time():
+    """The posteriors page prepares the neighbours' test posteriors too; the move shows them."""
+    from mlviz.dashboard import cache, methods, sparse_cdn, state
+    from mlviz.metrics import evaluate
+
+    ctx = state.sample_context("emotions")
+    at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
+    cache.wait_prebuilt()
+    values = {"gamma": 0.1, "mu": 0.003, "lam": 0.01, "variant": "sparse"}  # λ one step down
+    pkey = "proba|" + methods.values_key(ctx, methods.METHODS["cdn"], values)
+    ahead = cache.prebuilt(pkey)
+    assert ahead is not None and cache.prebuilt("heat|" + methods.values_key(ctx, methods.METHODS["cdn"], values))
+    # The posteriors of the fit a foreground move from the fit on screen would compute.
+    step = sparse_cdn.lookup(ctx, lam=0.01, mu=0.003, variant="sparse", ratio=0.1)
+    shown = sparse_cdn.lookup(ctx, lam=0.1, mu=0.003, variant="sparse", ratio=0.1)
+    kw = sparse_cdn.params(ctx, 0.01, 0.003, "sparse")
+    direct = shown["model"].refit(gamma_ratio=0.1, lam1=kw["lam1"], lam2=kw["lam2"], mu=kw["mu"])
+    np.testing.assert_allclose(ahead[0], step["model"].predict_proba(ctx.X_test), rtol=0, atol=0)
+    np.testing.assert_allclose(ahead[0], direct.predict_proba(ctx.X_test), rtol=0, atol=1e-12)
+    at.select_slider(key="post_cdn_lam").set_value(0.01).run()
+    assert not ok(at).error, [e.value for e in at.error]
+    expected = evaluate(ctx.Y_test, ahead[0], threshold=0.5, measures=["micro_f1", "macro_auc"])  # default t = 0.5
+    assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
+    assert metrics(at)["Macro AUC ↑"] == f"{expected['macro_auc']:.3f}"
+
+
 def test_posteriors_cdn_mu_move_changes_posteriors():
     from mlviz.dashboard import cache
 

@@ -300,10 +300,15 @@ def predict_test(ctx, method: Method, values: dict):
 
 
 def prebuild_cdn_posteriors(ctx, values, figure_builders):
-    """In the background, compute P (and figures) for every other γ of the CDN path.
+    """In the background, compute P (and figures) for every other γ of the CDN path,
+    then for the neighbouring μ and λ values.
 
     The path of the current (λ, μ, variant) is computed in the background too
-    (seeded by the current fit); the posteriors wait for it.
+    (seeded by the current fit); the posteriors wait for it.  Then, at lowest
+    priority, the fits at the neighbouring μ / λ slider values and their test
+    posteriors and figures (:func:`mlviz.dashboard.sparse_cdn.prefetch_neighbours`):
+    on the larger data sets a μ / λ move's time is the refit (0.3-1 s on
+    scene), then ``predict_proba`` (Gibbs sampling, ~0.1 s) and the two figures.
     ``figure_builders(holder, key)`` returns ``{figure key: build}`` for one
     posterior, ``holder["P"]`` being ``(P, info)`` once computed.
     """
@@ -311,7 +316,12 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
 
     method = METHODS["cdn"]
     lam, mu, variant = values.get("lam", 0.1), values.get("mu", 0.003), values.get("variant", "sparse")
-    sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant)  # under way (seeded by the current fit)
+    try:  # background preparation never breaks the page (a failed path is reported where it is shown)
+        # The fit on screen (a lookup: the page has just used it; None if it has left every cache).
+        step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=values["gamma"], fit=False)
+        sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant, seed=step)  # under way, seeded by that fit
+    except Exception:
+        return
     builders = {}
     for g in method.param("gamma").grid:
         if g == values["gamma"]:
@@ -333,6 +343,27 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
         for fkey, build in figure_builders(holder, vkey).items():
             builders[fkey] = build
     cache.prebuild(f"cdn-post|{ctx.key}|{values_key(ctx, method, {**values, 'gamma': None})}", builders)
+    if step is None:
+        return
+
+    def neighbour_posteriors(lam_, mu_, s_):
+        vkey = values_key(ctx, method, {**values, "lam": lam_, "mu": mu_})
+        holder = {}
+        pre = cache.prebuilt("proba|" + vkey)
+        if pre is not None:
+            holder["P"] = pre
+
+        def compute_p():
+            t0 = time.perf_counter()
+            P = _finite(s_["model"].predict_proba(ctx.X_test))
+            holder["P"] = (P, {"fit_seconds": s_["seconds"], "refit_seconds": 0.0, "reused": True, "warnings": [],
+                               "total_seconds": time.perf_counter() - t0})
+            return holder["P"]
+
+        return {"proba|" + vkey: compute_p, **figure_builders(holder, vkey)}
+
+    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_posteriors,
+                                   tag="posteriors|" + ",".join(sorted(figure_builders({}, "").keys())))
 
 
 # ------------------------------------------------------------ sparse CDN
