@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 
 import numpy as np
 import pandas as pd
@@ -329,8 +330,6 @@ def prebuilding() -> bool:
 def put_prebuilt(key: str, value) -> None:
     """Keep ``value`` under ``key`` for :func:`figure` / :func:`prebuilt` (the last 256 kept)."""
     global _PREBUILT
-    from collections import OrderedDict
-
     with _LOCKS_GUARD:
         if _PREBUILT is None:
             _PREBUILT = OrderedDict()
