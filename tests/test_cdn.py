@@ -362,3 +362,34 @@ def test_gamma_at_gamma_max_returns_start_model_and_satisfies_kkt():
     # just below gamma_max_ an edge appears
     below = m.refit(gamma=0.9 * probe.gamma_max_)
     assert below.label_graph_.number_of_edges() >= 1
+
+
+def test_callback_reports_every_iteration_and_can_abort_a_refit():
+    """The progress callback sees each FISTA iteration of both stages, with the objective the
+    fit records (eq. 4, summed loss, computed independently here); raising in it aborts a
+    refit and leaves the source model as it was."""
+    X, Y = _data()
+    seen = []
+    m = SparseCDN(gamma=0.5, mu=1.0, lam1=0.1, lam2=0.1, random_state=0).fit(
+        X, Y, callback=lambda stage, it, F: seen.append((stage, it, F)))
+    main = [(it, F) for stage, it, F in seen if stage == "main"]
+    assert [s for s, _, _ in seen[:1]] == ["start"] and {s for s, _, _ in seen} == {"start", "main"}
+    assert [it for it, _ in main] == list(range(1, m.n_iter_ + (not m.converged_)))
+    np.testing.assert_allclose([F for _, F in main], m.objective_history_[1:len(main) + 1], rtol=1e-12)
+    f, *_ = _objective_parts(X, Y, m.coef_, m.label_coef_, m.intercept_, 0.1, 0.1)
+    F_indep = f + 0.5 * np.abs(m.label_coef_).sum() + 1.0 * np.linalg.norm(m.coef_, axis=1).sum()
+    assert m.objective_history_[-1] == pytest.approx(F_indep, rel=1e-10)
+
+    class Abort(Exception):
+        pass
+
+    def stop_after_3(stage, it, F):
+        if it >= 3:
+            raise Abort
+
+    before = (m.coef_.copy(), m.label_coef_.copy(), m.mu)
+    with pytest.raises(Abort):
+        m.refit(mu=0.1, callback=stop_after_3)
+    np.testing.assert_array_equal(m.coef_, before[0])
+    np.testing.assert_array_equal(m.label_coef_, before[1])
+    assert m.mu == before[2]

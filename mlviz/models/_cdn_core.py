@@ -159,8 +159,12 @@ class _CDNProblem:
         return out
 
 
-def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, warm=None):
-    """Run FISTA on objective (4); ``warm = (W, V, b, step)`` or None."""
+def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, warm=None, callback=None):
+    """Run FISTA on objective (4); ``warm = (W, V, b, step)`` or None.
+
+    ``callback(n_iter, objective)`` (objective (4) / N) is called after every
+    iteration; it may raise to abort the solve.
+    """
     problem = _CDNProblem(X, S, active, lam1, lam2, gamma, mu, use_V)
     d, L = problem.d, problem.L
     if warm is None:
@@ -168,9 +172,13 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
     else:
         W, V, b, step0 = warm
         theta0 = problem.to_internal(W, np.where(problem.V_mask, V, 0.0), np.where(active, b, b0))
+
+    def report(it, x, F):  # progress only: the fit stops by the tolerance (or an exception)
+        callback(it, F)
+
     res = fista(problem.f_and_grad, problem.prox, theta0, f=problem.f, g=problem.g,
                 step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max_iter, restart="adaptive",
-                shrink=0.9, norm="max")
+                shrink=0.9, norm="max", callback=None if callback is None else report)
     W, V, b = problem.from_internal(res.x)
     return W.copy(), V.copy(), b.copy(), res
 

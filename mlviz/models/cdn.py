@@ -65,6 +65,13 @@ VARIANTS = {
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
 
 
+def _stage(callback, stage, n):
+    """``callback(stage, it, objective)`` as a ``_solve`` callback ``(it, objective / n)``."""
+    if callback is None:
+        return None
+    return lambda it, F: callback(stage, it, F * n)
+
+
 class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     """Sparse conditional dependency network with shared sparse features.
 
@@ -169,21 +176,29 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "n_burn", self.n_burn, low=0)
         check_param(self, "n_samples", self.n_samples, low=1)
 
-    def fit(self, X, Y):
+    def fit(self, X, Y, callback=None):
         """Fit W, V, b by FISTA on objective (4).
 
         Parameters
         ----------
         X : array-like or CSR matrix, shape (n_samples, n_features)
         Y : array-like, shape (n_samples, n_labels), 0/1
+        callback : callable ``(stage, n_iter, objective) -> None``, optional
+            Progress report after every FISTA iteration: ``stage`` is
+            ``"start"`` (the label-independent start model) or ``"main"``
+            (objective (4)), ``objective`` its current value (summed loss). It
+            may raise an exception to abort the fit (e.g. a dashboard
+            cancelling a fit the user no longer waits for); the exception
+            propagates, and the estimator must be fitted again before use
+            (:meth:`refit` leaves ``self`` unchanged).
 
         Returns
         -------
         self
         """
-        return self._fit(X, Y, warm_from=None)
+        return self._fit(X, Y, warm_from=None, callback=callback)
 
-    def _fit(self, X, Y, warm_from, gamma_ratio=None):
+    def _fit(self, X, Y, warm_from, gamma_ratio=None, callback=None):
         self._validate_params()
         X, Y = check_X_Y(X, Y)
         use_V, use_l1, use_l21 = VARIANTS[self.variant]
@@ -210,7 +225,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                 iwarm = (warm_from.init_coef_, np.zeros((L, L)), warm_from.init_intercept_,
                          warm_from._init_step)
             Wi, _, bi, ires = _solve(X, S, active, b0, lam2=0.0, gamma=0.0, mu=init_mu / n,
-                                     use_V=False, warm=iwarm, **common)
+                                     use_V=False, warm=iwarm, callback=_stage(callback, "start", n), **common)
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
             self._init_converged = ires.converged
         self._init_key = key
@@ -240,7 +255,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             W, V, b = W.copy(), V.copy(), b.copy()
         else:
             W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n,
-                                  mu=mu / n, use_V=use_V, warm=warm, **common)
+                                  mu=mu / n, use_V=use_V, warm=warm, callback=_stage(callback, "main", n),
+                                  **common)
         self.coef_, self.label_coef_, self.intercept_ = W, V, b
         self.n_iter_ = res.n_iter
         self.objective_history_ = res.objective_history * n  # eq. (4), summed loss
@@ -276,7 +292,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             G.add_edge(int(t), int(k), weight=float(V[t, k]))
         return G
 
-    def refit(self, gamma_ratio=None, **params):
+    def refit(self, gamma_ratio=None, callback=None, **params):
         """Return a new model fitted on the same training data, warm-started from this one.
 
         For a slider move: ``m2 = m.refit(gamma=0.05)`` (any constructor
@@ -292,6 +308,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             (``gamma_max_`` depends on ``lam1``, ``mu`` and the variant, so a
             slider on gamma / gamma_max can keep its position while mu moves,
             in one warm-started fit). Overrides ``gamma`` in ``params``.
+        callback : callable, optional
+            Progress report / abort hook, as in :meth:`fit`.
         **params
             Constructor parameters to change.
 
@@ -303,7 +321,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         new = clone(self).set_params(**params)
         if gamma_ratio is not None and not float(gamma_ratio) >= 0:
             raise ValueError(f"gamma_ratio must be >= 0, got {gamma_ratio!r}.")
-        return new._fit(*self._train, warm_from=self, gamma_ratio=gamma_ratio)
+        return new._fit(*self._train, warm_from=self, gamma_ratio=gamma_ratio, callback=callback)
 
     # -------------------------------------------------------------- predict
     def decision_function(self, X, Y_given=None):
