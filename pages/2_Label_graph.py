@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, explain, methods, sparse_cdn, state, widgets
+from mlviz.dashboard import cache, cdn_jobs, explain, methods, sparse_cdn, state, widgets
 
 ctx = state.init_page("Label graph", ":material/hub:")
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
@@ -77,14 +77,23 @@ def graph_view():
     if not methods.confirm_heavy(ctx, CDN, key="graph"):
         return
     try:
-        with st.spinner("Fitting the sparse CDN…"):
-            step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=gamma)
+        step, job = cdn_jobs.request(ctx, lam=lam, mu=mu, variant=variant, ratio=gamma, owner=state.owner("graph"))
     except Exception as exc:
         st.error(f"The sparse CDN could not be fitted with these settings: {exc}. Try a larger λ or μ.")
         return
+    if job is None:
+        st.session_state["cdn_graph_shown"] = dict(lam=lam, mu=mu, variant=variant, ratio=gamma)
+    else:  # the fit takes longer: answer now with the previous fit; the page updates by itself
+        shown = st.session_state.get("cdn_graph_shown")
+        step = sparse_cdn.lookup(ctx, **shown) if shown else None
+        cdn_jobs.pending_notice(job, "" if step is None else f"Below: the previous fit ({cdn_jobs.describe(**shown)}).")
+        if step is None:
+            return gamma, mu, lam, variant
+        lam, mu, variant, gamma = shown["lam"], shown["mu"], shown["variant"], shown["ratio"]
     path_error = None
     try:
-        path = sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant, seed=step)  # None: in the background
+        # None: in the background (not started for a previous fit shown while a new one is under way)
+        path = sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant=variant, seed=step, start=job is None)
     except Exception as exc:
         path, path_error = None, exc
     if path is not None:
@@ -113,6 +122,8 @@ def graph_view():
     with left:
         if path_error is not None:
             st.warning(f"The γ path could not be computed for these settings: {path_error}")
+        elif path is None and job is not None:
+            st.caption("The γ path follows the new fit.")
         elif path is None:
             pending_path_view(lam, mu, variant, step)
         else:
@@ -150,8 +161,9 @@ def graph_view():
             out[f"cdn-conv|{nkey}|{s_['fit_id']}"] = lambda: conv_fig(s_)
         return out
 
-    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_figures,
-                                   tag="graph")
+    if job is None:  # (not around a previous fit while the new one is under way)
+        sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_figures,
+                                       tag="graph")
     return gamma, mu, lam, variant
 
 

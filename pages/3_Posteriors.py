@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, explain, methods, state, widgets
+from mlviz.dashboard import cache, cdn_jobs, explain, methods, state, widgets
 
 ctx = state.init_page("Posteriors", ":material/grid_on:")
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
@@ -54,6 +54,22 @@ def model_panel(key, threshold, thr_text, reliability_on):
         st.caption("No hyperparameters to tune.")
     if not methods.confirm_heavy(ctx, m, key=f"post_{key}"):
         return
+    job = None
+    if key == "cdn":  # a refit that takes longer answers with the previous fit; the page updates by itself
+        try:
+            _, job = methods.request_cdn(ctx, values, owner=state.owner("posteriors"))
+        except Exception as exc:
+            st.error(f"{m.label} could not be fitted with these settings: {exc}. Try stronger regularisation.")
+            return
+        if job is None:
+            st.session_state["post_cdn_shown"] = dict(values)
+        else:
+            shown = st.session_state.get("post_cdn_shown")
+            cdn_jobs.pending_notice(job, "" if shown is None else "Below: the previous fit ({}).".format(
+                cdn_jobs.describe(shown["lam"], shown["mu"], shown["variant"], shown["gamma"])))
+            if shown is None:
+                return
+            values = shown
     try:
         with st.spinner(f"Fitting {m.label}…"):
             P, info = methods.predict_test(ctx, m, values)
@@ -85,7 +101,7 @@ def model_panel(key, threshold, thr_text, reliability_on):
             fig = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
                 ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability"))
             widgets.show_figure(fig, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
-    if key == "cdn":  # the γ path is cached: prepare the other γ positions while the user looks
+    if key == "cdn" and job is None:  # the γ path is cached: prepare the other γ positions while the user looks
         def figure_builders(holder, vkey):
             def heat():
                 return plotting.posterior_heatmap(holder["P"][0], ctx.Y_test, ctx.label_names,

@@ -14,6 +14,7 @@ id and the parameters that matter.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict
@@ -227,8 +228,33 @@ def _figure_cached(key: str, _build):
 # ----------------------------------------------------------- background work
 
 _FOREGROUND = threading.Condition()
-_FOREGROUND_STATE = {"active": 0, "last_end": 0.0}
+_FOREGROUND_STATE = {"active": 0, "last_end": 0.0, "fits": 0}
 SETTLE_SECONDS = 0.3  # background work resumes this long after the last foreground run
+
+
+@contextlib.contextmanager
+def foreground(fit: bool = False):
+    """Context: background work (figure pre-builds, γ paths, prefetches) pauses meanwhile.
+
+    ``fit=True`` marks a fit the user waits for (:mod:`~mlviz.dashboard.cdn_jobs`):
+    a speculative fit under way then gives up its core too (:func:`foreground_fit_running`).
+    """
+    with _FOREGROUND:
+        _FOREGROUND_STATE["active"] += 1
+        _FOREGROUND_STATE["fits"] += int(fit)
+    try:
+        yield
+    finally:
+        with _FOREGROUND:
+            _FOREGROUND_STATE["active"] -= 1
+            _FOREGROUND_STATE["fits"] -= int(fit)
+            _FOREGROUND_STATE["last_end"] = time.monotonic()
+            _FOREGROUND.notify_all()
+
+
+def foreground_fit_running() -> bool:
+    """True while a fit the user waits for runs (see :func:`foreground`)."""
+    return _FOREGROUND_STATE["fits"] > 0
 
 
 def in_foreground(func):
@@ -242,15 +268,8 @@ def in_foreground(func):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        with _FOREGROUND:
-            _FOREGROUND_STATE["active"] += 1
-        try:
+        with foreground():
             return func(*args, **kwargs)
-        finally:
-            with _FOREGROUND:
-                _FOREGROUND_STATE["active"] -= 1
-                _FOREGROUND_STATE["last_end"] = time.monotonic()
-                _FOREGROUND.notify_all()
 
     return wrapper
 
@@ -348,8 +367,9 @@ def prebuilt(key: str):
 
 def clear_prebuilt() -> None:
     """Forget pre-built figures and the sparse CDN fits and paths (tests call this with the Streamlit caches)."""
-    from . import sparse_cdn
+    from . import cdn_jobs, sparse_cdn
 
+    cdn_jobs.clear()
     sparse_cdn.clear()  # first: its background work stops storing pre-built objects
     with _LOCKS_GUARD:
         if _PREBUILT is not None:
@@ -358,9 +378,9 @@ def clear_prebuilt() -> None:
 
 
 def wait_prebuilt(timeout: float = 120.0) -> None:
-    """Wait for background work (figure pre-builds, sparse CDN γ paths and neighbour
-    prefetches) to finish (benchmarks and tests)."""
+    """Wait for background work (figure pre-builds, sparse CDN γ paths, neighbour
+    prefetches and fits under way) to finish (benchmarks and tests)."""
     deadline = time.monotonic() + timeout
     for t in list(threading.enumerate()):
-        if t.name.startswith("mlviz-prebuild-"):
+        if t.name.startswith(("mlviz-prebuild-", "mlviz-cdn-fit")):
             t.join(max(0.0, deadline - time.monotonic()))

@@ -366,6 +366,26 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
                                    tag="posteriors|" + ",".join(sorted(figure_builders({}, "").keys())))
 
 
+def request_cdn(ctx, values: dict, owner: str):
+    """The sparse CDN fit at ``values`` without freezing the page: ``(step, None)`` or
+    ``(None, job)`` as :func:`mlviz.dashboard.cdn_jobs.request`.  A fit done in the
+    background also computes its test posteriors there (stored for :func:`predict_test`)."""
+    from . import cdn_jobs
+
+    pkey = "proba|" + values_key(ctx, METHODS["cdn"], values)
+
+    def posteriors(step):
+        if cache.prebuilt(pkey) is None:
+            t0 = time.perf_counter()
+            P = _finite(step["model"].predict_proba(ctx.X_test))
+            cache.put_prebuilt(pkey, (P, {"fit_seconds": step["seconds"], "refit_seconds": 0.0, "reused": True,
+                                          "warnings": [], "total_seconds": time.perf_counter() - t0}))
+
+    return cdn_jobs.request(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
+                            variant=values.get("variant", "sparse"), ratio=values["gamma"], owner=owner,
+                            after=posteriors)
+
+
 # ------------------------------------------------------------ sparse CDN
 
 def cdn_gamma_max(ctx, lam, mu, variant) -> float:

@@ -126,11 +126,11 @@ class _PathJob:
         self.done.set()
 
 
-def _cold_start(ctx, lam, mu, variant):
+def _cold_start(ctx, lam, mu, variant, callback=None):
     """The γ → ∞ model (empty graph; its fit also yields γ_max): the start of a cold path."""
     from mlviz.models.cdn import SparseCDN
 
-    return SparseCDN(gamma=1e12, **params(ctx, lam, mu, variant)).fit(ctx.X_train, ctx.Y_train)
+    return SparseCDN(gamma=1e12, **params(ctx, lam, mu, variant)).fit(ctx.X_train, ctx.Y_train, callback=callback)
 
 
 def _path_steps(job: _PathJob, ctx, lam, mu, variant, seed):
@@ -208,12 +208,16 @@ def _work():
                 _WORKER[0] = None
 
 
-def current_step(ctx, *, lam, mu, variant, ratio, fit: bool = True) -> dict | None:
+def current_step(ctx, *, lam, mu, variant, ratio, fit: bool = True, callback=None) -> dict | None:
     """The fit at one slider setting; see the module docstring.
 
     The returned fit is remembered as the one on screen (the warm start of the
     next move, the seed of the γ path and of neighbour prefetches).
     ``fit=False``: None instead of fitting when the setting is not cached.
+    ``callback(stage, n_iter, objective)``: progress of the fit, if one is
+    needed (see :meth:`SparseCDN.fit`); an exception it raises aborts the fit
+    and propagates, and nothing is cached (:mod:`~mlviz.dashboard.cdn_jobs`
+    cancels a fit the user no longer waits for this way).
 
     Returns
     -------
@@ -241,9 +245,10 @@ def current_step(ctx, *, lam, mu, variant, ratio, fit: bool = True) -> dict | No
             if step is None:
                 t0 = time.perf_counter()
                 if source is None:  # the first fit of this data split and variant
-                    source = _cold_start(ctx, lam, mu, variant)
+                    source = _cold_start(ctx, lam, mu, variant, callback=callback)
                 p = params(ctx, lam, mu, variant)
-                model = source.refit(gamma_ratio=ratio, lam1=p["lam1"], lam2=p["lam2"], mu=p["mu"])
+                model = source.refit(gamma_ratio=ratio, callback=callback, lam1=p["lam1"], lam2=p["lam2"],
+                                     mu=p["mu"])
                 step = _step(model, ratio, time.perf_counter() - t0)
                 with _GUARD:
                     _put(_MODELS, key, step, MAX_MODELS)
@@ -427,6 +432,16 @@ def lookup(ctx, *, lam, mu, variant, ratio) -> dict | None:
         return _MODELS.get(key) or _PREFETCHED.get(key)
 
 
+class _GaveWay(Exception):
+    """A speculative fit stopped for a fit the user waits for."""
+
+
+def _give_way(stage, it, objective):
+    """Progress callback of speculative fits: stop as soon as a foreground fit runs (2 cores)."""
+    if cache.foreground_fit_running():
+        raise _GaveWay
+
+
 def _prefetch_units(spec, ctx, variant, ratio, seed, extras):
     """Generator: the neighbour fits (and their extras), one unit of work per ``next()``."""
     for ring in neighbours(spec.lam, spec.mu, spec.first):
@@ -435,15 +450,19 @@ def _prefetch_units(spec, ctx, variant, ratio, seed, extras):
                 return
             key = _model_key(ctx, lam, mu, variant, ratio)
             step = lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio)
-            if step is None:
+            while step is None:
+                gave_way = False
                 with cache.lock_for(key):  # a foreground move to this value waits for this fit
                     step = lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio)
                     if step is None:
                         try:
                             t0 = time.perf_counter()
                             p = params(ctx, lam, mu, variant)
-                            model = seed.refit(gamma_ratio=ratio, lam1=p["lam1"], lam2=p["lam2"], mu=p["mu"])
+                            model = seed.refit(gamma_ratio=ratio, callback=_give_way, lam1=p["lam1"],
+                                               lam2=p["lam2"], mu=p["mu"])
                             step = _step(model, ratio, time.perf_counter() - t0)
+                        except _GaveWay:  # retried from scratch once the worker may go on
+                            gave_way = True
                         except Exception:  # the page shows the error if the user goes there
                             step = None
                         else:
@@ -451,9 +470,14 @@ def _prefetch_units(spec, ctx, variant, ratio, seed, extras):
                                 if spec.cancelled:
                                     return
                                 _put(_PREFETCHED, key, step, MAX_PREFETCHED)
-                yield
-                if step is None:
-                    continue
+                if not gave_way:
+                    break
+                yield  # (not holding the lock: the foreground fit may want this very key)
+                if spec.cancelled:
+                    return
+            yield
+            if step is None:
+                continue
             for fkey, build in (extras(lam, mu, step) if extras is not None else {}).items():
                 if spec.cancelled:
                     return

@@ -267,3 +267,13 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
         "and every control on the page."
     )
     return ctx
+
+
+def owner(page: str) -> str:
+    """Who asks for a background fit: this browser session's ``page`` (see
+    :func:`mlviz.dashboard.cdn_jobs.request`; a new request of the same owner
+    cancels its previous fit, other sessions' fits are not touched)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    return f"{run.session_id if run is not None else 'no-session'}|{page}"
