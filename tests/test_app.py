@@ -29,9 +29,12 @@ TIMEOUT = 120
 
 
 @pytest.fixture(autouse=True)
-def clear_caches():
-    from mlviz.dashboard import cache
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import cache, cdn_jobs
 
+    # A sparse CDN move waits for its fit (as on a fast machine), so what a run shows does not
+    # depend on the machine's speed; the tests of the answer-before-the-fit view set WAIT = 0.
+    monkeypatch.setattr(cdn_jobs, "WAIT", 600.0)
     st.cache_data.clear()
     st.cache_resource.clear()
     cache.clear_prebuilt()
@@ -363,6 +366,56 @@ def test_posteriors_cdn_neighbour_move_is_served_ahead_of_time():
     expected = evaluate(ctx.Y_test, ahead[0], threshold=0.5, measures=["micro_f1", "macro_auc"])  # default t = 0.5
     assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
     assert metrics(at)["Macro AUC ↑"] == f"{expected['macro_auc']:.3f}"
+
+
+def _notices(at):
+    return [i.value for i in at.info if "Fitting the sparse CDN" in i.value]
+
+
+def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_the_new_one(monkeypatch):
+    """A μ move whose fit is not done within the wait answers with the previous fit and a notice
+    of the fit under way; once the fit is done the page (rerun by the notice's timer) shows it,
+    equal to a cold fit."""
+    from mlviz.dashboard import cache, cdn_jobs
+
+    at = ok(page_test("graph"))
+    at.select_slider(key="cdn_gamma").set_value(0.3).run()
+    cache.wait_prebuilt()
+    ok(at.run())
+    before, graph_before, edges_before = metrics(at), trace_data(charts(at)[0]), _shown_edges(at)
+    monkeypatch.setattr(cdn_jobs, "WAIT", 0.0)
+    at.select_slider(key="cdn_mu").set_value(0.1).run()  # 3 grid steps away: not prefetched
+    assert not ok(at).error, [e.value for e in at.error]
+    (notice,) = _notices(at)
+    assert "μ/N = 0.1, λ = 0.1, γ = 0.3·γ_max (sparse)" in notice
+    assert "previous fit (μ/N = 0.003, λ = 0.1, γ = 0.3·γ_max (sparse))" in notice
+    assert metrics(at) == before and trace_data(charts(at)[0]) == graph_before and _shown_edges(at) == edges_before
+    assert at.select_slider(key="cdn_mu").value == 0.1  # the slider stays where the user put it
+    cdn_jobs.wait_all()
+    ok(at.run())
+    assert not _notices(at)
+    assert metrics(at)["selected features"] != before["selected features"]
+    _assert_equals_cold_fit(at, 0.3, 0.1, 0.1)
+
+
+def test_posteriors_slow_cdn_fit_answers_at_once_then_shows_the_new_posteriors(monkeypatch):
+    from mlviz.dashboard import cache, cdn_jobs, sparse_cdn, state
+    from mlviz.metrics import evaluate
+
+    ctx = state.sample_context("emotions")
+    at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
+    cache.wait_prebuilt()
+    before, heat = metrics(at), trace_data(charts(at)[0])
+    monkeypatch.setattr(cdn_jobs, "WAIT", 0.0)
+    at.select_slider(key="post_cdn_mu").set_value(0.1).run()
+    assert not ok(at).error and len(_notices(at)) == 1
+    assert metrics(at) == before and trace_data(charts(at)[0]) == heat
+    cdn_jobs.wait_all()
+    ok(at.run())
+    assert not _notices(at) and trace_data(charts(at)[0]) != heat
+    step = sparse_cdn.lookup(ctx, lam=0.1, mu=0.1, variant="sparse", ratio=0.1)
+    expected = evaluate(ctx.Y_test, step["model"].predict_proba(ctx.X_test), threshold=0.5, measures=["micro_f1"])
+    assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
 
 
 def test_posteriors_cdn_mu_move_changes_posteriors():
