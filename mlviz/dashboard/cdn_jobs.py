@@ -25,6 +25,7 @@ that draws it is a lookup.  Only :func:`pending_notice` draws anything.
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -33,8 +34,17 @@ import streamlit as st
 
 from . import cache, sparse_cdn
 
-#: Seconds a request waits for its fit before the page answers without it.
-WAIT = 0.15
+def _wait_from_env(default=0.15):
+    try:
+        value = float(os.environ.get("MLVIZ_CDN_WAIT", default))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value >= 0 else default
+
+
+#: Seconds a request waits for its fit before the page answers without it
+#: (environment variable ``MLVIZ_CDN_WAIT``; 0.15 s leaves the rerun room to draw in 300 ms).
+WAIT = _wait_from_env()
 #: Seconds between two looks of :func:`pending_notice` at a fit under way.
 POLL = 0.3
 MAX_OWNERS = 64

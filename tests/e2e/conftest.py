@@ -7,6 +7,7 @@ unless ``MLVIZ_REQUIRE_BROWSER=1`` (CI sets it), in which case they fail.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -38,16 +39,16 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
-    """Start ``streamlit run app.py`` on a free port; yield its URL; always stop it."""
+@contextlib.contextmanager
+def _serve(tmp_path_factory, **extra_env):
+    """Run ``streamlit run app.py`` on a free port with ``extra_env``; yield its URL; always stop it."""
     port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
     streamlit = Path(sys.executable).with_name("streamlit")
     cmd = [str(streamlit) if streamlit.exists() else shutil.which("streamlit") or "streamlit", "run", "app.py",
            "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
            "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+    env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), **extra_env)
     with open(log, "wb") as fh:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
         url = f"http://127.0.0.1:{port}"
@@ -73,6 +74,21 @@ def app_url(tmp_path_factory):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory):
+    """The app as ``make run`` starts it."""
+    with _serve(tmp_path_factory) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def no_wait_app_url(tmp_path_factory):
+    """The app with ``MLVIZ_CDN_WAIT=0``: every uncached sparse CDN fit answers first with the
+    previous fit and a notice (what a slow machine or a large data set shows)."""
+    with _serve(tmp_path_factory, MLVIZ_CDN_WAIT="0") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
