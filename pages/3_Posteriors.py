@@ -1,6 +1,5 @@
 """Posteriors: P(y_l = 1 | x) of test instances per model, thresholds and live measures."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 

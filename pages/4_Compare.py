@@ -1,7 +1,6 @@
 """Compare: cross-validate several methods, chart measures and timings; solver scaling."""
 
 
-import pandas as pd
 import scipy.sparse as sp
 import streamlit as st
 

@@ -15,16 +15,7 @@ import numpy as np
 import pytest
 
 from mlviz.dashboard import cache, cdn_jobs, sparse_cdn
-from mlviz.dashboard.state import DataContext, standardise
-from mlviz.data import load_sample_split
 from mlviz.models.cdn import SparseCDN
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    train, test = load_sample_split("emotions")
-    X_train, X_test = standardise(train.X, test.X)
-    return DataContext("test-jobs-emotions", train, X_train, np.asarray(train.Y), X_test, np.asarray(test.Y))
 
 
 @pytest.fixture(autouse=True)

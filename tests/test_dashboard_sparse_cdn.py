@@ -11,18 +11,9 @@ import numpy as np
 import pytest
 
 from mlviz.dashboard import cache, sparse_cdn
-from mlviz.dashboard.state import DataContext, standardise
-from mlviz.data import load_sample_split
 from mlviz.models.cdn import SparseCDN
 
 RATIOS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0)
-
-
-@pytest.fixture(scope="module")
-def ctx():
-    train, test = load_sample_split("emotions")
-    X_train, X_test = standardise(train.X, test.X)
-    return DataContext("test-emotions", train, X_train, np.asarray(train.Y), X_test, np.asarray(test.Y))
 
 
 @pytest.fixture(autouse=True)
