@@ -376,15 +376,16 @@ def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_t
     """A μ move whose fit is not done within the wait answers with the previous fit and a notice
     of the fit under way; once the fit is done the page (rerun by the notice's timer) shows it,
     equal to a cold fit."""
-    from mlviz.dashboard import cache, cdn_jobs
+    from mlviz.dashboard import cache, cdn_jobs, sparse_cdn
 
+    monkeypatch.setattr(sparse_cdn, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
     at = ok(page_test("graph"))
     at.select_slider(key="cdn_gamma").set_value(0.3).run()
     cache.wait_prebuilt()
     ok(at.run())
     before, graph_before, edges_before = metrics(at), trace_data(charts(at)[0]), _shown_edges(at)
     monkeypatch.setattr(cdn_jobs, "WAIT", 0.0)
-    at.select_slider(key="cdn_mu").set_value(0.1).run()  # 3 grid steps away: not prefetched
+    at.select_slider(key="cdn_mu").set_value(0.1).run()
     assert not ok(at).error, [e.value for e in at.error]
     (notice,) = _notices(at)
     assert "μ/N = 0.1, λ = 0.1, γ = 0.3·γ_max (sparse)" in notice
@@ -403,6 +404,7 @@ def test_posteriors_slow_cdn_fit_answers_at_once_then_shows_the_new_posteriors(m
     from mlviz.metrics import evaluate
 
     ctx = state.sample_context("emotions")
+    monkeypatch.setattr(sparse_cdn, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
     at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
     cache.wait_prebuilt()
     before, heat = metrics(at), trace_data(charts(at)[0])

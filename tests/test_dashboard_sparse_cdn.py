@@ -102,16 +102,27 @@ def test_background_work_waits_for_a_foreground_run():
 
 # ------------------------------------------------------------------ neighbour prefetch
 
-def test_neighbours_are_one_then_two_grid_steps_along_each_slider():
+def test_neighbours_are_one_two_three_grid_steps_along_each_slider():
     # μ grid (0, 0.001, 0.003, 0.01, 0.03, 0.1), λ grid (0.001, 0.01, 0.1, 1): the last move's slider and
     # direction first; no neighbour beyond the ends of a grid.
     assert sparse_cdn.neighbours(0.1, 0.003, ("mu", 1)) == [
         [(0.1, 0.01), (0.1, 0.001), (1.0, 0.003), (0.01, 0.003)],
-        [(0.1, 0.03), (0.1, 0.0), (0.001, 0.003)]]
+        [(0.1, 0.03), (0.1, 0.0), (0.001, 0.003)],
+        [(0.1, 0.1)]]
     assert sparse_cdn.neighbours(0.1, 0.003, ("lam", -1)) == [
         [(0.01, 0.003), (1.0, 0.003), (0.1, 0.001), (0.1, 0.01)],
-        [(0.001, 0.003), (0.1, 0.0), (0.1, 0.03)]]
+        [(0.001, 0.003), (0.1, 0.0), (0.1, 0.03)],
+        [(0.1, 0.1)]]
     assert sparse_cdn.neighbours(0.1, 0.5) == [[(1.0, 0.5), (0.01, 0.5)], [(0.001, 0.5)]]  # μ off the grid
+    # together: every setting one μ or λ move can reach, each once
+    from mlviz.dashboard.methods import METHODS
+
+    for lam in METHODS["cdn"].param("lam").grid:
+        for mu in METHODS["cdn"].param("mu").grid:
+            reach = [p for ring in sparse_cdn.neighbours(lam, mu) for p in ring]
+            expected = {(lam, m) for m in METHODS["cdn"].param("mu").grid if m != mu} | {
+                (lm, mu) for lm in METHODS["cdn"].param("lam").grid if lm != lam}
+            assert len(reach) == len(set(reach)) and set(reach) == expected
 
 
 def _settled_prefetch(ctx, lam, mu, ratio, extras=None):

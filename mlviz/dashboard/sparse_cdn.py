@@ -19,7 +19,8 @@ it depends on λ, μ and the variant), so a γ move should be a lookup and a μ 
   page has shown a fit, the same background thread, when it has nothing else
   to do (no γ path pending, no figure pre-build under way, no foreground
   rerun), fits the neighbouring slider values at the same γ ratio and variant
-  — μ one grid step down and up, λ one step down and up, then two steps away
+  — μ one grid step down and up, λ one step down and up, then two steps away,
+  and so on to the ends of both grids (every value one slider move can reach)
   — each warm-started from *the fit on screen*, the model a foreground move
   from there would start from; a move that lands on one is a lookup.  Pages
   may add their figures / test posteriors of each neighbour (``extras``).
@@ -55,7 +56,7 @@ _MODELS: "OrderedDict[str, dict]" = OrderedDict()  # model key -> step
 _PATHS: "OrderedDict[str, _PathJob]" = OrderedDict()  # path key -> job
 _SHOWN: "OrderedDict[tuple, object]" = OrderedDict()  # (data key, variant[, ratio]) -> model last shown there
 MAX_SHOWN = 64
-MAX_PREFETCHED = 24  # speculative neighbour fits kept (two rings of ≤ 4 around ~3 positions)
+MAX_PREFETCHED = 32  # speculative neighbour fits kept (≤ 8 along the two sliders around ~4 positions)
 _PREFETCHED: "OrderedDict[str, dict]" = OrderedDict()  # model key -> step, until shown (then in _MODELS)
 _PREFETCH: "OrderedDict[tuple, _Prefetch]" = OrderedDict()  # (data key, variant) -> latest request
 MAX_PREFETCH_JOBS = 8
@@ -378,7 +379,10 @@ def clear() -> None:
 # ------------------------------------------------------------ neighbour prefetch
 
 def neighbours(lam, mu, first=("mu", 1)) -> list:
-    """``[ring 1, ring 2]``: the (λ, μ) one and two grid steps away along each slider.
+    """``[ring 1, ring 2, …]``: the (λ, μ) one, two, … grid steps away along each slider.
+
+    Rings go out to the ends of both grids (empty rings left out), so together they
+    hold every setting one μ or λ move can reach.
 
     ``first = (slider, direction)`` orders each ring: that slider before the
     other, that direction (+1 up, -1 down) before the opposite one (the
@@ -392,7 +396,7 @@ def neighbours(lam, mu, first=("mu", 1)) -> list:
     axis, direction = first
     order = [axis, "lam" if axis == "mu" else "mu"]
     rings = []
-    for k in (1, 2):
+    for k in range(1, max(len(g) for g in grids.values())):
         ring = []
         for name in order:
             if here[name] not in grids[name]:
@@ -401,7 +405,8 @@ def neighbours(lam, mu, first=("mu", 1)) -> list:
             for j in (i + direction * k, i - direction * k):
                 if 0 <= j < len(grids[name]):
                     ring.append({**here, name: grids[name][j]})
-        rings.append([(v["lam"], v["mu"]) for v in ring])
+        if ring:
+            rings.append([(v["lam"], v["mu"]) for v in ring])
     return rings
 
 
@@ -501,7 +506,7 @@ def prefetch_neighbours(ctx, *, lam, mu, variant, step, extras=None, tag: str = 
     Lowest priority: the background worker of the γ paths does it when no path
     is pending and no figure pre-build is under way, one fit (or one extra) at
     a time, pausing while a foreground rerun runs.  The neighbours (see
-    :func:`neighbours`: ±1 then ±2 grid steps of μ, then of λ, or λ first if λ
+    :func:`neighbours`: ±1, then ±2, … grid steps of μ, then of λ, or λ first if λ
     moved last) are fitted at ``step``'s γ ratio, each warm-started from
     ``step["model"]``, and kept (at most ``MAX_PREFETCHED``) until
     :func:`current_step` is asked for one.  A new request of the same data set
