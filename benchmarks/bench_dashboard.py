@@ -165,15 +165,28 @@ FAR_TARGETS = {}  # page prefix -> the far jumps made, "λ, μ -> λ', μ'" (pri
 
 def far_jumps(at, ds, prefix, n=4, result_row=None):
     """Time ``n`` μ / λ moves (alternately) after the page settled, each three or more grid steps
-    away to a setting with no cached fit (outside the prefetched rings, never shown): a
-    warm-started refit in the foreground, as without prefetch."""
+    away to a setting with no cached fit, with the neighbour prefetch switched off (it would have
+    fitted every value one move can reach): a warm-started refit, answered at once with a notice
+    if it takes longer than ``cdn_jobs.WAIT`` — what a user meets who moves before the
+    background has settled."""
     from mlviz.dashboard import sparse_cdn, state
-    from mlviz.dashboard.methods import METHODS
 
     ctx = state.sample_context(ds)
     times = []
-    at.select_slider(key=f"{prefix}cdn_gamma").set_value(0.03).run()  # a γ ratio the other moves did not use
-    settle(at)
+    prefetch, sparse_cdn.prefetch_neighbours = sparse_cdn.prefetch_neighbours, lambda *a, **k: None
+    try:
+        at.select_slider(key=f"{prefix}cdn_gamma").set_value(0.03).run()  # a γ ratio the other moves did not use
+        settle(at)
+        _far_moves(at, ctx, prefix, n, result_row, times)
+    finally:
+        sparse_cdn.prefetch_neighbours = prefetch
+    return times
+
+
+def _far_moves(at, ctx, prefix, n, result_row, times):
+    from mlviz.dashboard import sparse_cdn
+    from mlviz.dashboard.methods import METHODS
+
     for i in range(n):
         here = {k: at.select_slider(key=f"{prefix}cdn_{k}").value for k in ("lam", "mu", "gamma")}
         for name in (("mu", "lam") if i % 2 == 0 else ("lam", "mu")):
@@ -187,7 +200,6 @@ def far_jumps(at, ds, prefix, n=4, result_row=None):
                 times += sweep(at, "select_slider", f"{prefix}cdn_{name}", far[:1], result_row=result_row)
                 settle(at)
                 break
-    return times
 
 
 def paced_moves(at, prefix, pace=2.0, result_row=None):
