@@ -169,17 +169,17 @@ def far_jumps(at, ds, prefix, n=4, result_row=None):
     fitted every value one move can reach): a warm-started refit, answered at once with a notice
     if it takes longer than ``cdn_jobs.WAIT`` — what a user meets who moves before the
     background has settled."""
-    from mlviz.dashboard import sparse_cdn, state
+    from mlviz.dashboard import cdn_prefetch, state
 
     ctx = state.sample_context(ds)
     times = []
-    prefetch, sparse_cdn.prefetch_neighbours = sparse_cdn.prefetch_neighbours, lambda *a, **k: None
+    prefetch, cdn_prefetch.prefetch_neighbours = cdn_prefetch.prefetch_neighbours, lambda *a, **k: None
     try:
         at.select_slider(key=f"{prefix}cdn_gamma").set_value(0.03).run()  # a γ ratio the other moves did not use
         settle(at)
         _far_moves(at, ctx, prefix, n, result_row, times)
     finally:
-        sparse_cdn.prefetch_neighbours = prefetch
+        cdn_prefetch.prefetch_neighbours = prefetch
     return times
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, cdn_jobs, explain, methods, sparse_cdn, state, widgets
+from mlviz.dashboard import cache, cdn_jobs, cdn_prefetch, explain, methods, sparse_cdn, state, widgets
 
 ctx = state.init_page("Label graph", ":material/hub:")
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
@@ -162,8 +162,8 @@ def graph_view():
         return out
 
     if job is None:  # (not around a previous fit while the new one is under way)
-        sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_figures,
-                                       tag="graph")
+        cdn_prefetch.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_figures,
+                                         tag="graph")
     return gamma, mu, lam, variant
 
 

@@ -376,9 +376,9 @@ def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_t
     """A μ move whose fit is not done within the wait answers with the previous fit and a notice
     of the fit under way; once the fit is done the page (rerun by the notice's timer) shows it,
     equal to a cold fit."""
-    from mlviz.dashboard import cache, cdn_jobs, sparse_cdn
+    from mlviz.dashboard import cache, cdn_jobs, cdn_prefetch
 
-    monkeypatch.setattr(sparse_cdn, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
+    monkeypatch.setattr(cdn_prefetch, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
     at = ok(page_test("graph"))
     at.select_slider(key="cdn_gamma").set_value(0.3).run()
     cache.wait_prebuilt()
@@ -400,11 +400,11 @@ def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_t
 
 
 def test_posteriors_slow_cdn_fit_answers_at_once_then_shows_the_new_posteriors(monkeypatch):
-    from mlviz.dashboard import cache, cdn_jobs, sparse_cdn, state
+    from mlviz.dashboard import cache, cdn_jobs, cdn_prefetch, sparse_cdn, state
     from mlviz.metrics import evaluate
 
     ctx = state.sample_context("emotions")
-    monkeypatch.setattr(sparse_cdn, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
+    monkeypatch.setattr(cdn_prefetch, "prefetch_neighbours", lambda *a, **k: None)  # so that μ = 0.1 is not cached
     at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
     cache.wait_prebuilt()
     before, heat = metrics(at), trace_data(charts(at)[0])

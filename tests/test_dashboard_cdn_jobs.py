@@ -14,7 +14,7 @@ import threading
 import numpy as np
 import pytest
 
-from mlviz.dashboard import cache, cdn_jobs, sparse_cdn
+from mlviz.dashboard import cache, cdn_jobs, cdn_prefetch, sparse_cdn
 from mlviz.models.cdn import SparseCDN
 
 
@@ -116,13 +116,13 @@ def test_posteriors_are_computed_in_the_fit_thread(ctx):
 
 
 def test_speculative_fits_give_way_to_a_fit_the_user_waits_for():
-    sparse_cdn._give_way("main", 1, 0.0)  # nothing in the foreground: goes on
+    cdn_prefetch._give_way("main", 1, 0.0)  # nothing in the foreground: goes on
     with cache.foreground():  # a plain rerun (e.g. a threshold move) does not stop it
-        sparse_cdn._give_way("main", 1, 0.0)
+        cdn_prefetch._give_way("main", 1, 0.0)
     with cache.foreground(fit=True):
         assert cache.foreground_fit_running()
-        with pytest.raises(sparse_cdn._GaveWay):
-            sparse_cdn._give_way("main", 1, 0.0)
+        with pytest.raises(cdn_prefetch._GaveWay):
+            cdn_prefetch._give_way("main", 1, 0.0)
     assert not cache.foreground_fit_running()
 
 

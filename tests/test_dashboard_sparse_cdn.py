@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mlviz.dashboard import cache, sparse_cdn
+from mlviz.dashboard import cache, cdn_prefetch, sparse_cdn
 from mlviz.models.cdn import SparseCDN
 
 RATIOS = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0)
@@ -105,21 +105,21 @@ def test_background_work_waits_for_a_foreground_run():
 def test_neighbours_are_one_two_three_grid_steps_along_each_slider():
     # μ grid (0, 0.001, 0.003, 0.01, 0.03, 0.1), λ grid (0.001, 0.01, 0.1, 1): the last move's slider and
     # direction first; no neighbour beyond the ends of a grid.
-    assert sparse_cdn.neighbours(0.1, 0.003, ("mu", 1)) == [
+    assert cdn_prefetch.neighbours(0.1, 0.003, ("mu", 1)) == [
         [(0.1, 0.01), (0.1, 0.001), (1.0, 0.003), (0.01, 0.003)],
         [(0.1, 0.03), (0.1, 0.0), (0.001, 0.003)],
         [(0.1, 0.1)]]
-    assert sparse_cdn.neighbours(0.1, 0.003, ("lam", -1)) == [
+    assert cdn_prefetch.neighbours(0.1, 0.003, ("lam", -1)) == [
         [(0.01, 0.003), (1.0, 0.003), (0.1, 0.001), (0.1, 0.01)],
         [(0.001, 0.003), (0.1, 0.0), (0.1, 0.03)],
         [(0.1, 0.1)]]
-    assert sparse_cdn.neighbours(0.1, 0.5) == [[(1.0, 0.5), (0.01, 0.5)], [(0.001, 0.5)]]  # μ off the grid
+    assert cdn_prefetch.neighbours(0.1, 0.5) == [[(1.0, 0.5), (0.01, 0.5)], [(0.001, 0.5)]]  # μ off the grid
     # together: every setting one μ or λ move can reach, each once
     from mlviz.dashboard.methods import METHODS
 
     for lam in METHODS["cdn"].param("lam").grid:
         for mu in METHODS["cdn"].param("mu").grid:
-            reach = [p for ring in sparse_cdn.neighbours(lam, mu) for p in ring]
+            reach = [p for ring in cdn_prefetch.neighbours(lam, mu) for p in ring]
             expected = {(lam, m) for m in METHODS["cdn"].param("mu").grid if m != mu} | {
                 (lm, mu) for lm in METHODS["cdn"].param("lam").grid if lm != lam}
             assert len(reach) == len(set(reach)) and set(reach) == expected
@@ -129,7 +129,7 @@ def _settled_prefetch(ctx, lam, mu, ratio, extras=None):
     """Show the fit at (λ, μ, ratio), ask for its γ path and its neighbours, let the background finish."""
     step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant="sparse", ratio=ratio)
     sparse_cdn.gamma_path(ctx, lam=lam, mu=mu, variant="sparse", seed=step)
-    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant="sparse", step=step, extras=extras, tag="test")
+    cdn_prefetch.prefetch_neighbours(ctx, lam=lam, mu=mu, variant="sparse", step=step, extras=extras, tag="test")
     cache.wait_prebuilt(120)
     return step
 
@@ -167,7 +167,7 @@ def test_prefetch_waits_for_the_gamma_path_and_builds_the_extras(ctx):
 
     _settled_prefetch(ctx, 0.1, 0.03, 0.1, extras=extras)
     assert seen and all(seen)
-    for lam, mu in sparse_cdn.neighbours(0.1, 0.03)[0]:
+    for lam, mu in cdn_prefetch.neighbours(0.1, 0.03)[0]:
         step = sparse_cdn.lookup(ctx, lam=lam, mu=mu, variant="sparse", ratio=0.1)
         assert cache.prebuilt(f"test|{lam}|{mu}") == step["n_edges"]
         assert cache.prebuilt(f"test-failing|{lam}|{mu}") is None  # a failed extra: built on demand later
@@ -175,13 +175,13 @@ def test_prefetch_waits_for_the_gamma_path_and_builds_the_extras(ctx):
 
 def test_a_new_request_replaces_the_old_and_clear_drops_everything(ctx):
     first = sparse_cdn.current_step(ctx, lam=0.1, mu=0.01, variant="sparse", ratio=0.1)
-    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.01, variant="sparse", step=first)
+    cdn_prefetch.prefetch_neighbours(ctx, lam=0.1, mu=0.01, variant="sparse", step=first)
     old = sparse_cdn._PREFETCH[(ctx.key, "sparse")]
     moved = sparse_cdn.current_step(ctx, lam=0.1, mu=0.003, variant="sparse", ratio=0.1)  # μ one step down
-    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)
+    cdn_prefetch.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)
     new = sparse_cdn._PREFETCH[(ctx.key, "sparse")]
     assert old.cancelled and new is not old and new.first == ("mu", -1)  # the next μ down first
-    sparse_cdn.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)  # asked again: same job
+    cdn_prefetch.prefetch_neighbours(ctx, lam=0.1, mu=0.003, variant="sparse", step=moved)  # asked again: same job
     assert sparse_cdn._PREFETCH[(ctx.key, "sparse")] is new
     sparse_cdn.clear()
     assert new.cancelled

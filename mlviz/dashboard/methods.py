@@ -306,13 +306,13 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
     The path of the current (λ, μ, variant) is computed in the background too
     (seeded by the current fit); the posteriors wait for it.  Then, at lowest
     priority, the fits at the neighbouring μ / λ slider values and their test
-    posteriors and figures (:func:`mlviz.dashboard.sparse_cdn.prefetch_neighbours`):
+    posteriors and figures (:func:`mlviz.dashboard.cdn_prefetch.prefetch_neighbours`):
     on the larger data sets a μ / λ move's time is the refit (0.3-1 s on
     scene), then ``predict_proba`` (Gibbs sampling, ~0.1 s) and the two figures.
     ``figure_builders(holder, key)`` returns ``{figure key: build}`` for one
     posterior, ``holder["P"]`` being ``(P, info)`` once computed.
     """
-    from . import sparse_cdn
+    from . import cdn_prefetch, sparse_cdn
 
     method = METHODS["cdn"]
     lam, mu, variant = values.get("lam", 0.1), values.get("mu", 0.003), values.get("variant", "sparse")
@@ -362,7 +362,7 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
 
         return {"proba|" + vkey: compute_p, **figure_builders(holder, vkey)}
 
-    sparse_cdn.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_posteriors,
+    cdn_prefetch.prefetch_neighbours(ctx, lam=lam, mu=mu, variant=variant, step=step, extras=neighbour_posteriors,
                                    tag="posteriors|" + ",".join(sorted(figure_builders({}, "").keys())))
 
 
