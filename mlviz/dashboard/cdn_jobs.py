@@ -150,6 +150,7 @@ def request(ctx, *, lam, mu, variant, ratio, owner: str, after=None, wait: float
         job = _JOBS.get(owner)
         if job is not None and job.key != key:
             job.cancel()  # a fit nobody waits for any more
+            del _JOBS[owner]
             job = None
         if job is not None and job.done.is_set() and (job.cancelled or job.error is not None or job.step is None):
             error = job.error
