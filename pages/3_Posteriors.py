@@ -84,7 +84,9 @@ def model_panel(key, threshold, thr_text, reliability_on):
         col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
                    help=f"At threshold {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
     timing = f"full fit {info['fit_seconds']:.2f} s (cached)"
-    if info.get("reused"):
+    if info.get("warm_start"):
+        timing = f"fit {info['fit_seconds']:.2f} s, warm-started from a neighbouring fit (cached)"
+    elif info.get("reused"):
         timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
     st.caption(f":material/timer: {timing}. Threshold: {thr_text}.")
     for note in info.get("warnings", [])[:2]:

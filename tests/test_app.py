@@ -418,6 +418,8 @@ def test_posteriors_slow_cdn_fit_answers_at_once_then_shows_the_new_posteriors(m
     step = sparse_cdn.lookup(ctx, lam=0.1, mu=0.1, variant="sparse", ratio=0.1)
     expected = evaluate(ctx.Y_test, step["model"].predict_proba(ctx.X_test), threshold=0.5, measures=["micro_f1"])
     assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
+    # the timing caption gives that fit's own (warm-started) time
+    assert any(f"fit {step['seconds']:.2f} s, warm-started" in c.value for c in at.caption)
 
 
 def test_posteriors_cdn_mu_move_changes_posteriors():

@@ -243,17 +243,18 @@ def base_model(ctx, method: Method, values: dict):
 def with_model(ctx, method: Method, values: dict, fn):
     """Run ``fn(model)`` on a model fitted with ``values``, reusing cached state.
 
-    Returns ``(fn(model), info)`` with ``info = {"fit_seconds", "refit_seconds", "reused"}``.
+    Returns ``(fn(model), info)`` with ``info = {"fit_seconds", "refit_seconds", "reused", "warnings"}``
+    (and ``"warm_start": True`` for the sparse CDN, whose ``fit_seconds`` is its warm-started fit).
     The sparse CDN comes from :func:`mlviz.dashboard.sparse_cdn.current_step`
     (its γ path, or one warm-started refit).
     """
     fast, slow, _ = _split(method, values)
-    t0 = time.perf_counter()
     if method.key == "cdn":
         from . import sparse_cdn
 
-        model = sparse_cdn.model_at(ctx, values)
-        return fn(model), {"fit_seconds": time.perf_counter() - t0, "refit_seconds": 0.0, "reused": True}
+        step = sparse_cdn.current_step(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
+                                       variant=values.get("variant", "sparse"), ratio=values["gamma"])
+        return fn(step["model"]), _cdn_info(step)
     model, key, fit_seconds = base_model(ctx, method, values)
     with cache.lock_for(key):
         t0 = time.perf_counter()
@@ -281,6 +282,14 @@ def _finite(P):
     if not np.all(np.isfinite(P)):
         P = np.nan_to_num(P, nan=0.0, posinf=1.0, neginf=0.0)
     return np.clip(P, 0.0, 1.0)
+
+
+def _cdn_info(step, t0=None) -> dict:
+    """The timing ``info`` of a sparse CDN fit (a warm-started refit, see :mod:`.sparse_cdn`)."""
+    info = {"fit_seconds": step["seconds"], "refit_seconds": 0.0, "reused": False, "warm_start": True, "warnings": []}
+    if t0 is not None:
+        info["total_seconds"] = time.perf_counter() - t0
+    return info
 
 
 def predict_test(ctx, method: Method, values: dict):
@@ -334,9 +343,8 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
             path = sparse_cdn.wait_path(ctx, lam=lam, mu=mu, variant=variant)
             if path is None:
                 raise RuntimeError("the γ path was not computed")
-            P = _finite(path["models"][path["gammas"].index(g)].predict_proba(ctx.X_test))
-            holder["P"] = (P, {"fit_seconds": 0.0, "refit_seconds": 0.0, "reused": True, "warnings": [],
-                               "total_seconds": time.perf_counter() - t0})
+            step = path["steps"][path["gammas"].index(g)]
+            holder["P"] = (_finite(step["model"].predict_proba(ctx.X_test)), _cdn_info(step, t0))
             return holder["P"]
 
         builders["proba|" + vkey] = compute_p
@@ -355,9 +363,7 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
 
         def compute_p():
             t0 = time.perf_counter()
-            P = _finite(s_["model"].predict_proba(ctx.X_test))
-            holder["P"] = (P, {"fit_seconds": s_["seconds"], "refit_seconds": 0.0, "reused": True, "warnings": [],
-                               "total_seconds": time.perf_counter() - t0})
+            holder["P"] = (_finite(s_["model"].predict_proba(ctx.X_test)), _cdn_info(s_, t0))
             return holder["P"]
 
         return {"proba|" + vkey: compute_p, **figure_builders(holder, vkey)}
@@ -377,9 +383,7 @@ def request_cdn(ctx, values: dict, owner: str):
     def posteriors(step):
         if cache.prebuilt(pkey) is None:
             t0 = time.perf_counter()
-            P = _finite(step["model"].predict_proba(ctx.X_test))
-            cache.put_prebuilt(pkey, (P, {"fit_seconds": step["seconds"], "refit_seconds": 0.0, "reused": True,
-                                          "warnings": [], "total_seconds": time.perf_counter() - t0}))
+            cache.put_prebuilt(pkey, (_finite(step["model"].predict_proba(ctx.X_test)), _cdn_info(step, t0)))
 
     return cdn_jobs.request(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
                             variant=values.get("variant", "sparse"), ratio=values["gamma"], owner=owner,

@@ -357,13 +357,6 @@ def gamma_max(ctx, lam, mu, variant) -> float:
     return current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=default)["gamma_max"] or 1.0
 
 
-def model_at(ctx, values: dict):
-    """The fitted SparseCDN at slider values ``{"gamma", "mu", "lam", "variant"}``."""
-    step = current_step(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
-                        variant=values.get("variant", "sparse"), ratio=values["gamma"])
-    return step["model"]
-
-
 def clear() -> None:
     """Forget every fit, path and prefetch (tests, benchmarks)."""
     with _GUARD:
