@@ -69,7 +69,10 @@ TEXT = {
             "Raise $\\gamma$ and edges disappear (the path chart shows how many survive at each $\\gamma$; the "
             "marker is the current value). Blue edges are positive dependencies (one label makes the other "
             "more likely), red ones negative. Compare with the plain co-occurrence graph: the CDN keeps only "
-            "dependencies that the features do not already explain."
+            "dependencies that the features do not already explain. A γ move is a lookup on the path; a μ or "
+            "λ move refits the network, warm-started from the fit on screen. If that fit takes longer than "
+            "a moment, the previous graph stays up with a notice showing the FISTA iteration, until the "
+            "new graph is ready."
         ),
         papers=["001"],
     ),
