@@ -10,7 +10,9 @@ it depends on λ, μ and the variant), so a γ move should be a lookup and a μ 
   from the model last shown at the same γ ratio (or, failing that, the last one
   shown for this data split and variant), and cached under the explicit key
   ``(data set, λ, μ, variant, γ ratio)``.  Only the very first fit of a data
-  split and variant starts cold.
+  split and variant starts cold.  The pages ask for it through
+  :func:`mlviz.dashboard.cdn_jobs.request`, which runs a fit that is not cached
+  in a thread of its own, so that a slider move never waits for it long.
 * :func:`gamma_path` — the warm-started γ path over the slider grid, computed
   in a background thread *seeded by the model on screen* (refits up and down
   the grid from its γ ratio, so the path holds that very model), and returned
