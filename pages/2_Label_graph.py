@@ -108,6 +108,9 @@ def graph_view():
     st.caption(f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), "
                f"μ = {mu * ctx.Y_train.shape[0]:.3g}, λ₁ = λ₂ = {lam}; the loss is summed over the "
                f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
+    note = sparse_cdn.convergence_note(step)
+    if note:
+        st.caption(f":material/warning: {note}")
     left, right = st.columns(2)
     with left:
         fig = cache.figure(f"cdn-graph|{gkey}|{step['fit_id']}", lambda: graph_fig(variant, step))

@@ -284,6 +284,20 @@ def _assert_equals_cold_fit(at, ratio, mu, lam):
     return shown
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # provoked here
+def test_label_graph_says_when_fista_stopped_before_its_tolerance(monkeypatch):
+    from mlviz.dashboard import sparse_cdn
+
+    at = ok(page_test("graph"))
+    assert not any("FISTA stopped after" in c.value for c in at.caption)
+    params = sparse_cdn.params
+    monkeypatch.setattr(sparse_cdn, "params", lambda *a: {**params(*a), "max_iter": 3})
+    at.selectbox(key="cdn_variant").set_value("l1-cdn").run()  # a fit (never prefetched) of ≤ 3 iterations
+    assert not ok(at).error, [e.value for e in at.error]
+    assert metrics(at)["FISTA iterations"] == "3"
+    assert any("FISTA stopped after 3 iterations" in c.value for c in at.caption)
+
+
 def test_label_graph_mu_move_is_one_warm_refit_equal_to_a_cold_fit():
     """A μ (or λ) move shows the fit at the new setting at once (one warm-started refit at the
     current γ ratio); the γ path follows in the background and contains that very fit."""

@@ -187,3 +187,20 @@ def test_a_new_request_replaces_the_old_and_clear_drops_everything(ctx):
     assert new.cancelled
     cache.wait_prebuilt(60)
     assert not sparse_cdn._PREFETCHED and not sparse_cdn._MODELS  # a fit under way at the clear is dropped
+
+
+def test_a_fit_stopped_at_max_iter_is_reported_to_the_pages(ctx):
+    import warnings
+
+    from mlviz.dashboard import methods
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the ConvergenceWarning this test provokes
+        short = SparseCDN(max_iter=5, **sparse_cdn.params(ctx, 0.1, 0.003, "sparse")).fit(ctx.X_train, ctx.Y_train)
+    full = SparseCDN(**sparse_cdn.params(ctx, 0.1, 0.003, "sparse")).fit(ctx.X_train, ctx.Y_train)
+    assert not short.converged_ and full.converged_
+    note = sparse_cdn.convergence_note(sparse_cdn._step(short, 0.1, 0.0))
+    assert "after 5 iterations" in note and "≤ 0.0001" in note
+    assert methods._cdn_info(sparse_cdn._step(short, 0.1, 0.0))["warnings"] == [note]
+    assert sparse_cdn.convergence_note(sparse_cdn._step(full, 0.1, 0.0)) is None
+    assert methods._cdn_info(sparse_cdn._step(full, 0.1, 0.0))["warnings"] == []

@@ -286,7 +286,11 @@ def _finite(P):
 
 def _cdn_info(step, t0=None) -> dict:
     """The timing ``info`` of a sparse CDN fit (a warm-started refit, see :mod:`.sparse_cdn`)."""
-    info = {"fit_seconds": step["seconds"], "refit_seconds": 0.0, "reused": False, "warm_start": True, "warnings": []}
+    from .sparse_cdn import convergence_note
+
+    note = convergence_note(step)
+    info = {"fit_seconds": step["seconds"], "refit_seconds": 0.0, "reused": False, "warm_start": True,
+            "warnings": [note] if note else []}
     if t0 is not None:
         info["total_seconds"] = time.perf_counter() - t0
     return info

@@ -94,7 +94,17 @@ def _step(model, ratio: float, seconds: float) -> dict:
         n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
         history=hist[np.isfinite(hist)], seconds=float(seconds), gamma=float(model.gamma),
         gamma_max=float(getattr(model, "gamma_max_", 0.0)), fit_id=next(_IDS),
+        converged=bool(getattr(model, "converged_", True)),
     )
+
+
+def convergence_note(step: dict) -> str | None:
+    """A warning for people when the fit stopped at ``max_iter`` before FISTA's tolerance, else None."""
+    if step.get("converged", True):
+        return None
+    m = step["model"]
+    return (f"FISTA stopped after {m.max_iter} iterations, before its tolerance (largest entry of the gradient "
+            f"mapping ≤ {m.tol:g}): this fit is close to the optimum, not at it. Larger λ or μ converge faster.")
 
 
 def _put(store: OrderedDict, key, value, limit: int) -> None:
