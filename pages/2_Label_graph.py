@@ -81,12 +81,10 @@ def graph_view():
     except Exception as exc:
         st.error(f"The sparse CDN could not be fitted with these settings: {exc}. Try a larger λ or μ.")
         return
-    if job is None:
-        st.session_state["cdn_graph_shown"] = dict(lam=lam, mu=mu, variant=variant, ratio=gamma)
-    else:  # the fit takes longer: answer now with the previous fit; the page updates by itself
-        shown = st.session_state.get("cdn_graph_shown")
+    # a fit that takes longer: answer now with the previous fit and a notice; the page updates by itself
+    shown = cdn_jobs.shown_settings(job, dict(lam=lam, mu=mu, variant=variant, ratio=gamma), "cdn_graph_shown")
+    if job is not None:
         step = sparse_cdn.lookup(ctx, **shown) if shown else None
-        cdn_jobs.pending_notice(job, "" if step is None else f"Below: the previous fit ({cdn_jobs.describe(**shown)}).")
         if step is None:
             return gamma, mu, lam, variant
         lam, mu, variant, gamma = shown["lam"], shown["mu"], shown["variant"], shown["ratio"]

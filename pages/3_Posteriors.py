@@ -60,15 +60,11 @@ def model_panel(key, threshold, thr_text, reliability_on):
         except Exception as exc:
             st.error(f"{m.label} could not be fitted with these settings: {exc}. Try stronger regularisation.")
             return
-        if job is None:
-            st.session_state["post_cdn_shown"] = dict(values)
-        else:
-            shown = st.session_state.get("post_cdn_shown")
-            cdn_jobs.pending_notice(job, "" if shown is None else "Below: the previous fit ({}).".format(
-                cdn_jobs.describe(shown["lam"], shown["mu"], shown["variant"], shown["gamma"])))
-            if shown is None:
-                return
-            values = shown
+        shown = cdn_jobs.shown_settings(job, methods.cdn_settings(values), "post_cdn_shown")
+        if shown is None:
+            return
+        values = {**values, "lam": shown["lam"], "mu": shown["mu"], "variant": shown["variant"],
+                  "gamma": shown["ratio"]}
     try:
         with st.spinner(f"Fitting {m.label}…"):
             P, info = methods.predict_test(ctx, m, values)

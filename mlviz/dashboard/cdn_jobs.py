@@ -34,6 +34,7 @@ import streamlit as st
 
 from . import cache, sparse_cdn
 
+
 def _wait_from_env(default=0.15):
     try:
         value = float(os.environ.get("MLVIZ_CDN_WAIT", default))
@@ -148,15 +149,11 @@ def request(ctx, *, lam, mu, variant, ratio, owner: str, after=None, wait: float
     key = sparse_cdn._model_key(ctx, lam, mu, variant, float(ratio))
     with _GUARD:
         job = _JOBS.get(owner)
-        if job is not None and job.key != key:
-            job.cancel()  # a fit nobody waits for any more
+        if job is not None and (job.key != key or (job.done.is_set() and job.step is None)):
+            job.cancel()  # other settings: a fit nobody waits for any more (no-op if it ended)
             del _JOBS[owner]
-            job = None
-        if job is not None and job.done.is_set() and (job.cancelled or job.error is not None or job.step is None):
-            error = job.error
-            del _JOBS[owner]
-            if error is not None:
-                raise error
+            if job.key == key and job.error is not None:
+                raise job.error
             job = None
     if job is None and sparse_cdn.lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio) is not None:
         step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio, fit=False)
@@ -171,18 +168,17 @@ def request(ctx, *, lam, mu, variant, ratio, owner: str, after=None, wait: float
             while len(_JOBS) > MAX_OWNERS:
                 _JOBS.popitem(last=False)[1].cancel()
             threading.Thread(target=_run, args=(job, ctx, after), name="mlviz-cdn-fit", daemon=True).start()
-    if job.done.wait(wait) and job.step is not None:
-        with _GUARD:
-            if _JOBS.get(owner) is job:
-                del _JOBS[owner]
-        # the fit is cached now; this also makes it the one on screen (warm start of the next move)
-        return sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio, fit=False) or job.step, None
-    if job.done.is_set() and job.error is not None:
-        with _GUARD:
-            if _JOBS.get(owner) is job:
-                del _JOBS[owner]
+    if not job.done.wait(wait):
+        return None, job
+    with _GUARD:
+        if _JOBS.get(owner) is job:
+            del _JOBS[owner]
+    if job.error is not None:
         raise job.error
-    return None, job
+    if job.step is None:  # cancelled meanwhile (cleared): the page asks again
+        return None, job
+    # the fit is cached now; this also makes it the one on screen (warm start of the next move)
+    return sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio, fit=False) or job.step, None
 
 
 def pending(owner: str) -> FitJob | None:
@@ -212,6 +208,22 @@ def wait_all(timeout: float = 60.0) -> None:
 def describe(lam, mu, variant, ratio) -> str:
     """Slider settings for people: ``"μ/N = 0.003, λ = 0.1, γ = 0.1·γ_max (sparse)"``."""
     return f"μ/N = {float(mu):g}, λ = {float(lam):g}, γ = {float(ratio):g}·γ_max ({variant})"
+
+
+def shown_settings(job: FitJob | None, settings: dict, state_key: str) -> dict | None:
+    """Streamlit: the settings whose fit a page draws, and the notice of a fit under way.
+
+    ``job`` is None (the fit at ``settings`` is there): remembered under
+    ``st.session_state[state_key]`` and returned.  Otherwise the page keeps
+    drawing the settings it drew last (returned; None if there are none) and
+    :func:`pending_notice` says so.  ``settings``: ``lam``, ``mu``, ``variant``, ``ratio``.
+    """
+    if job is None:
+        st.session_state[state_key] = dict(settings)
+        return settings
+    shown = st.session_state.get(state_key)
+    pending_notice(job, "" if shown is None else f"Below: the previous fit ({describe(**shown)}).")
+    return shown
 
 
 @st.fragment(run_every=POLL)

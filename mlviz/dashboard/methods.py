@@ -252,8 +252,7 @@ def with_model(ctx, method: Method, values: dict, fn):
     if method.key == "cdn":
         from . import sparse_cdn
 
-        step = sparse_cdn.current_step(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
-                                       variant=values.get("variant", "sparse"), ratio=values["gamma"])
+        step = sparse_cdn.current_step(ctx, **cdn_settings(values))
         return fn(step["model"]), _cdn_info(step)
     model, key, fit_seconds = base_model(ctx, method, values)
     with cache.lock_for(key):
@@ -282,6 +281,14 @@ def _finite(P):
     if not np.all(np.isfinite(P)):
         P = np.nan_to_num(P, nan=0.0, posinf=1.0, neginf=0.0)
     return np.clip(P, 0.0, 1.0)
+
+
+def cdn_settings(values: dict) -> dict:
+    """Sparse CDN slider ``values`` (``gamma`` = γ / γ_max) as ``lam``, ``mu``, ``variant``, ``ratio``
+    (the arguments of :mod:`.sparse_cdn` and :mod:`.cdn_jobs`; missing sliders at their defaults)."""
+    p = {q.name: q.default for q in METHODS["cdn"].params}
+    return dict(lam=values.get("lam", p["lam"]), mu=values.get("mu", p["mu"]),
+                variant=values.get("variant", p["variant"]), ratio=values.get("gamma", p["gamma"]))
 
 
 def _cdn_info(step, t0=None) -> dict:
@@ -328,7 +335,8 @@ def prebuild_cdn_posteriors(ctx, values, figure_builders):
     from . import cdn_prefetch, sparse_cdn
 
     method = METHODS["cdn"]
-    lam, mu, variant = values.get("lam", 0.1), values.get("mu", 0.003), values.get("variant", "sparse")
+    here = cdn_settings(values)
+    lam, mu, variant = here["lam"], here["mu"], here["variant"]
     try:  # background preparation never breaks the page (a failed path is reported where it is shown)
         # The fit on screen (a lookup: the page has just used it; None if it has left every cache).
         step = sparse_cdn.current_step(ctx, lam=lam, mu=mu, variant=variant, ratio=values["gamma"], fit=False)
@@ -389,9 +397,7 @@ def request_cdn(ctx, values: dict, owner: str):
             t0 = time.perf_counter()
             cache.put_prebuilt(pkey, (_finite(step["model"].predict_proba(ctx.X_test)), _cdn_info(step, t0)))
 
-    return cdn_jobs.request(ctx, lam=values.get("lam", 0.1), mu=values.get("mu", 0.003),
-                            variant=values.get("variant", "sparse"), ratio=values["gamma"], owner=owner,
-                            after=posteriors)
+    return cdn_jobs.request(ctx, **cdn_settings(values), owner=owner, after=posteriors)
 
 
 # ------------------------------------------------------------ sparse CDN
