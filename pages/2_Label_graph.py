@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz.dashboard import cache, cdn_jobs, cdn_prefetch, explain, methods, sparse_cdn, state, widgets
+from mlviz.models.cdn import VARIANTS
 
 ctx = state.init_page("Label graph", ":material/hub:")
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
@@ -103,8 +104,12 @@ def graph_view():
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start)", f"{step['seconds']:.2f} s")
-    st.caption(f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), "
-               f"μ = {mu * ctx.Y_train.shape[0]:.3g}, λ₁ = λ₂ = {lam}; the loss is summed over the "
+    _, uses_gamma, uses_mu = VARIANTS[variant]
+    st.caption((f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
+                f"γ is not used by the {variant} variant (no ℓ1 penalty on V), ")
+               + (f"μ = {mu * ctx.Y_train.shape[0]:.3g}, " if uses_mu else
+                  f"μ is not used by the {variant} variant (no ℓ2,1 penalty on W), ")
+               + f"λ₁ = λ₂ = {lam}; the loss is summed over the "
                f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
     note = sparse_cdn.convergence_note(step)
     if note:

@@ -221,8 +221,12 @@ def test_label_graph_sliders_change_graph():
     e_before = _edges(ok(at))
     at.select_slider(key="cdn_lam").set_value(1.0).run()
     assert trace_data(charts(ok(at))[3]) or _edges(at) != e_before  # convergence curve present
+    assert any("μ = " in c.value and "γ = " in c.value for c in at.caption)  # sparse uses both
     at.selectbox(key="cdn_variant").set_value("lr").run()
     assert _edges(ok(at)) == 0  # LR has no label features
+    # ... and neither penalty: the caption says so instead of printing values that change nothing
+    assert any("γ is not used by the lr variant" in c.value and "μ is not used by the lr variant" in c.value
+               for c in at.caption)
     cooc = trace_data(charts(at)[1])
     at.slider(key="cooc_min").set_value(1).run()
     assert trace_data(charts(ok(at))[1]) != cooc

@@ -209,8 +209,8 @@ def build_kwargs(ctx, method: Method, values: dict, *, with_fixed: bool = True) 
         elif method.key == "cdn" and name == "mu":
             kw["mu"] = float(v) * ctx.Y_train.shape[0]
         elif method.key == "cdn" and name == "gamma":
-            kw["gamma"] = float(v) * cdn_gamma_max(ctx, values.get("lam", 0.1), values.get("mu", 0.003),
-                                                   values.get("variant", "sparse"))
+            c = cdn_settings(values)
+            kw["gamma"] = float(v) * cdn_gamma_max(ctx, c["lam"], c["mu"], c["variant"])
         else:
             kw[name] = v
     return kw
