@@ -11,12 +11,11 @@ serves the fits (:func:`~mlviz.dashboard.sparse_cdn.lookup`, ``current_step``).
 
 from __future__ import annotations
 
-import threading
 import time
 
 from . import cache
 from . import sparse_cdn as _s
-from .sparse_cdn import _GUARD, _PREFETCH, _PREFETCHED, _WORKER, _model_key, _put, _step, lookup, params
+from .sparse_cdn import _GUARD, _PREFETCH, _PREFETCHED, _model_key, _put, lookup, refit_step
 
 __all__ = ["neighbours", "prefetch_neighbours"]
 
@@ -93,11 +92,7 @@ def _prefetch_units(spec, ctx, variant, ratio, seed, extras):
                     step = lookup(ctx, lam=lam, mu=mu, variant=variant, ratio=ratio)
                     if step is None:
                         try:
-                            t0 = time.perf_counter()
-                            p = params(ctx, lam, mu, variant)
-                            model = seed.refit(gamma_ratio=ratio, callback=_give_way, lam1=p["lam1"],
-                                               lam2=p["lam2"], mu=p["mu"])
-                            step = _step(model, ratio, time.perf_counter() - t0)
+                            step = refit_step(seed, ctx, lam, mu, variant, ratio, callback=_give_way)
                         except _GaveWay:  # retried from scratch once the worker may go on
                             gave_way = True
                         except Exception:  # the page shows the error if the user goes there
@@ -178,6 +173,5 @@ def prefetch_neighbours(ctx, *, lam, mu, variant, step, extras=None, tag: str = 
             _PREFETCH.move_to_end(group)
             while len(_PREFETCH) > _s.MAX_PREFETCH_JOBS:
                 _PREFETCH.popitem(last=False)[1].cancelled = True
-        if not spec.done and _WORKER[0] is None:
-            _WORKER[0] = threading.Thread(target=_s._work, name="mlviz-prebuild-cdn-paths", daemon=True)
-            _WORKER[0].start()
+        if not spec.done:
+            _s._start_worker()

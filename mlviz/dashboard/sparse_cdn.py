@@ -86,6 +86,22 @@ def _model_key(ctx, lam, mu, variant, ratio) -> str:
     return f"{_path_key(ctx, lam, mu, variant)}|ratio={ratio!r}"
 
 
+def refit_step(source, ctx, lam, mu, variant, ratio, callback=None, t0=None) -> dict:
+    """``source`` refitted at slider settings (warm start, :meth:`SparseCDN.refit`) as a step;
+    its ``seconds`` count from ``t0`` (default: now)."""
+    t0 = time.perf_counter() if t0 is None else t0
+    p = params(ctx, lam, mu, variant)
+    model = source.refit(gamma_ratio=ratio, callback=callback, lam1=p["lam1"], lam2=p["lam2"], mu=p["mu"])
+    return _step(model, ratio, time.perf_counter() - t0)
+
+
+def _start_worker() -> None:
+    """Start the background worker unless it runs (caller holds ``_GUARD``)."""
+    if _WORKER[0] is None:
+        _WORKER[0] = threading.Thread(target=_work, name="mlviz-prebuild-cdn-paths", daemon=True)
+        _WORKER[0].start()
+
+
 def _step(model, ratio: float, seconds: float) -> dict:
     """What the pages show of one fit (``fit_id`` is unique per fitted model: a figure cache key)."""
     hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
@@ -261,10 +277,7 @@ def current_step(ctx, *, lam, mu, variant, ratio, fit: bool = True, callback=Non
                 t0 = time.perf_counter()
                 if source is None:  # the first fit of this data split and variant
                     source = _cold_start(ctx, lam, mu, variant, callback=callback)
-                p = params(ctx, lam, mu, variant)
-                model = source.refit(gamma_ratio=ratio, callback=callback, lam1=p["lam1"], lam2=p["lam2"],
-                                     mu=p["mu"])
-                step = _step(model, ratio, time.perf_counter() - t0)
+                step = refit_step(source, ctx, lam, mu, variant, ratio, callback=callback, t0=t0)
                 with _GUARD:
                     _put(_MODELS, key, step, MAX_MODELS)
     with _GUARD:  # the warm start of the next move
@@ -314,9 +327,8 @@ def gamma_path(ctx, *, lam, mu, variant, seed: dict | None = None, start: bool =
                 _PATHS.popitem(last=False)[1].abandon()
         if job is not None and start:
             job.requested = time.monotonic()
-            if not job.done.is_set() and _WORKER[0] is None:
-                _WORKER[0] = threading.Thread(target=_work, name="mlviz-prebuild-cdn-paths", daemon=True)
-                _WORKER[0].start()
+            if not job.done.is_set():
+                _start_worker()
     if job is None or not job.done.is_set():
         return None
     if job.error is not None:
