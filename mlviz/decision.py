@@ -377,27 +377,34 @@ def best_parameters(curve):
     return pd.DataFrame.from_dict(out, orient="index")
 
 
-def compare_rules(Y, P, *, scut=None, measures=CURVE_MEASURES, at_least_one_label=False):
-    """The best value each rule reaches for each measure, side by side.
+def compare_rules(Y, P, *, target="subset_accuracy", scut=None, measures=CURVE_MEASURES,
+                  at_least_one_label=False):
+    """Each rule at its best parameter for one target measure, side by side.
 
     For the "predict first, then reveal" step: ask which rule maximises
-    (say) subset accuracy, then show this table.  The rules' parameters are
-    optimised *on (Y, P)* here (an oracle choice that shows what each rule
-    can reach); an honest test number needs the parameter chosen on
-    training folds (SCut does exactly that through :func:`scut_cv`).
+    (say) subset accuracy, then show this table.  The threshold and RCut
+    parameters are optimised *on (Y, P)* here (an oracle choice that shows
+    what each rule can reach); MCut has no parameter; SCut applies the given
+    thresholds, tuned on training folds (:func:`scut_cv`) -- the only honest
+    test number in the table.
 
     Parameters
     ----------
     Y, P : arrays, shape (n_samples, n_labels)
+    target : str, default "subset_accuracy"
+        Measure whose best value picks each rule's parameter (``empty_rate``
+        or any key of ``measures``).
     scut : array of shape (n_labels,), optional
-        Tuned SCut thresholds; the SCut row applies them as they are.
+        Tuned SCut thresholds; adds an ``scut`` row.
     measures : sequence of str
     at_least_one_label : bool
 
     Returns
     -------
     pandas.DataFrame
-        Index: rule; for each measure its best value and ``<measure>_param``.
+        Index: rule; columns ``param`` (the chosen parameter, NaN for MCut,
+        0.0 = no offset for SCut), every measure and ``empty_rate`` at that
+        parameter, and ``best`` (True for the rule(s) with the best target).
     """
     curves = {"threshold": rule_curve(Y, P, "threshold", measures=measures,
                                       at_least_one_label=at_least_one_label),
@@ -408,12 +415,16 @@ def compare_rules(Y, P, *, scut=None, measures=CURVE_MEASURES, at_least_one_labe
     if scut is not None:
         curves["scut"] = rule_curve(Y, P, "scut", [0.0], measures=measures, base=scut,
                                     at_least_one_label=at_least_one_label)
+    if target not in curves["mcut"].columns:
+        raise ValueError(f"target {target!r} is not among the measures {list(measures)}.")
     rows = {}
     for rule, curve in curves.items():
-        best = best_parameters(curve)
-        row = {}
-        for m in [*measures, "empty_rate"]:
-            row[m] = best.loc[m, "value"]
-            row[f"{m}_param"] = best.loc[m, "param"]
-        rows[rule] = row
-    return pd.DataFrame.from_dict(rows, orient="index")
+        param = best_parameters(curve).loc[target, "param"]
+        i = int(np.flatnonzero((curve["param"] == param) | (curve["param"].isna() & pd.isna(param)))[0])
+        rows[rule] = curve.iloc[i].to_dict()
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    values = table[target].to_numpy()
+    lower = target == "empty_rate" or not get_measure(target).greater_is_better
+    best = values.min() if lower else values.max()
+    table["best"] = values == best
+    return table

@@ -147,13 +147,26 @@ def test_rule_curve_rows_equal_evaluate_and_best_is_the_argmax(at_least):
         evaluate(Y, P, threshold=0.5, measures=["micro_f1"])["micro_f1"])
 
 
-def test_compare_rules_reports_each_rules_best():
+def test_compare_rules_reports_each_rule_at_its_best_parameter():
     Y, P = _data(seed=5)
     table = compare_rules(Y, P, scut=scut_thresholds(Y, P))
     assert list(table.index) == ["threshold", "rcut", "mcut", "scut"]
     th = rule_curve(Y, P, "threshold")
     assert table.loc["threshold", "subset_accuracy"] == th["subset_accuracy"].max()
-    k = table.loc["rcut", "subset_accuracy_param"]
-    assert table.loc["rcut", "subset_accuracy"] == pytest.approx(
-        evaluate(Y, P, measures=["subset_accuracy"], y_pred=apply_rule(P, "rcut", int(k)))["subset_accuracy"])
+    # every measure is read at the chosen parameter (brute force: re-evaluate there)
+    for rule in ("threshold", "rcut"):
+        param = table.loc[rule, "param"]
+        pred = apply_rule(P, rule, int(param) if rule == "rcut" else float(param))
+        ev = evaluate(Y, P, measures=["subset_accuracy", "micro_f1", "hamming_loss"], y_pred=pred)
+        for k, v in ev.items():
+            assert table.loc[rule, k] == pytest.approx(v)
+        assert table.loc[rule, "empty_rate"] == pytest.approx(empty_rate(pred))
+    rc = rule_curve(Y, P, "rcut")
+    assert table.loc["rcut", "subset_accuracy"] == rc["subset_accuracy"].max()
+    assert table["best"].sum() >= 1
+    assert table.loc[table["best"], "subset_accuracy"].iloc[0] == table["subset_accuracy"].max()
+    ham = compare_rules(Y, P, target="hamming_loss")
+    assert ham.loc["threshold", "hamming_loss"] == th["hamming_loss"].min()
+    with pytest.raises(ValueError, match="target"):
+        compare_rules(Y, P, target="coverage")
     assert "at least one" in describe_rule("rcut", 2, True)
