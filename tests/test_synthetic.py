@@ -184,3 +184,13 @@ def test_every_block_kind_generates_binary_labels(kind):
     for a, b in itertools.product(p.label_names, repeat=2):
         if p.graph.has_edge(a, b):
             assert p.graph.nodes[a]["index"] < p.graph.nodes[b]["index"]
+
+
+def test_settings_reopen_the_same_data():
+    """A page keeps ``settings`` in its URL: make_planted(**settings) regenerates the data."""
+    p = make_planted("chain:3,xor:2", n_samples=50, noise=0.05, imbalance=2.0,
+                     edges=[("xor1", "chain3")], random_state=7)
+    q = make_planted(**p.settings)
+    np.testing.assert_array_equal(p.dataset.Y, q.dataset.Y)
+    np.testing.assert_array_equal(p.dataset.X, q.dataset.X)
+    assert sorted(p.graph.edges) == sorted(q.graph.edges)
