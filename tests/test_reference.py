@@ -18,9 +18,21 @@ def test_quick_reference_check_on_emotions_is_within_band():
     checked = frame[frame["published"].notna()]
     # every ANCHORS-P1 emotions number for BR-LR (6) and ML-kNN (3) is compared
     assert len(checked) == 9
+    assert set(checked["measure"]) >= {"macro_f1_zero_division_0", "micro_f1", "p@1"}
     assert (checked["status"] == "within band").all(), checked[["method", "measure", "diff"]]
     assert (frame.loc[frame["published"].isna(), "status"] == "no reference number").all()
     assert checked["source"].str.contains("ANCHORS").all()
+
+
+def test_macro_f1_conventions_differ_only_on_labels_absent_from_truth_and_prediction():
+    from mlviz.metrics import evaluate
+    Y = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0]])
+    Yp = np.array([[1, 0, 0], [1, 1, 0], [1, 0, 0]])
+    mulan = evaluate(Y, Yp, measures=["macro_f1"], y_pred=Yp)["macro_f1"]
+    # label 3: nothing true, nothing predicted -> 1 (Mulan) or 0 (scikit-learn zero_division=0)
+    f = [2 * 2 / (3 + 2), 2 * 1 / (1 + 2)]
+    assert mulan == pytest.approx((f[0] + f[1] + 1) / 3)
+    assert ref._macro_f1_zero_division_0(Y, Yp) == pytest.approx((f[0] + f[1] + 0) / 3)
 
 
 def test_status_flags_an_offset():
