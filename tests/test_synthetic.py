@@ -72,6 +72,14 @@ def test_planted_chain_child_follows_the_generative_model():
     assert gap == pytest.approx(2.0, abs=0.08)
 
 
+def test_extreme_settings_still_calibrate():
+    p = make_planted("hub:3", n_samples=3000, coupling=20.0, feature_strength=20.0,
+                     cardinality=0.5, imbalance=50.0, random_state=0)
+    shape = 50.0 ** (-np.arange(4) / 3)
+    expected = np.clip(shape * 0.5 / shape.sum(), 0.02, 0.98)
+    np.testing.assert_allclose(p.dataset.Y.mean(axis=0), expected, atol=0.02)
+
+
 def test_xor_group_has_exactly_one_label_and_noise_flips():
     p = make_planted("xor:3,indep:1", n_samples=5000, random_state=0)
     np.testing.assert_array_equal(p.dataset.Y[:, :3].sum(axis=1), 1)

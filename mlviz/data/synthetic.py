@@ -215,7 +215,8 @@ def _target_rates(n_labels, cardinality, imbalance):
 
 def _calibrated(linear, rate):
     """Intercept b with mean(sigmoid(linear + b)) == rate (monotone in b: bisection)."""
-    return brentq(lambda b: float(expit(linear + b).mean()) - rate, -60.0, 60.0, xtol=1e-6)
+    reach = 40.0 + float(np.max(np.abs(linear), initial=0.0))
+    return brentq(lambda b: float(expit(linear + b).mean()) - rate, -reach, reach, xtol=1e-6)
 
 
 def make_planted(structure="chain:5", n_samples=500, n_features=10, *, coupling=3.0,
