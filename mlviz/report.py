@@ -293,9 +293,10 @@ def _encode_extra(extra):
 
 
 def _measures_long(measures):
-    long = measures.rename_axis("method").reset_index().melt(
-        id_vars="method", var_name="measure", value_name="value")
-    return long
+    """(method, measure, value) rows, method by method (the order ``reproduce.py`` prints)."""
+    rows = [(method, measure, float(value)) for method, row in measures.iterrows()
+            for measure, value in row.items()]
+    return pd.DataFrame(rows, columns=["method", "measure", "value"])
 
 
 def _svg(fig):
@@ -476,17 +477,17 @@ def build_report_pack(target, dataset, settings, results=None, figures=None, *,
 
         put("config.json", json.dumps(config, indent=1, allow_nan=False))
         put("reproduce.py", REPRODUCE_SCRIPT.format(version=_version()))
-        put("measures.csv", csv_safe(_measures_long(measures)).to_csv(index=False,
-                                                                       float_format="%.17g"))
+        # pandas writes floats in their shortest round-trip form: the CSV is exact
+        put("measures.csv", csv_safe(_measures_long(measures)).to_csv(index=False))
         taken = set()
         for name, P in results.get("posteriors", {}).items():
             frame = pd.DataFrame(np.asarray(P), columns=list(dataset.label_names))
             frame.insert(0, "row", np.asarray(settings.test_index, dtype=int))
             put(f"posteriors/{_file_name(name, taken)}.csv",
-                csv_safe(frame).to_csv(index=False, float_format="%.17g"))
+                csv_safe(frame).to_csv(index=False))
         edges = results.get("edges")
         if edges is not None and len(edges):
-            put("edges.csv", csv_safe(edges).to_csv(index=False, float_format="%.17g"))
+            put("edges.csv", csv_safe(edges).to_csv(index=False))
         if not settings.sample:
             from .data import to_npz
 

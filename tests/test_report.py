@@ -15,7 +15,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from mlviz.data import MultiLabelDataset, load_sample
-from mlviz.models import BinaryRelevance, MLkNN
+from mlviz.models import BinaryRelevance, MLkNN, SparseCDN
 from mlviz.report import (
     PackSettings, build_report_pack, content_hash, estimator_from_spec, estimator_spec,
     fit_and_measure,
@@ -108,14 +108,20 @@ def test_pack_for_an_uploaded_data_set_ships_the_data(tmp_path):
     Y = (X[:, :2] + 0.3 * rng.normal(size=(60, 2)) > 0).astype(int)
     ds = MultiLabelDataset(X, Y, label_names=["=cmd|' /C calc'!A0", "b"], name="upload")
     train, test = _split(60)
-    settings = PackSettings(methods={"BR": BinaryRelevance()}, train_index=train,
+    cdn = SparseCDN(gamma=0.5, mu=0.1, n_burn=10, n_samples=30, random_state=0)
+    settings = PackSettings(methods={"BR": BinaryRelevance(), "CDN": cdn}, train_index=train,
                             test_index=test, sample=None, scaling="none", rule="threshold",
                             rule_param=0.5, at_least_one_label=True)
+    results = fit_and_measure(ds, settings)
+    assert results["models"]["CDN"].label_graph_.number_of_edges() > 0
     buf = io.BytesIO()
-    build_report_pack(buf, ds, settings)
+    build_report_pack(buf, ds, settings, results)
     with zipfile.ZipFile(buf) as zf:
         zf.extractall(tmp_path)
     assert (tmp_path / "data.npz").exists()
+    edges = pd.read_csv(tmp_path / "edges.csv")
+    assert set(edges["method"]) == {"CDN"} and len(edges) == results["edges"].shape[0]
+    assert set(edges["source"]) <= {"'=cmd|' /C calc'!A0", "b"}
     header = (tmp_path / "posteriors" / "BR.csv").read_text().splitlines()[0]
     assert header.startswith("row,'=cmd")  # formula neutralised
     pack = pd.read_csv(tmp_path / "measures.csv")
