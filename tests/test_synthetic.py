@@ -8,7 +8,7 @@ import pytest
 
 from mlviz.data import MultiLabelDataset
 from mlviz.data.synthetic import (
-    compare_on_planted, edge_recovery, edge_status, expected_dependency_graph, format_structure,
+    compare_on_planted, edge_recovery, recovery_path, edge_status, expected_dependency_graph, format_structure,
     lspc_gamma_gain, make_planted, make_rotated_toy, parse_structure, rotated_toy_labels,
 )
 from mlviz.models import SparseCDN
@@ -202,3 +202,17 @@ def test_settings_reopen_the_same_data():
     np.testing.assert_array_equal(p.dataset.Y, q.dataset.Y)
     np.testing.assert_array_equal(p.dataset.X, q.dataset.X)
     assert sorted(p.graph.edges) == sorted(q.graph.edges)
+
+
+def test_recovery_path_matches_independent_fits():
+    p = make_planted("chain:4,indep:1", n_samples=600, random_state=1)
+    path = recovery_path(p, (1.0, 0.1, 0.005))
+    assert path.loc[0, "n_edges"] == 0 and path.loc[0, "precision"] == 1.0
+    assert path.loc[1, "recall"] == 1.0
+    assert path.loc[2, "n_edges"] >= path.loc[1, "n_edges"]
+    # each point equals a cold fit at the same gamma (warm starts change nothing but time)
+    expected = expected_dependency_graph(p.graph)
+    for _, row in path.iterrows():
+        cold = SparseCDN(gamma=row["gamma"], random_state=0).fit(p.dataset.X[:300], p.dataset.Y[:300])
+        rec = edge_recovery(cold.label_graph_, expected, p.label_names)
+        assert (rec["n_true"], rec["n_false"]) == (row["n_true"], row["n_false"])

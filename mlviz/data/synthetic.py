@@ -25,7 +25,7 @@ from .dataset import MultiLabelDataset
 __all__ = [
     "make_rotated_toy", "rotated_toy_labels", "make_planted", "PlantedData", "parse_structure",
     "format_structure", "expected_dependency_graph", "edge_recovery", "edge_status",
-    "compare_on_planted", "lspc_gamma_gain", "SANDBOX_GAMMA_RATIO",
+    "compare_on_planted", "recovery_path", "lspc_gamma_gain", "SANDBOX_GAMMA_RATIO",
 ]
 
 
@@ -559,6 +559,48 @@ def compare_on_planted(planted, *, test_fraction=0.5, gamma_ratio=SANDBOX_GAMMA_
                 recovery=edge_recovery(cdn.label_graph_, expected, names),
                 edges=edge_status(cdn.label_graph_, expected, names), cdn=cdn,
                 gamma=float(cdn.gamma))
+
+
+def recovery_path(planted, gamma_ratios=(1.0, 0.5, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01), *,
+                  test_fraction=0.5, random_state=0):
+    """Edge precision / recall of the sparse CDN along a γ path (the sandbox's γ slider).
+
+    Fits :class:`~mlviz.models.SparseCDN` (variant "sparse") on the training
+    rows once above ``gamma_max_`` and refits, warm-started, at each
+    ``gamma = ratio * gamma_max_`` in the given order.
+
+    Parameters
+    ----------
+    planted : PlantedData
+    gamma_ratios : sequence of float > 0
+    test_fraction : float
+        As in :func:`compare_on_planted` (the same training rows).
+    random_state : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``gamma_ratio, gamma, n_edges`` (undirected pairs in the CDN graph),
+        ``precision, recall, f1, n_true, n_false, n_missed`` against
+        :func:`expected_dependency_graph`.
+    """
+    import pandas as pd
+
+    from ..models import SparseCDN
+
+    ds = planted.dataset
+    n_train = int(round((1.0 - test_fraction) * ds.n_samples))
+    if not 2 <= n_train <= ds.n_samples:
+        raise ValueError(f"test_fraction={test_fraction!r} leaves {n_train} training rows.")
+    expected = expected_dependency_graph(planted.graph)
+    model = SparseCDN(gamma=1e12, random_state=random_state).fit(ds.X[:n_train], ds.Y[:n_train])
+    rows = []
+    for ratio in gamma_ratios:
+        model = model.refit(gamma_ratio=float(ratio))
+        rec = edge_recovery(model.label_graph_, expected, ds.label_names)
+        rows.append(dict(gamma_ratio=float(ratio), gamma=float(model.gamma),
+                         n_edges=rec["n_true"] + rec["n_false"], **rec))
+    return pd.DataFrame(rows)
 
 
 def lspc_gamma_gain(label_counts=(4, 16), *, n_train=200, n_features=20, n_valid=500,
