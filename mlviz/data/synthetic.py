@@ -490,9 +490,10 @@ def compare_on_planted(planted, *, test_fraction=0.5, gamma_ratio=SANDBOX_GAMMA_
       ``PCC joint mode`` -- the most probable label vector of the same chain
       (:meth:`PCC.joint_proba`, only when L <= 10);
     * ``SparseCDN`` -- :class:`~mlviz.models.SparseCDN` (variant "sparse",
-      ``gamma = gamma_ratio * gamma_max_``; the default 0.1 recovered
-      5-label chains exactly at n >= 500 in our tests, 0.02 already adds
-      false edges),
+      ``gamma = gamma_ratio * gamma_max_``; with the default 0.1 the
+      5-label chain (+ 1 independent label, default settings) is recovered
+      exactly from 1000 training rows and with one false edge from 500;
+      0.02 adds several false edges -- see :func:`recovery_path`),
 
     and measures them on the test rows.
 
