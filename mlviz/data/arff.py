@@ -66,7 +66,7 @@ def _closest_hint(name, names):
     return f" (closest attribute: {shorten(close[0])!r})" if close else ""
 
 
-def _select_labels(labels, header, source, notes):
+def _select_labels(labels, header, source, notes, limits=None):
     """Indices of label attributes (in label order) and the label names."""
     names = header.names
     n_attr = len(names)
@@ -87,7 +87,7 @@ def _select_labels(labels, header, source, notes):
         idx = list(range(count)) if count > 0 else list(range(n_attr + count, n_attr))
         return idx, [names[i] for i in idx]
     if is_xml_spec(labels):
-        wanted, xml_name = read_label_xml(labels)
+        wanted, xml_name = read_label_xml(labels, limits)
         notes.append(f"labels chosen by name from {xml_name}")
     else:
         try:
@@ -328,7 +328,7 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
     if n < 2:
         raise DataError(f"only {n} data row; need at least 2 instances", source=display)
 
-    label_idx, label_names = _select_labels(labels, header, display, notes)
+    label_idx, label_names = _select_labels(labels, header, display, notes, src.limits)
     if len(set(label_idx)) == len(header.names):
         raise DataError("the label set selects every attribute; expected at least one "
                         "feature", source=display)
