@@ -168,7 +168,8 @@ _EXPECTED = {
     "BadNominalValue": "one of the values declared for that attribute",
     "BadNominalFormatting": "one of the values declared for that attribute",
     "BadNumericalValue": "a number",
-    "BadAttributeType": "numeric, real, integer, string, date or a {value,...} list",
+    "BadAttributeType": ("numeric, real, integer, string, date or a {value,...} list (names "
+                         "holding spaces must be quoted)"),
     "BadAttributeName": "unique attribute names",
     "BadAttributeFormat": "'@attribute <name> <type>'",
     "BadRelationFormat": "'@relation <name>' (quote names with spaces)",
