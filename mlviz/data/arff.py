@@ -60,10 +60,16 @@ def _few(values, k=6):
 
 
 def _closest_hint(name, names):
-    """`` (closest attribute: '...')`` or ``""``; bounded work (names are capped)."""
-    candidates = names[:_CLOSEST_CANDIDATES]
-    close = difflib.get_close_matches(name[:256], candidates, n=1, cutoff=0.5)
-    return f" (closest attribute: {shorten(close[0])!r})" if close else ""
+    """`` (closest attribute: '...')`` or ``""``.
+
+    Bounded work whatever the file holds: the first ``_CLOSEST_CANDIDATES``
+    names, compared on their first 64 characters.
+    """
+    prefixes = {}
+    for candidate in names[:_CLOSEST_CANDIDATES]:
+        prefixes.setdefault(candidate[:64], candidate)
+    close = difflib.get_close_matches(name[:64], list(prefixes), n=1, cutoff=0.5)
+    return f" (closest attribute: {shorten(prefixes[close[0]])!r})" if close else ""
 
 
 def _select_labels(labels, header, source, notes, limits=None):

@@ -47,7 +47,11 @@ def _read_rows(text, delimiter, source):
             rows.append(row)
             lines.append(reader.line_num)
     except _csv.Error as exc:
-        raise DataError(f"malformed CSV ({exc})", source=source,
+        if "field limit" in str(exc):
+            raise DataError(f"a field is longer than {_csv.field_size_limit():,} characters "
+                            "(an unclosed quote?); expected short cells", source=source,
+                            line=reader.line_num) from None
+        raise DataError(f"malformed CSV ({shorten(exc, 120)})", source=source,
                         line=reader.line_num) from None
     return rows, lines
 
