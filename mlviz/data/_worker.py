@@ -68,6 +68,18 @@ def run_job(frame):
 
 
 def _peak_kb():
+    """This process's peak resident memory (kB) since exec.
+
+    ``VmHWM`` of the process's own address space; ``ru_maxrss`` would also
+    count the parent's memory that a vfork/exec start inherits.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 

@@ -29,6 +29,7 @@ so is a sparse row naming the same attribute index twice.
 from __future__ import annotations
 
 import difflib
+import re
 
 import arff as liac_arff
 import numpy as np
@@ -51,6 +52,19 @@ __all__ = ["load_arff", "meka_label_count", "unescape_arff_name"]
 _POSITIVE = {"1", "yes", "y", "true", "t", "positive", "pos", "+"}
 #: The closest-name hint compares against at most this many attribute names.
 _CLOSEST_CANDIDATES = 5000
+
+
+_DATA_LINE = re.compile(r"^[ \t]*@data\b", re.IGNORECASE | re.MULTILINE)
+_ATTRIBUTE_LINE = re.compile(r"^[ \t]*@attribute\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _check_attribute_count(text, limits, source):
+    """Column limit on the number of ``@attribute`` lines, by one regex scan of the
+    header (before any per-line work)."""
+    end = _DATA_LINE.search(text)
+    head = text[: end.start()] if end else text
+    count = sum(1 for _ in _ATTRIBUTE_LINE.finditer(head))
+    limits.check_columns(count, "attribute count", source)
 
 
 def _few(values, k=6):
@@ -308,6 +322,7 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
     text = src.text()
     if not text.strip():
         raise DataError("file is empty; expected an ARFF file", source=display)
+    _check_attribute_count(text, src.limits, display)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     header = ArffHeader(lines, display, src.limits)
     if not header.data_lines:

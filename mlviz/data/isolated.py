@@ -190,14 +190,14 @@ def _exchange(worker, frame, limits, max_result):
 def _reap(worker, grace):
     """Wait up to ``grace`` s for the worker to exit, then kill its process group.
 
-    Returns (exit status as Popen.returncode, peak RSS in bytes or None).
+    Returns the exit status (as ``Popen.returncode``).
     """
     deadline = time.monotonic() + grace
     while True:
         try:
-            pid, status, usage = os.wait4(worker.pid, os.WNOHANG)
+            pid, status = os.waitpid(worker.pid, os.WNOHANG)
         except ChildProcessError:  # already reaped elsewhere
-            return worker.returncode, None
+            return worker.returncode
         if pid:
             break
         if time.monotonic() >= deadline:
@@ -205,12 +205,12 @@ def _reap(worker, grace):
                 os.killpg(worker.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 worker.kill()
-            _, status, usage = os.wait4(worker.pid, 0)
+            _, status = os.waitpid(worker.pid, 0)
             break
         time.sleep(0.002)
     code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     worker.returncode = code
-    return code, usage.ru_maxrss * 1024
+    return code
 
 
 def _failure(code, timed_out, limits, name):
@@ -254,8 +254,9 @@ def load_dataset_isolated(path_or_file, *, labels=None, fmt=None, limits=None, r
         ``worker_timeout`` (wall clock) bound the worker, the other fields
         bound the parse as in the in-process loaders.
     report : dict, optional
-        Filled with ``seconds`` (wall time of the call), ``peak_rss_bytes``
-        (the worker's peak resident memory) and ``exit_status``.
+        Filled with ``seconds`` (wall time of the call), ``exit_status`` and
+        ``peak_rss_bytes`` (the worker's peak resident memory, ``VmHWM`` as
+        the worker reports it; None if it reported nothing, e.g. crashed).
     keep_spare : bool, default True
         Start the next spare worker when this call is done (hides the
         start-up of the next call).
@@ -289,7 +290,7 @@ def load_dataset_isolated(path_or_file, *, labels=None, fmt=None, limits=None, r
     try:
         out, timed_out = _exchange(worker, frame, limits, max_result)
     finally:
-        code, peak = _reap(worker, 0.0 if timed_out or not out else 5.0)
+        code = _reap(worker, 0.0 if timed_out or not out else 5.0)
         if keep_spare:  # started after the parse so its imports do not compete with it
             warm_up()
         for stream in (worker.stdout, worker.stdin):
@@ -298,11 +299,14 @@ def load_dataset_isolated(path_or_file, *, labels=None, fmt=None, limits=None, r
             except OSError:
                 pass
     if report is not None:
-        report.update(seconds=time.perf_counter() - start, peak_rss_bytes=peak,
+        report.update(seconds=time.perf_counter() - start, peak_rss_bytes=None,
                       exit_status=code)
     if timed_out or not out or code != 0:
         raise _failure(code, timed_out, limits, display)
     header, blobs = unpack_header(out)
+    peak = header.get("peak_rss_kb")
+    if report is not None and isinstance(peak, int) and peak >= 0:
+        report["peak_rss_bytes"] = peak * 1024
     if header.get("ok") is True:
         return decode_dataset(header, blobs, limits, display)
     reason = header.get("reason")
