@@ -78,8 +78,11 @@ def test_user_strings_in_messages_are_shortened():
     with pytest.raises(DataError) as info:
         load_dataset(_named("f,L\n1,0\n2,1\n", "x" * 10_000 + ".csv"), labels=["nope" * 1000])
     assert len(str(info.value)) < 300
-    with pytest.raises(DataError, match=r"field is longer than 131,072 characters"):
+    # csv.field_size_limit is process-wide (another library may have raised it)
+    with pytest.raises(DataError, match=r"field is longer than [\d,]+ characters|is not a "
+                                        r"number") as info:
         load_csv(_named('f,L\n"' + "q" * 200_000 + '",0\n2,1\n', "c.csv"))
+    assert len(str(info.value)) < 300
 
 
 def test_html_and_markdown_names_load_verbatim():
