@@ -89,3 +89,21 @@ def test_html_and_markdown_names_load_verbatim():
     names = ["<b>x</b>", "[a](https://e.x)", "=HYPERLINK(1)"]
     ds = load_csv(_named(",".join(names) + ",L\n1,2,3,0\n4,5,6,1\n", "h.csv"))
     assert ds.feature_names == names  # shown escaped by the dashboard, not altered here
+
+
+def test_csv_column_names_reads_only_the_header_even_from_a_bomb():
+    import gzip
+
+    from hostile import _bomb
+
+    from mlviz.data import Limits, MultiLabelDataset, csv_column_names
+
+    assert csv_column_names(_named("a,b c,L\n1,2,0\n", "x.csv")) == ["a", "b c", "L"]
+    assert csv_column_names(_named(gzip.compress(b"p\tq\n1\t0\n"), "x.tsv.gz")) == ["p", "q"]
+    bomb = _bomb("gzip", 64 << 20)  # inflates past 64 MiB; only 1 MiB is decompressed
+    names = csv_column_names(_named(bomb, "bomb.csv.gz"), limits=Limits(max_upload_bytes=1 << 20))
+    assert names[:2] == ["c0", "c1"] and len(names) == 4096
+    with pytest.raises(DataError, match="UTF-16"):
+        csv_column_names(_named("a,b\n".encode("utf-16"), "u.csv"))
+    with pytest.raises(DataError, match="expected real numbers"):
+        MultiLabelDataset(np.ones((2, 2), dtype=complex), np.eye(2))

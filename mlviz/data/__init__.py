@@ -30,7 +30,7 @@ Typical dashboard use::
 from ._errors import DataError
 from ._limits import Limits
 from .arff import load_arff
-from .csv import load_csv
+from .csv import csv_column_names, load_csv
 from .dataset import MultiLabelDataset
 from .isolated import load_dataset_isolated, warm_up
 from .libsvm import load_libsvm
@@ -44,7 +44,7 @@ from .writers import save_arff, save_csv, save_libsvm
 __all__ = [
     "DataError", "Limits", "MultiLabelDataset", "load_dataset", "load_dataset_isolated",
     "warm_up", "detect_format", "load_arff",
-    "load_csv", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
+    "load_csv", "csv_column_names", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
     "save_libsvm", "list_samples", "load_sample", "load_sample_split", "sample_dir",
     "split_dataset", "make_rotated_toy", "rotated_toy_labels", "describe",
     "describe_frame", "DESCRIBE_KEYS",

@@ -124,7 +124,7 @@ def _decompressor(kind):
     return lzma.LZMADecompressor()
 
 
-def inflate(data, kind, cap, name):
+def inflate(data, kind, cap, name, truncate=False):
     """Decompress ``data`` in chunks; DataError once the output passes ``cap`` bytes.
 
     Parameters
@@ -135,6 +135,8 @@ def inflate(data, kind, cap, name):
         Largest decompressed size accepted.
     name : str
         Display name for messages.
+    truncate : bool, default False
+        Return the first ``cap`` bytes instead of raising (reading a header).
 
     Returns
     -------
@@ -156,6 +158,8 @@ def inflate(data, kind, cap, name):
                     remaining = b""
                     starved = not chunk and d.needs_input
                 if len(out) + len(chunk) > cap:
+                    if truncate:
+                        return out + chunk[: cap - len(out)]
                     raise DataError(
                         f"{kind} content inflates to more than {format_bytes(cap)}, the "
                         f"decompression limit (MLVIZ_INFLATE_RATIO x MLVIZ_MAX_UPLOAD_MB); "
@@ -260,6 +264,34 @@ def read_source(source, limits=None) -> Source:
         data = bytes(data)
     suffix = Path(lower).suffix
     return Source(name=name, data=data, suffix=suffix, notes=[], limits=limits)
+
+
+def read_head(source, n_bytes, limits=None):
+    """The first ``n_bytes`` of a (possibly compressed) input, decompressing no more.
+
+    For previews such as a CSV header: a bomb costs ``n_bytes``, not the
+    inflate cap.  Returns ``(display name, bytes)``.
+    """
+    limits = resolve(limits)
+    if isinstance(source, (str, os.PathLike)):
+        full = Path(source).name
+        try:
+            limits.check_upload(Path(source).stat().st_size, shorten(full))
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise DataError(f"cannot read file ({exc.strerror or exc})",
+                            source=str(source)) from None
+    elif isinstance(source, (bytes, bytearray, memoryview)):
+        full, data = "<bytes>", bytes(source)
+    else:
+        full = _display_name(source)
+        data = _read_bounded(source, shorten(full), limits.max_upload_bytes)
+    name = shorten(full)
+    limits.check_upload(len(data), name)
+    kind = compression_of(full.lower(), data)
+    if kind is None:
+        return name, bytes(data[:n_bytes])
+    return name, bytes(inflate(data, kind, n_bytes, name, truncate=True))
 
 
 def as_text_stream(text: str):

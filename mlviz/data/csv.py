@@ -20,11 +20,14 @@ from mlviz._text import shorten
 
 from ._errors import DataError
 from ._limits import no_memory_error
-from ._source import read_source
+from ._source import read_head, read_source
 from ._validate import check_name_length
 from .dataset import finish_dataset
 
-__all__ = ["load_csv"]
+__all__ = ["load_csv", "csv_column_names"]
+
+#: How much of a file :func:`csv_column_names` reads (decompressed).
+HEADER_BYTES = 1 << 20
 
 
 def _delimiter(text, suffix):
@@ -159,6 +162,52 @@ def _check_finite(values, body, columns, names, lines, source, what):
         i, k = (int(v[0]) for v in np.nonzero(bad))
         raise DataError(f"value {shorten(body[i][columns[k]].strip())!r} is NaN or infinite; expected "
                         f"a finite {what}", source=source, line=lines[i], column=names[k])
+
+
+def csv_column_names(source, *, delimiter=None, limits=None):
+    """Column names of a CSV/TSV header, reading (and decompressing) at most 1 MiB.
+
+    For a column picker shown before the full load: a compression bomb costs
+    1 MiB here, not the inflate cap.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes or file-like
+        ``.csv``/``.tsv``/``.txt``, optionally ``.gz``/``.bz2``/``.xz``.
+    delimiter : str, optional
+        Default: the first of ``, \\t ;`` found in the header line.
+    limits : Limits, optional
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    DataError
+        Unreadable, over the upload limit, corrupt compression, wrong encoding,
+        a header over 1 MiB, or names over the length cap.
+    """
+    name, head = read_head(source, HEADER_BYTES, limits)
+    from ._source import check_text_encoding
+
+    check_text_encoding(head, name)
+    text = head.decode("utf-8-sig", errors="replace").lstrip("\r\n")
+    if "\n" not in text and len(head) >= HEADER_BYTES:
+        raise DataError(f"the header line is longer than {HEADER_BYTES:,} bytes; expected "
+                        "a header of column names", source=name)
+    first = text.split("\n", 1)[0]
+    sep = delimiter or ("\t" if name.lower().split(".gz")[0].endswith(".tsv")
+                        else _delimiter(first, ""))
+    try:
+        header = next(_csv.reader([first], delimiter=sep), [])
+    except _csv.Error as exc:
+        raise DataError(f"malformed CSV header ({shorten(exc, 80)})", source=name,
+                        line=1) from None
+    header = [cell.strip() for cell in header]
+    for h in header:
+        check_name_length(h, "column name", name, line=1)
+    return header
 
 
 def _few(names, k=5):

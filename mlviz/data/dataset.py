@@ -64,6 +64,10 @@ class MultiLabelDataset:
             X = sp.csr_matrix(self.X, dtype=np.float64)
             values = X.data
         else:
+            kind = getattr(getattr(self.X, "dtype", None), "kind", "f")
+            if kind not in "biufO":
+                raise DataError(f"features have dtype {self.X.dtype}; expected real numbers",
+                                source=self.name)
             try:
                 X = np.asarray(self.X, dtype=np.float64)
             except (TypeError, ValueError) as exc:
