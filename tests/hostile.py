@@ -21,6 +21,7 @@ Used by ``tests/test_data_hostile.py`` (``load_dataset`` and
 from __future__ import annotations
 
 import bz2
+import functools
 import gzip
 import io
 import lzma
@@ -118,11 +119,18 @@ def _bomb(kind, cap):
 def cases(limits=None):
     """The hostile corpus for ``limits`` (default :meth:`Limits.from_env`).
 
+    Generated once per distinct ``limits`` (cached): at the default limits
+    the bombs and size cases take a few seconds to build.
+
     Returns
     -------
     list of Case
     """
-    limits = limits or Limits.from_env()
+    return list(_cases(limits or Limits.from_env()))
+
+
+@functools.lru_cache(maxsize=4)
+def _cases(limits):
     cap = limits.max_inflated_bytes
     out = []
     add = out.append
@@ -300,4 +308,4 @@ def cases(limits=None):
              r"no label columns detected"))
     add(Case("arff_missing_value", "miss.arff", ARFF.replace("0.5,1.5", "0.5,?").encode(),
              r"missing value '\?'"))
-    return out
+    return tuple(out)
