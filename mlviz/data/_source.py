@@ -29,6 +29,11 @@ BZ2_MAGIC = b"BZh"
 _BZ2_BLOCK = b"\x31\x41\x59\x26\x53\x59"
 _COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 _CHUNK = 1 << 20
+_CHUNK_IN = 1 << 16
+#: A stream inflating more than this many times the input read so far ...
+MAX_RATIO = 2000
+#: ... once it has produced this much output, is refused as a bomb.
+RATIO_CHECK_AFTER = 16 << 20
 _BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
          (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
 
@@ -127,6 +132,13 @@ def _decompressor(kind):
 def inflate(data, kind, cap, name, truncate=False):
     """Decompress ``data`` in chunks; DataError once the output passes ``cap`` bytes.
 
+    Input is fed in 64 kB pieces and output taken in 1 MiB pieces, so the
+    work done is bounded by ``cap`` whatever the file claims.  A stream that
+    has produced more than :data:`RATIO_CHECK_AFTER` bytes at more than
+    :data:`MAX_RATIO` times the input read so far is refused early as a bomb
+    (gzip cannot exceed about 1032:1, so this stops bzip2/xz bombs long
+    before the cap; no real data set compresses that well).
+
     Parameters
     ----------
     data : bytes-like
@@ -143,37 +155,55 @@ def inflate(data, kind, cap, name, truncate=False):
     bytearray
     """
     out = bytearray()
-    remaining = bytes(data)
+    view = memoryview(bytes(data))
+    total = len(view)
+    pos = base = 0
     errors = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
+
+    def too_big(limit_text):
+        return DataError(f"{kind} content inflates to more than {limit_text}; compressed "
+                         f"size {format_bytes(total)}", source=name)
+
     try:
         while True:
             d = _decompressor(kind)
+            pending = b""
             while not d.eof:
                 if kind == "gzip":
-                    chunk = d.decompress(remaining, _CHUNK)
-                    remaining = d.unconsumed_tail
-                    starved = not chunk and not remaining
+                    if not pending and pos < len(view):
+                        pending = bytes(view[pos:pos + _CHUNK_IN])
+                        pos += len(pending)
+                    chunk = d.decompress(pending, _CHUNK)
+                    pending = d.unconsumed_tail
+                    starved = not chunk and not pending and pos >= len(view)
                 else:
-                    chunk = d.decompress(remaining, _CHUNK)
-                    remaining = b""
-                    starved = not chunk and d.needs_input
+                    piece = b""
+                    if d.needs_input and pos < len(view):
+                        piece = bytes(view[pos:pos + _CHUNK_IN])
+                        pos += len(piece)
+                    chunk = d.decompress(piece, _CHUNK)
+                    starved = not chunk and d.needs_input and pos >= len(view)
                 if len(out) + len(chunk) > cap:
                     if truncate:
                         return out + chunk[: cap - len(out)]
-                    raise DataError(
-                        f"{kind} content inflates to more than {format_bytes(cap)}, the "
-                        f"decompression limit (MLVIZ_INFLATE_RATIO x MLVIZ_MAX_UPLOAD_MB); "
-                        f"compressed size {format_bytes(len(data))}", source=name)
+                    raise too_big(f"{format_bytes(cap)}, the decompression limit "
+                                  "(MLVIZ_INFLATE_RATIO x MLVIZ_MAX_UPLOAD_MB)")
                 out += chunk
+                if len(out) > RATIO_CHECK_AFTER and len(out) > MAX_RATIO * (base + pos) \
+                        and not truncate:
+                    raise too_big(f"{MAX_RATIO:,} times its compressed size after "
+                                  f"{format_bytes(len(out))} (a decompression bomb?)")
                 if starved and not d.eof:
-                    raise DataError(f"corrupt or truncated {kind} data (the compressed stream ends early)",
-                                    source=name)
-            remaining = d.unused_data
-            if not remaining.strip(b"\x00"):
+                    raise DataError(f"corrupt or truncated {kind} data (the compressed stream "
+                                    "ends early)", source=name)
+            rest = bytes(d.unused_data) + bytes(view[pos:])
+            if not rest.strip(b"\x00"):
                 return out
-            if compression_of("", remaining) != kind:
+            if compression_of("", rest) != kind:
                 raise DataError(f"corrupt {kind} data (garbage after the compressed stream)",
                                 source=name)
+            base += len(view) - len(rest)  # input used by the finished member(s)
+            view, pos = memoryview(rest), 0
     except DataError:
         raise
     except errors as exc:
