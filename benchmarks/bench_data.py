@@ -84,6 +84,46 @@ def bench_isolated(repeats):
         print(f"{arff_file:22s} {a:12.3f} {b:10.3f} {b - a:8.3f} {max(peaks):14.0f}")
 
 
+def _mulan_like_sparse_arff(n, d, L, feat_per_row, labels_per_row, seed=0):
+    """Sparse ARFF + XML bytes shaped like a Mulan text set (binary features, labels last)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    head = ["@relation synthetic"] + [f"@attribute w{j} {{0,1}}" for j in range(d)] \
+        + [f"@attribute TAG_{k}\\'x {{0,1}}" for k in range(L)] + ["@data"]
+    rows = []
+    for _ in range(n):
+        f = np.sort(rng.choice(d, size=feat_per_row, replace=False))
+        y = np.sort(rng.choice(L, size=labels_per_row, replace=False)) + d
+        rows.append("{" + ",".join(f"{j} 1" for j in np.concatenate([f, y])) + "}")
+    xml = "<labels>" + "".join(f'<label name="TAG_{k}\\\'x"/>' for k in range(L)) + "</labels>"
+    return ("\n".join(head + rows) + "\n").encode(), xml.encode()
+
+
+def bench_scale():
+    """Synthetic delicious- and bibtex-shaped uploads: in-process vs worker, worker peak RSS."""
+    from mlviz.data import load_dataset, load_dataset_isolated, warm_up
+
+    warm_up()
+    print(f"\n{'synthetic upload':34s} {'MB':>5s} {'in-process s':>12s} {'isolated s':>10s} "
+          f"{'worker peak MB':>14s}")
+    for label, shape in (("bibtex-like 7395x1836, 159 labels", (7395, 1836, 159, 68, 2)),
+                         ("delicious-like 16105x500, 983 labels", (16105, 500, 983, 18, 19))):
+        data, xml = _mulan_like_sparse_arff(*shape)
+        time.sleep(3)
+        start = time.perf_counter()
+        a = load_dataset(_named(data, "s.arff"), labels=_named(xml, "s.xml"))
+        local = time.perf_counter() - start
+        report = {}
+        start = time.perf_counter()
+        b = load_dataset_isolated(_named(data, "s.arff"), labels=_named(xml, "s.xml"),
+                                  report=report)
+        iso = time.perf_counter() - start
+        assert (a.X != b.X).nnz == 0 and (a.Y == b.Y).all() and a.label_names == b.label_names
+        print(f"{label:34s} {len(data) / 2 ** 20:5.1f} {local:12.2f} {iso:10.2f} "
+              f"{report['peak_rss_bytes'] / 2 ** 20:14.0f}")
+
+
 def bench_hostile():
     """The hostile corpus at the default limits: time and peak memory per case."""
     import subprocess
@@ -150,6 +190,7 @@ def main():
     if args.isolated or args.hostile:
         if args.isolated:
             bench_isolated(1 if args.quick else 5)
+            bench_scale()
         if args.hostile:
             bench_hostile()
         return

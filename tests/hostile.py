@@ -225,7 +225,7 @@ def _cases(limits):
         + "@attribute L {0,1}\n@data\n"
     row = ("0," * width + "1\n").encode()
     add(Case("arff_dense_cells", "cells.arff.gz",
-             gzip.compress(head.encode() + row * n_rows, 1), r"cells exceeds the limit"))
+             gzip.compress(head.encode() + row * n_rows, 1), r"cells exceeds the limit"))  # rows x attributes
     add(Case("libsvm_huge_feature_index", "wide.svm",
              b"0 1:1 %d:1\n1 2:1\n" % (limits.max_columns + 5), r"feature index .* column limit"))
     add(Case("libsvm_huge_label_id", "labels.svm",

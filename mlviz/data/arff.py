@@ -59,12 +59,20 @@ _ATTRIBUTE_LINE = re.compile(r"^[ \t]*@attribute\b", re.IGNORECASE | re.MULTILIN
 
 
 def _check_attribute_count(text, limits, source):
-    """Column limit on the number of ``@attribute`` lines, by one regex scan of the
-    header (before any per-line work)."""
+    """Size limits by regex scans, before any per-line work: the column limit on
+    the number of ``@attribute`` lines and, for dense data, the dense-cell limit
+    on (lines after ``@data``) x attributes (an upper bound on the rows)."""
     end = _DATA_LINE.search(text)
     head = text[: end.start()] if end else text
     count = sum(1 for _ in _ATTRIBUTE_LINE.finditer(head))
     limits.check_columns(count, "attribute count", source)
+    if end is not None:
+        body = text[end.end():end.end() + 4096].lstrip()
+        while body.startswith("%"):
+            body = body.split("\n", 1)[-1].lstrip() if "\n" in body else ""
+        if not body.startswith("{"):
+            limits.check_dense(text.count("\n", end.end()), count,
+                               "ARFF data (lines after @data x attributes)", source)
 
 
 def _few(values, k=6):
@@ -320,6 +328,7 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
     src = read_source(source, limits)
     display = src.name
     text = src.text()
+    src.data = b""  # the decoded text replaces the bytes (halves the peak)
     if not text.strip():
         raise DataError("file is empty; expected an ARFF file", source=display)
     _check_attribute_count(text, src.limits, display)
