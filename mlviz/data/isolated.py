@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import numbers
 import os
 import selectors
 import signal
@@ -125,7 +126,7 @@ def _labels_spec(labels, limits):
     """(JSON spec, optional XML blob) for the ``labels=`` argument."""
     if labels is None or isinstance(labels, bool):
         return {"kind": "none" if labels is None else "value", "value": labels}, None
-    if isinstance(labels, int):
+    if isinstance(labels, numbers.Integral):
         return {"kind": "value", "value": int(labels)}, None
     if isinstance(labels, (bytes, bytearray)) or hasattr(labels, "read") \
             or hasattr(labels, "getvalue") or isinstance(labels, os.PathLike) \
