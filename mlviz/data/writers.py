@@ -48,7 +48,7 @@ def _number(value):
 
 
 def quote_arff_name(name: str) -> str:
-    """The ARFF token that liac-arff (and :func:`~mlviz.data.load_arff`) reads back as ``name``.
+    r"""The ARFF token that liac-arff (and :func:`~mlviz.data.load_arff`) reads back as ``name``.
 
     Names are written the way liac-arff's own encoder writes them: bare when
     they hold nothing that needs quoting, otherwise between double quotes (or
@@ -61,10 +61,10 @@ def quote_arff_name(name: str) -> str:
         For names no ARFF reader reads back unchanged (empty, a line break,
         or a quote character at either end).
 
-    >>> quote_arff_name("Swainson's Thrush")
-    '"Swainson\'s Thrush"'
-    >>> quote_arff_name("50\\%")
-    '"50\\\\%"'
+    >>> print(quote_arff_name("Swainson's Thrush"))
+    "Swainson's Thrush"
+    >>> print(quote_arff_name("50\\%"))
+    "50\%"
     """
     if not name or "\n" in name or "\r" in name or name[0] in "'\"" or name[-1] in "'\"":
         raise DataError(f"name {shorten(name)!r} cannot be written to ARFF so that it reads "
