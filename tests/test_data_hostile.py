@@ -162,3 +162,25 @@ def test_limits_from_env(monkeypatch):
     monkeypatch.setenv("MLVIZ_MAX_COLUMNS", "-3")
     with pytest.raises(DataError, match="MLVIZ_MAX_COLUMNS"):
         Limits.from_env()
+
+
+def test_isolated_concurrent_calls_from_threads():
+    # the dashboard serves several sessions from threads of one process
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [CASES[0], None, CASES[IDS.index("xml_billion_laughs")], None]
+
+    def run(case):
+        if case is None:
+            return load_dataset_isolated("sample_data/emotions.arff.gz",
+                                         labels="sample_data/emotions.xml").Y.sum()
+        data, xml = _upload(case)
+        with pytest.raises(DataError, match=case.match):
+            load_dataset_isolated(data, labels=xml, limits=SMALL)
+        return "refused"
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(run, jobs))
+    expected = int(load_dataset("sample_data/emotions.arff.gz",
+                                labels="sample_data/emotions.xml").Y.sum())
+    assert results == ["refused", expected, "refused", expected]
