@@ -24,7 +24,10 @@ environment variable           default  meaning
 =============================  =======  ==============================================
 
 Names (data-set, feature, label) longer than :data:`mlviz._text.MAX_NAME_LENGTH`
-(256 characters) are refused.
+(256 characters) are refused.  Independently of the cap, a compressed stream
+that has produced more than 16 MiB at more than 2000 times the compressed
+bytes read so far is refused as a bomb (:data:`mlviz.data._source.MAX_RATIO`;
+gzip cannot exceed ~1032:1, real data sets stay far below).
 """
 
 from __future__ import annotations
