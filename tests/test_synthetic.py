@@ -8,9 +8,10 @@ import pytest
 
 from mlviz.data import MultiLabelDataset
 from mlviz.data.synthetic import (
-    compare_on_planted, edge_recovery, recovery_path, edge_status, expected_dependency_graph, format_structure,
-    lspc_gamma_gain, make_planted, make_rotated_toy, parse_structure, rotated_toy_labels,
+    edge_recovery, edge_status, expected_dependency_graph, format_structure, make_planted, make_rotated_toy,
+    parse_structure, rotated_toy_labels,
 )
+from mlviz.sandbox import compare_on_planted, lspc_gamma_gain, recovery_path
 from mlviz.models import SparseCDN
 
 
