@@ -16,11 +16,18 @@ from sklearn.utils import check_random_state
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_eig
 from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param,
                     check_X_Y)
-from ._kernels import choose_centers, gaussian_kernel, median_sigma, squared_distances
+from ._kernels import (AUTO_MAX_CENTERS, CENTER_SELECTIONS, gaussian_kernel, median_sigma,
+                       resolve_n_centers, select_centers, squared_distances)
+
+try:
+    from ._base import TooLargeError
+except ImportError:  # until evalcli's _base.py change is merged
+    class TooLargeError(ValueError):
+        """The requested fit would exceed the time/memory budget; raised before any work."""
 
 _MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 
-__all__ = ["pearson_label_similarity", "normalise_posteriors"]
+__all__ = ["pearson_label_similarity", "normalise_posteriors", "TooLargeError"]
 
 
 def pearson_label_similarity(Y):
@@ -76,21 +83,59 @@ class _KernelFeaturesMixin:
 
     _feature_cache_max_entries = 5_000_000
 
-    def _setup_kernel(self, X):
+    #: memory budget checked before fitting (TooLargeError above it), bytes
+    max_memory_bytes = 4e9
+
+    def _validate_kernel_params(self):
         name = type(self).__name__
         if not (isinstance(self.sigma, str) and self.sigma == "median"):
             if isinstance(self.sigma, str):
                 raise ValueError(f"The 'sigma' parameter of {name} must be 'median' or a "
                                  f"positive number, got {self.sigma!r}.")
             check_param(name, "sigma", self.sigma, low=0, low_inclusive=False)
-        if self.n_centers is not None:
-            if not isinstance(self.n_centers, Integral) or isinstance(self.n_centers, bool):
-                raise ValueError(f"The 'n_centers' parameter of {name} must be None or an int "
-                                 f">= 1, got {self.n_centers!r}.")
-            check_param(name, "n_centers", self.n_centers, low=1)
+        nc = self.n_centers
+        if isinstance(nc, str):
+            if nc != "auto":
+                raise ValueError(f"The 'n_centers' parameter of {name} must be 'auto', None or "
+                                 f"an int >= 1, got {nc!r}.")
+        elif nc is not None:
+            if not isinstance(nc, Integral) or isinstance(nc, bool):
+                raise ValueError(f"The 'n_centers' parameter of {name} must be 'auto', None or "
+                                 f"an int >= 1, got {nc!r}.")
+            check_param(name, "n_centers", nc, low=1)
+        check_param(name, "center_selection", self.center_selection, options=CENTER_SELECTIONS)
+
+    def _memory_estimate(self, n, b, L):
+        """Peak bytes of a fit with n points, b centres, L labels (subclasses refine)."""
+        return 8.0 * (2 * n * b + 4 * b * b + n * L + 8 * b * L + 4 * L * L)
+
+    def _check_size(self, n, d_eff, b, L):
+        """Raise :class:`TooLargeError` before any work if the fit would exceed the budget."""
+        need = self._memory_estimate(n, b, L)
+        if need <= self.max_memory_bytes:
+            return
+        flops = n * b * max(d_eff, 1) + n * b * b + 10.0 * b**3 + 2.0 * n * b * L + 10.0 * L**3
+        raise TooLargeError(
+            f"{type(self).__name__} with {b} kernel centres on {n} samples x {L} labels needs "
+            f"about {need / 1e9:.1f} GB (budget {self.max_memory_bytes / 1e9:.1f} GB) and "
+            f"~{flops / 5e9:.0f} s at 5 GFlop/s. Use fewer centres (n_centers='auto' uses at "
+            f"most {AUTO_MAX_CENTERS}, or pass a smaller int), fewer labels, or a linear "
+            "method (BR logistic regression).")
+
+    def _setup_kernel(self, X, n_labels=1):
+        """Choose σ and the centres; return the training design matrix Φ (n, B).
+
+        B follows ``n_centers`` (:func:`~mlviz.models._kernels.resolve_n_centers`);
+        memory O(n·B): no n × n array unless B = n. Sets ``sigma_``, ``centers_``,
+        ``center_index_``, ``n_centers_``, ``centers_mode_`` and ``centers_note_``.
+        """
+        self._validate_kernel_params()
         rng = check_random_state(self.random_state)
         n = X.shape[0]
-        kernel_model = self.n_centers is None or self.n_centers >= n
+        b = resolve_n_centers(n, self.n_centers)
+        d_eff = X.nnz / max(n, 1) if sp.issparse(X) else X.shape[1]
+        self._check_size(n, d_eff, b, n_labels)
+        kernel_model = b == n
         D2 = None
         if isinstance(self.sigma, str) and kernel_model and n <= _MEDIAN_MAX_SAMPLES:
             # one distance matrix for both σ (same value as median_sigma) and K
@@ -104,19 +149,34 @@ class _KernelFeaturesMixin:
             sigma = median_sigma(X, max_samples=_MEDIAN_MAX_SAMPLES, random_state=rng)
         else:
             sigma = float(self.sigma)
-        centers, index = choose_centers(X, self.n_centers, random_state=rng)
+        centers, index = select_centers(X, b, method=self.center_selection, random_state=rng)
         self.sigma_ = sigma
         self.centers_ = centers
         self.center_index_ = index
+        self.n_centers_ = int(index.shape[0])
         self.n_features_in_ = X.shape[1]
         self._feature_cache = None
-        self._kernel_model = index.shape[0] == n
+        self._kernel_model = self.n_centers_ == n and bool(np.array_equal(index, np.arange(n)))
+        if self._kernel_model:
+            self.centers_mode_ = "exact"
+            self.centers_note_ = (f"exact kernel model: all {n} training points are centres "
+                                  f"(n x n kernel, {8 * n * n / 1e6:.0f} MB)")
+        else:
+            how = ("chosen uniformly at random" if self.center_selection == "random"
+                   else "chosen by k-means++ seeding")
+            why = (f" (n_centers='auto': more than {AUTO_MAX_CENTERS} training points)"
+                   if isinstance(self.n_centers, str) else "")
+            self.centers_mode_ = self.center_selection
+            self.centers_note_ = (f"{self.n_centers_} of {n} training points as kernel centres, "
+                                  f"{how}{why}; n x {self.n_centers_} features, "
+                                  f"{8 * n * self.n_centers_ / 1e6:.0f} MB")
         if D2 is not None:
             Phi = np.exp(D2 * (-1.0 / (2.0 * sigma * sigma)), out=D2)
         else:
             Phi = gaussian_kernel(X, centers, sigma)
             if self._kernel_model:  # Φ = K is symmetric up to round-off
-                Phi = (Phi + Phi.T) / 2
+                Phi += Phi.T
+                Phi *= 0.5
         return Phi
 
     def __getstate__(self):
@@ -169,11 +229,14 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         self._validate_params()
         for attr in ("_E", "_coef"):
             self.__dict__.pop(attr, None)
-        Phi = self._setup_kernel(X)
+        Phi = self._setup_kernel(X, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         self._prepare_labels(Y)
         self._factorise(Phi, Y)
+        del Phi
         self._store_solution()
+        self.decision_rule_ = (f"threshold {self.threshold:g} on the LSPC posterior "
+                               "max(0,q+)/(max(0,q+)+max(0,q-))")
         return self
 
     def _prepare_labels(self, Y):
