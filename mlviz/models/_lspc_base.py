@@ -170,6 +170,8 @@ class _KernelFeaturesMixin:
             self.centers_note_ = (f"{self.n_centers_} of {n} training points as kernel centres, "
                                   f"{how}{why}; n x {self.n_centers_} features, "
                                   f"{8 * n * self.n_centers_ / 1e6:.0f} MB")
+        if D2 is not None and not self._kernel_model:
+            D2 = None  # centres are all points but in another order: Φ is not K
         if D2 is not None:
             Phi = np.exp(D2 * (-1.0 / (2.0 * sigma * sigma)), out=D2)
         else:
