@@ -188,3 +188,32 @@ def test_n_centers_validation(bad):
         LSPC(n_centers=bad).fit(X, Y)
     with pytest.raises(ValueError, match="center_selection"):
         LSPC(center_selection="farthest").fit(X, Y)
+
+
+def test_factorise_design_is_stable_without_squaring():
+    """QR + SVD of Φ gives ΦᵀΦ's eigenpairs and Vᵀ Φᵀ [Π, 1]; with a tiny ridge g the
+    Sylvester solution matches a stacked least-squares reference (no ΦᵀΦ formed) and
+    the solver does not warn: the near-null directions keep their accuracy."""
+    import warnings
+
+    from mlviz.models._lspc_base import factorise_design
+    from mlviz.solvers.sylvester import SymmetricEig, solve_sylvester_eig
+
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(0, 10, size=(300, 1)), axis=0)
+    Phi = _phi(x, x[::3], 1.0)  # 300 × 100, singular values down to round-off
+    Pi = (np.sin(x) + 0.3 * rng.normal(size=(300, 2)) > 0).astype(float)
+    eig, rhs = factorise_design(Phi.copy(), Pi)
+    A = Phi.T @ Phi
+    np.testing.assert_allclose(eig.matrix(), A, atol=1e-10 * np.abs(A).max())
+    np.testing.assert_allclose(eig.vectors @ rhs[:, :2], Phi.T @ Pi, atol=1e-10 * 300)
+    np.testing.assert_allclose(eig.vectors @ rhs[:, 2], Phi.sum(0), atol=1e-10 * 300)
+    g = np.array([1e-12, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        theta = solve_sylvester_eig(eig, SymmetricEig(g, np.eye(2)), rhs[:, :2],
+                                    rhs_in_eigbasis=True)
+    for t in range(2):
+        M = np.vstack([Phi, np.sqrt(g[t]) * np.eye(100)])
+        ref = np.linalg.lstsq(M, np.concatenate([Pi[:, t], np.zeros(100)]), rcond=None)[0]
+        np.testing.assert_allclose(Phi @ theta[:, t], Phi @ ref, atol=1e-6)

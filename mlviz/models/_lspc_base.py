@@ -9,6 +9,7 @@ import hashlib
 from numbers import Integral
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from scipy.spatial.distance import squareform
 from sklearn.utils import check_random_state
@@ -61,6 +62,45 @@ def normalise_posteriors(q_pos, q_neg):
     out = np.full(np.shape(a), 0.5)
     np.divide(a, s, out=out, where=s > 0)
     return np.clip(out, 0.0, 1.0)
+
+
+def factorise_design(Phi, Pi, *, overwrite=False):
+    """``ΦᵀΦ = V diag(s²) Vᵀ`` and ``Vᵀ Φᵀ [Π, 1]`` without forming ΦᵀΦ.
+
+    Householder QR ``Φ = Q R`` (with ``Qᵀ[Π, 1]`` applied on the fly, Q never
+    stored) and the SVD ``R = U diag(s) Vᵀ`` give ``ΦᵀΦ = V diag(s²) Vᵀ`` and
+    ``Vᵀ Φᵀ Π = diag(s) Uᵀ Qᵀ Π``. Unlike ``eigh(Φᵀ Φ)`` this does not square the
+    condition number: the computed s have absolute error ≲ B·eps·s_max, so an
+    eigenvalue s² carries ``2 s δs + δs²`` (tiny for small s) instead of B·eps·s_max²
+    for every eigenvalue — the small-eigenvalue directions the λ/γ coupling
+    regularises stay accurate (the landmark analogue of decomposing K itself).
+    Cost O(n B² + B³ + n B L), memory O(n B).
+
+    Parameters
+    ----------
+    Phi : ndarray, shape (n, B), n >= B
+    Pi : ndarray, shape (n, L)
+    overwrite : bool
+        Allow Phi's memory to be reused.
+
+    Returns
+    -------
+    eig : SymmetricEig
+        Of ``ΦᵀΦ`` (B × B), with per-eigenvalue error bounds.
+    rhs : ndarray, shape (B, L + 1)
+        ``Vᵀ Φᵀ [Π, 1]``.
+    """
+    n, B = Phi.shape
+    c = np.empty((Pi.shape[1] + 1, n))
+    c[:-1] = Pi.T
+    c[-1] = 1.0
+    cQ, R = scipy.linalg.qr_multiply(Phi, c, mode="right", overwrite_a=overwrite,
+                                     overwrite_c=True)
+    U, s, Vt = scipy.linalg.svd(R, full_matrices=False, check_finite=False)
+    delta = B * np.finfo(float).eps * s.max(initial=0.0)
+    eig = SymmetricEig(s * s, Vt.T, 2.0 * s * delta + delta * delta)
+    rhs = s[:, None] * (U.T @ cQ.T)
+    return eig, rhs
 
 
 def _fingerprint(X):
@@ -257,10 +297,8 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
             rhs_pos = s[:, None] * FtY
             rhs_ones = s * eig.vectors.sum(axis=0)
         else:
-            eig = SymmetricEig.from_matrix(Phi.T @ Phi, check_symmetric=False)
-            eig = SymmetricEig(np.maximum(eig.values, 0.0), eig.vectors)
-            rhs_pos = eig.vectors.T @ (Phi.T @ Yf)
-            rhs_ones = eig.vectors.T @ Phi.sum(axis=0)
+            eig, rhs = factorise_design(Phi, Yf)
+            rhs_pos, rhs_ones = rhs[:, :-1], rhs[:, -1]
         self._eig = eig
         self._rhs_pos = rhs_pos
         self._rhs_neg = rhs_ones[:, None] - rhs_pos
