@@ -200,7 +200,7 @@ class _KernelFeaturesMixin:
         if self._kernel_model:
             self.centers_mode_ = "exact"
             self.centers_note_ = (f"exact kernel model: all {n} training points are centres "
-                                  f"(n x n kernel, {8 * n * n / 1e6:.0f} MB)")
+                                  f"(n x n kernel, {8 * n * n / 1e6:.1f} MB)")
         else:
             how = ("chosen uniformly at random" if self.center_selection == "random"
                    else "chosen by k-means++ seeding")
@@ -209,7 +209,7 @@ class _KernelFeaturesMixin:
             self.centers_mode_ = self.center_selection
             self.centers_note_ = (f"{self.n_centers_} of {n} training points as kernel centres, "
                                   f"{how}{why}; n x {self.n_centers_} features, "
-                                  f"{8 * n * self.n_centers_ / 1e6:.0f} MB")
+                                  f"{8 * n * self.n_centers_ / 1e6:.1f} MB")
         if D2 is not None and not self._kernel_model:
             D2 = None  # centres are all points but in another order: Φ is not K
         if D2 is not None:
