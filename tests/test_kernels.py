@@ -217,3 +217,19 @@ def test_factorise_design_is_stable_without_squaring():
         M = np.vstack([Phi, np.sqrt(g[t]) * np.eye(100)])
         ref = np.linalg.lstsq(M, np.concatenate([Pi[:, t], np.zeros(100)]), rcond=None)[0]
         np.testing.assert_allclose(Phi @ theta[:, t], Phi @ ref, atol=1e-6)
+
+
+def test_landmark_factorisation_choice_and_agreement():
+    """Large λ: eigh(ΦᵀΦ) (its error is negligible against λ); tiny γ/T coupling in
+    MT-LSPC: QR + SVD. Both agree with scipy.linalg.solve_sylvester."""
+    X, Y = _data(n=80)
+    a = LSPC(lam=1.0, n_centers=30, random_state=0).fit(X, Y)
+    assert a.factorisation_ == "eigh(Phi'Phi)"
+    b = MTLSPC(lam=1e-3, gamma=1e-9, n_centers=30, random_state=0).fit(X, Y)
+    assert b.factorisation_ == "qr+svd(Phi)"
+    assert LSPC(lam=1.0).fit(X, Y).factorisation_ == "eigh(K)"
+    for m in (a, b):
+        Phi = _phi(X, X[m.center_index_], m.sigma_)
+        C = _coupling(m, m.lam, getattr(m, "gamma", 0.0), Y)
+        ref = scipy.linalg.solve_sylvester(Phi.T @ Phi, C, Phi.T @ Y)
+        np.testing.assert_allclose(Phi @ m.coef_, Phi @ ref, rtol=1e-6, atol=1e-8)

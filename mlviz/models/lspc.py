@@ -91,6 +91,10 @@ class LSPC(_LSPCBase):
         "exact": all training points are centres (kernel model).
     centers_note_ : str
         One line for a user ("2000 of 7395 training points as kernel centres, …").
+    factorisation_ : str
+        How ΦᵀΦ was decomposed: "eigh(K)" (exact model), "eigh(Phi'Phi)" (landmarks,
+        when its round-off is negligible against min eig C) or "qr+svd(Phi)"
+        (landmarks, stable for weak coupling, e.g. MT-LSPC with many labels).
     decision_rule_ : str
         ``predict`` = ``predict_proba(X) >= 0.5``.
 
