@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python benchmarks/bench_kernels.py accuracy [--sets emotions,yeast,...]
     .venv/bin/python benchmarks/bench_kernels.py accuracy --synthetic bibtex
     .venv/bin/python benchmarks/bench_kernels.py klr
+    .venv/bin/python benchmarks/bench_kernels.py mtlspc-warning --shape bibtex [--exact]
     .venv/bin/python benchmarks/bench_kernels.py scale --shape bibtex|delicious [--threads 1]
 
 ``accuracy``: ML-LSPC (defaults λ = 0.1, γ = 1) with the exact kernel (every training
@@ -267,6 +268,24 @@ def bench_klr(sets):
               flush=True)
 
 
+def bench_mtlspc_warning(shape, exact):
+    """MT-LSPC defaults on the synthetic split: factorisation, min eig C, error bound, warnings."""
+    from mlviz.models import MTLSPC
+
+    X, Y = make_text_like(**SHAPES[shape])
+    tr = np.random.default_rng(0).permutation(X.shape[0])[:round(2 * X.shape[0] / 3)]
+    for kw in ([dict(), dict(n_centers=None)] if exact else [dict()]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t0 = time.perf_counter()
+            m = MTLSPC(random_state=0, **kw).fit(X[tr], Y[tr])
+        g = m._coupling_eig(m.lam, m.gamma).values
+        print(f"{shape} {kw or 'defaults'}: {m.factorisation_}, B = {m.n_centers_}, "
+              f"min eig C = {g.min():.3g}, max eigenvalue error bound "
+              f"{m._eig.error_bound().max():.3g}, {time.perf_counter() - t0:.1f} s, "
+              f"warnings: {[str(w.message)[:160] for w in caught]}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -278,13 +297,19 @@ def main():
                    help="instead: exact vs default centres on a synthetic set of this shape")
     k = sub.add_parser("klr")
     k.add_argument("--sets", default="emotions,yeast,scene,enron,medical")
+    w = sub.add_parser("mtlspc-warning")
+    w.add_argument("--shape", choices=sorted(SHAPES), default="bibtex")
+    w.add_argument("--exact", action="store_true", help="also n_centers=None (slow)")
     s = sub.add_parser("scale")
     s.add_argument("--shape", choices=sorted(SHAPES), default="bibtex")
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--methods", default="BR LogisticRegression,LSPC,MTLSPC,MLLSPC,"
                                         "KernelLogisticRegression")
     args = ap.parse_args()
-    if args.cmd == "klr":
+    if args.cmd == "mtlspc-warning":
+        with threadpool_limits(limits=1):
+            bench_mtlspc_warning(args.shape, args.exact)
+    elif args.cmd == "klr":
         with threadpool_limits(limits=1):
             bench_klr(args.sets.split(","))
     elif args.cmd == "accuracy":
