@@ -6,15 +6,14 @@ For each label l (0/1 targets ``y_nl``)::
 
 with ``s_nl = 2 y_nl − 1``, the same Gaussian features φ as :class:`~mlviz.models.LSPC`
 and an unpenalised intercept. This is scikit-learn's ``LogisticRegression(C=1/λ)``
-on the explicit features Φ. All labels are optimised in one L-BFGS call
-(:func:`scipy.optimize.minimize`, method "L-BFGS-B"): the objective is a sum of
-independent per-label terms, so the minimiser is that of the per-label problems.
+on the explicit features Φ. All labels are optimised together: the objective is a
+sum of independent per-label terms, so the minimiser is that of the per-label problems.
 
 **Solver.** Gaussian kernel features are very ill-conditioned (the spectrum of
 ΦᵀΦ decays fast, and every feature is positive, so it is strongly correlated with
 the intercept): L-BFGS on (α, b) stalls at its iteration limit on real data.
 We use a line-search Newton–CG method (Nocedal & Wright, *Numerical
-Optimization*, 2nd ed., Alg. 7.1, forcing term η = min(0.5, √‖g‖) of eq. (7.3);
+Optimization*, 2nd ed., §7.1, Alg. 7.1, forcing term η = min(0.5, √‖g‖);
 the truncated-Newton approach LIBLINEAR uses for logistic regression, Lin, Weng &
 Keerthi, JMLR 9, 2008) run for all labels at once: each label gets its own CG
 solve and its own Armijo backtracking step (the objective is a sum of per-label
@@ -32,6 +31,9 @@ References
 J. Simm, M. Sugiyama, T. Kato. Computationally efficient multi-task learning with
 least-squares probabilistic classifiers, IPSJ TCVA 3 (2011), §2 and §4 (KLR by
 L-BFGS, "minFunc").
+J. Nocedal, S. J. Wright. Numerical Optimization, 2nd ed., Springer 2006, §7.1.
+C.-J. Lin, R. C. Weng, S. S. Keerthi. Trust region Newton method for logistic
+regression, JMLR 9 (2008) 627–650.
 """
 
 from __future__ import annotations
@@ -316,7 +318,7 @@ def _batched_pcg(hess, G, prec, max_cg):
     n_steps : int
     """
     gnorm = np.linalg.norm(G, axis=0)
-    eta = np.minimum(0.5, np.sqrt(gnorm))  # Nocedal & Wright eq. (7.3)
+    eta = np.minimum(0.5, np.sqrt(gnorm))  # Nocedal & Wright Alg. 7.1
     X = np.zeros_like(G)
     R = -G
     Zr = R / prec
