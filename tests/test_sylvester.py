@@ -161,3 +161,68 @@ def test_nonsymmetric_C_naive_vs_scipy():
     C = np.eye(3) + 0.3 * rng.random((3, 3))
     X = solve_sylvester_naive(A, C, B)
     assert _rel(X, scipy.linalg.solve_sylvester(A, C, B)) < 1e-8
+
+
+def _kernel_ridge_problem(n=200, g_small=1e-10):
+    """K (n × n Gaussian, 1-D inputs: eigenvalues decay to round-off), C = diag(g)."""
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.uniform(0, 10, size=(n, 1)), axis=0)
+    K = gaussian_kernel(x, x, 1.0)
+    K = (K + K.T) / 2
+    Pi = (np.sin(x) + 0.3 * rng.normal(size=(n, 2)) > 0).astype(float)
+    g = np.array([g_small, 1.0])
+    return K, g, Pi
+
+
+def _ridge_lstsq(K, g, Pi):
+    """Column t solves min ||Kθ − π_t||² + g_t ||θ||² by a stacked least-squares QR/SVD."""
+    n = K.shape[0]
+    cols = []
+    for t in range(g.size):
+        M = np.vstack([K, np.sqrt(g[t]) * np.eye(n)])
+        rhs = np.concatenate([Pi[:, t], np.zeros(n)])
+        cols.append(np.linalg.lstsq(M, rhs, rcond=None)[0])
+    return np.column_stack(cols)
+
+
+def test_wide_spectrum_kernel_path_is_accurate_without_warning():
+    """max|f+g| / min|f+g| ~ 1e14 (the old criterion warned) but the eig-of-K path is exact
+    to its error bound: no warning, and the solution matches a backward-stable
+    least-squares reference of the same ridge problem (K² + gI) θ = K π."""
+    K, g, Pi = _kernel_ridge_problem()
+    eig, s = SymmetricEig.from_gram_of_symmetric(K)
+    denom = eig.values[:, None] + g[None, :]
+    assert denom.min() < K.shape[0] * 2 * np.finfo(float).eps * denom.max()  # old rule: warn
+    C_eig = SymmetricEig(g, np.eye(2))
+    rhs = s[:, None] * (eig.vectors.T @ Pi)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        theta = solve_sylvester_eig(eig, C_eig, rhs, rhs_in_eigbasis=True)
+    ref = _ridge_lstsq(K, g, Pi)
+    # compare predictions Kθ (what the classifier outputs); θ itself is ill-determined
+    assert _rel(K @ theta, K @ ref) < 1e-6
+
+
+def test_ill_conditioned_warning_when_eigenvalue_error_dominates():
+    """Decomposing ΦᵀΦ = K² explicitly loses the small eigenvalues (absolute error
+    ~ n·eps·||K||²); with g = 1e-12 that error exceeds 1 % of f + g, and the solver says so."""
+    K, g, Pi = _kernel_ridge_problem(g_small=1e-12)
+    eig = SymmetricEig.from_matrix(K @ K)
+    with pytest.warns(scipy.linalg.LinAlgWarning, match="Ill-conditioned Sylvester"):
+        solve_sylvester_eig(eig, SymmetricEig(g, np.eye(2)), K @ Pi)
+    # with a regularisation above the error bound it is silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solve_sylvester_eig(eig, SymmetricEig(np.array([1e-3, 1.0]), np.eye(2)), K @ Pi)
+
+
+def test_error_bounds_propagate():
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(6, 6))
+    M = M + M.T
+    e = SymmetricEig.from_matrix(M)
+    bound = 6 * np.finfo(float).eps * np.abs(e.values).max()
+    np.testing.assert_allclose(e.error_bound(), bound)
+    np.testing.assert_allclose(e.scaled(-3.0, 2.0).error_bound(), np.maximum(
+        3 * bound, np.finfo(float).eps * np.abs(-3 * e.values + 2)))
+    assert SymmetricEig(np.array([2.0]), np.eye(1)).error_bound()[0] == 2 * np.finfo(float).eps

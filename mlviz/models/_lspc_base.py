@@ -9,6 +9,7 @@ import hashlib
 from numbers import Integral
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from scipy.spatial.distance import squareform
 from sklearn.utils import check_random_state
@@ -16,11 +17,18 @@ from sklearn.utils import check_random_state
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_eig
 from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param,
                     check_X_Y)
-from ._kernels import choose_centers, gaussian_kernel, median_sigma, squared_distances
+from ._kernels import (AUTO_MAX_CENTERS, CENTER_SELECTIONS, gaussian_kernel, median_sigma,
+                       resolve_n_centers, select_centers, squared_distances)
+
+try:
+    from ._base import TooLargeError
+except ImportError:  # until evalcli's _base.py change is merged
+    class TooLargeError(ValueError):
+        """The requested fit would exceed the time/memory budget; raised before any work."""
 
 _MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 
-__all__ = ["pearson_label_similarity", "normalise_posteriors"]
+__all__ = ["pearson_label_similarity", "normalise_posteriors", "TooLargeError"]
 
 
 def pearson_label_similarity(Y):
@@ -56,6 +64,45 @@ def normalise_posteriors(q_pos, q_neg):
     return np.clip(out, 0.0, 1.0)
 
 
+def factorise_design(Phi, Pi, *, overwrite=False):
+    """``ΦᵀΦ = V diag(s²) Vᵀ`` and ``Vᵀ Φᵀ [Π, 1]`` without forming ΦᵀΦ.
+
+    Householder QR ``Φ = Q R`` (with ``Qᵀ[Π, 1]`` applied on the fly, Q never
+    stored) and the SVD ``R = U diag(s) Vᵀ`` give ``ΦᵀΦ = V diag(s²) Vᵀ`` and
+    ``Vᵀ Φᵀ Π = diag(s) Uᵀ Qᵀ Π``. Unlike ``eigh(Φᵀ Φ)`` this does not square the
+    condition number: the computed s have absolute error ≲ B·eps·s_max, so an
+    eigenvalue s² carries ``2 s δs + δs²`` (tiny for small s) instead of B·eps·s_max²
+    for every eigenvalue — the small-eigenvalue directions the λ/γ coupling
+    regularises stay accurate (the landmark analogue of decomposing K itself).
+    Cost O(n B² + B³ + n B L), memory O(n B).
+
+    Parameters
+    ----------
+    Phi : ndarray, shape (n, B), n >= B
+    Pi : ndarray, shape (n, L)
+    overwrite : bool
+        Allow Phi's memory to be reused.
+
+    Returns
+    -------
+    eig : SymmetricEig
+        Of ``ΦᵀΦ`` (B × B), with per-eigenvalue error bounds.
+    rhs : ndarray, shape (B, L + 1)
+        ``Vᵀ Φᵀ [Π, 1]``.
+    """
+    n, B = Phi.shape
+    c = np.empty((Pi.shape[1] + 1, n))
+    c[:-1] = Pi.T
+    c[-1] = 1.0
+    cQ, R = scipy.linalg.qr_multiply(Phi, c, mode="right", overwrite_a=overwrite,
+                                     overwrite_c=True)
+    U, s, Vt = scipy.linalg.svd(R, full_matrices=False, check_finite=False)
+    delta = B * np.finfo(float).eps * s.max(initial=0.0)
+    eig = SymmetricEig(s * s, Vt.T, 2.0 * s * delta + delta * delta)
+    rhs = s[:, None] * (U.T @ cQ.T)
+    return eig, rhs
+
+
 def _fingerprint(X):
     h = hashlib.blake2b(digest_size=16)
     if sp.issparse(X):
@@ -76,21 +123,59 @@ class _KernelFeaturesMixin:
 
     _feature_cache_max_entries = 5_000_000
 
-    def _setup_kernel(self, X):
+    #: memory budget checked before fitting (TooLargeError above it), bytes
+    max_memory_bytes = 4e9
+
+    def _validate_kernel_params(self):
         name = type(self).__name__
         if not (isinstance(self.sigma, str) and self.sigma == "median"):
             if isinstance(self.sigma, str):
                 raise ValueError(f"The 'sigma' parameter of {name} must be 'median' or a "
                                  f"positive number, got {self.sigma!r}.")
             check_param(name, "sigma", self.sigma, low=0, low_inclusive=False)
-        if self.n_centers is not None:
-            if not isinstance(self.n_centers, Integral) or isinstance(self.n_centers, bool):
-                raise ValueError(f"The 'n_centers' parameter of {name} must be None or an int "
-                                 f">= 1, got {self.n_centers!r}.")
-            check_param(name, "n_centers", self.n_centers, low=1)
+        nc = self.n_centers
+        if isinstance(nc, str):
+            if nc != "auto":
+                raise ValueError(f"The 'n_centers' parameter of {name} must be 'auto', None or "
+                                 f"an int >= 1, got {nc!r}.")
+        elif nc is not None:
+            if not isinstance(nc, Integral) or isinstance(nc, bool):
+                raise ValueError(f"The 'n_centers' parameter of {name} must be 'auto', None or "
+                                 f"an int >= 1, got {nc!r}.")
+            check_param(name, "n_centers", nc, low=1)
+        check_param(name, "center_selection", self.center_selection, options=CENTER_SELECTIONS)
+
+    def _memory_estimate(self, n, b, L):
+        """Peak bytes of a fit with n points, b centres, L labels (subclasses refine)."""
+        return 8.0 * (2 * n * b + 4 * b * b + n * L + 8 * b * L + 4 * L * L)
+
+    def _check_size(self, n, d_eff, b, L):
+        """Raise :class:`TooLargeError` before any work if the fit would exceed the budget."""
+        need = self._memory_estimate(n, b, L)
+        if need <= self.max_memory_bytes:
+            return
+        flops = n * b * max(d_eff, 1) + n * b * b + 10.0 * b**3 + 2.0 * n * b * L + 10.0 * L**3
+        raise TooLargeError(
+            f"{type(self).__name__} with {b} kernel centres on {n} samples x {L} labels needs "
+            f"about {need / 1e9:.1f} GB (budget {self.max_memory_bytes / 1e9:.1f} GB) and "
+            f"~{flops / 5e9:.0f} s at 5 GFlop/s. Use fewer centres (n_centers='auto' uses at "
+            f"most {AUTO_MAX_CENTERS}, or pass a smaller int), fewer labels, or a linear "
+            "method (BR logistic regression).")
+
+    def _setup_kernel(self, X, n_labels=1):
+        """Choose σ and the centres; return the training design matrix Φ (n, B).
+
+        B follows ``n_centers`` (:func:`~mlviz.models._kernels.resolve_n_centers`);
+        memory O(n·B): no n × n array unless B = n. Sets ``sigma_``, ``centers_``,
+        ``center_index_``, ``n_centers_``, ``centers_mode_`` and ``centers_note_``.
+        """
+        self._validate_kernel_params()
         rng = check_random_state(self.random_state)
         n = X.shape[0]
-        kernel_model = self.n_centers is None or self.n_centers >= n
+        b = resolve_n_centers(n, self.n_centers)
+        d_eff = X.nnz / max(n, 1) if sp.issparse(X) else X.shape[1]
+        self._check_size(n, d_eff, b, n_labels)
+        kernel_model = b == n
         D2 = None
         if isinstance(self.sigma, str) and kernel_model and n <= _MEDIAN_MAX_SAMPLES:
             # one distance matrix for both σ (same value as median_sigma) and K
@@ -104,19 +189,36 @@ class _KernelFeaturesMixin:
             sigma = median_sigma(X, max_samples=_MEDIAN_MAX_SAMPLES, random_state=rng)
         else:
             sigma = float(self.sigma)
-        centers, index = choose_centers(X, self.n_centers, random_state=rng)
+        centers, index = select_centers(X, b, method=self.center_selection, random_state=rng)
         self.sigma_ = sigma
         self.centers_ = centers
         self.center_index_ = index
+        self.n_centers_ = int(index.shape[0])
         self.n_features_in_ = X.shape[1]
         self._feature_cache = None
-        self._kernel_model = index.shape[0] == n
+        self._kernel_model = self.n_centers_ == n and bool(np.array_equal(index, np.arange(n)))
+        if self._kernel_model:
+            self.centers_mode_ = "exact"
+            self.centers_note_ = (f"exact kernel model: all {n} training points are centres "
+                                  f"(n x n kernel, {8 * n * n / 1e6:.1f} MB)")
+        else:
+            how = ("chosen uniformly at random" if self.center_selection == "random"
+                   else "chosen by k-means++ seeding")
+            why = (f" (n_centers='auto': more than {AUTO_MAX_CENTERS} training points)"
+                   if isinstance(self.n_centers, str) else "")
+            self.centers_mode_ = self.center_selection
+            self.centers_note_ = (f"{self.n_centers_} of {n} training points as kernel centres, "
+                                  f"{how}{why}; n x {self.n_centers_} features, "
+                                  f"{8 * n * self.n_centers_ / 1e6:.1f} MB")
+        if D2 is not None and not self._kernel_model:
+            D2 = None  # centres are all points but in another order: Φ is not K
         if D2 is not None:
             Phi = np.exp(D2 * (-1.0 / (2.0 * sigma * sigma)), out=D2)
         else:
             Phi = gaussian_kernel(X, centers, sigma)
             if self._kernel_model:  # Φ = K is symmetric up to round-off
-                Phi = (Phi + Phi.T) / 2
+                Phi += Phi.T
+                Phi *= 0.5
         return Phi
 
     def __getstate__(self):
@@ -161,6 +263,8 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
     """
 
     _has_gamma = True
+    #: landmark path: eigh(ΦᵀΦ) when B·eps·||Φ||_F² <= _gram_rtol · min eig(C), else QR + SVD
+    _gram_rtol = 1e-4
 
     # ---- fitting -----------------------------------------------------------
     def fit(self, X, Y):
@@ -169,11 +273,14 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         self._validate_params()
         for attr in ("_E", "_coef"):
             self.__dict__.pop(attr, None)
-        Phi = self._setup_kernel(X)
+        Phi = self._setup_kernel(X, Y.shape[1])
         self.n_labels_ = Y.shape[1]
         self._prepare_labels(Y)
         self._factorise(Phi, Y)
+        del Phi
         self._store_solution()
+        self.decision_rule_ = (f"threshold {self.threshold:g} on the LSPC posterior "
+                               "max(0,q+)/(max(0,q+)+max(0,q-))")
         return self
 
     def _prepare_labels(self, Y):
@@ -187,15 +294,28 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         Yf = Y.astype(np.float64)
         if self._kernel_model:
             # B = N: ΦᵀΦ = K², decompose K itself (paper 000 §5: "eig of K suffices")
+            self.factorisation_ = "eigh(K)"
             eig, s = SymmetricEig.from_gram_of_symmetric(Phi, check_symmetric=False)
             FtY = eig.vectors.T @ Yf
             rhs_pos = s[:, None] * FtY
             rhs_ones = s * eig.vectors.sum(axis=0)
         else:
-            eig = SymmetricEig.from_matrix(Phi.T @ Phi, check_symmetric=False)
-            eig = SymmetricEig(np.maximum(eig.values, 0.0), eig.vectors)
-            rhs_pos = eig.vectors.T @ (Phi.T @ Yf)
-            rhs_ones = eig.vectors.T @ Phi.sum(axis=0)
+            # eigh(ΦᵀΦ) is ~3x cheaper than QR + SVD of Φ but its eigenvalues carry an
+            # absolute error up to B·eps·||Φ||²; use it only when that is negligible
+            # (< GRAM_RTOL) against the smallest coupling eigenvalue g_min = min eig(C),
+            # which bounds every Sylvester denominator f + g from below
+            g_min = float(np.abs(self._coupling_eig(self.lam, self._gamma_value()).values).min())
+            gram_error = Phi.shape[1] * np.finfo(float).eps * np.einsum("ij,ij->", Phi, Phi)
+            if gram_error <= self._gram_rtol * g_min:
+                self.factorisation_ = "eigh(Phi'Phi)"
+                eig = SymmetricEig.from_matrix(Phi.T @ Phi, check_symmetric=False)
+                eig = SymmetricEig(np.maximum(eig.values, 0.0), eig.vectors, eig.abs_error)
+                rhs_pos = eig.vectors.T @ (Phi.T @ Yf)
+                rhs_ones = eig.vectors.T @ Phi.sum(axis=0)
+            else:
+                self.factorisation_ = "qr+svd(Phi)"
+                eig, rhs = factorise_design(Phi, Yf)
+                rhs_pos, rhs_ones = rhs[:, :-1], rhs[:, -1]
         self._eig = eig
         self._rhs_pos = rhs_pos
         self._rhs_neg = rhs_ones[:, None] - rhs_pos

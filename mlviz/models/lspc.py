@@ -2,10 +2,19 @@
 
 Model (paper 000 §2): for each label l and class y ∈ {+, −},
 ``q_y(x) = θ_{y,l}ᵀ φ(x)`` with Gaussian kernel features
-``φ_b(x) = exp(-||x − c_b||² / (2σ²))`` on B centres (all training points
-by default, B = N), fitted to the class indicator by regularised least squares;
+``φ_b(x) = exp(-||x − c_b||² / (2σ²))`` on B centres, fitted to the class
+indicator by regularised least squares;
 the posterior is ``p(y_l = 1 | x) = max(0, q⁺) / (max(0, q⁺) + max(0, q⁻))``
 (0.5 where both are ≤ 0).
+
+**Centres** (``n_centers="auto"``, the default): every training point while
+N ≤ 2000 (the kernel model, B = N, paper 000 §2), else 2000 landmark training
+points chosen at random under ``random_state`` (paper 004's "b basis functions";
+``center_selection="kmeans++"`` for k-means++ seeding). Memory is O(N·B): the
+landmark path factorises Φ (N × B) by QR + SVD and never forms an N × N array.
+``n_centers_``, ``centers_mode_`` and ``centers_note_`` report the choice. On the
+bundled sets B = 1000 landmarks stay within 0.01 test micro-F1 of the exact
+kernel (``benchmarks/bench_kernels.py accuracy``).
 
 All three estimators solve ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` (paper 000 eq. (1)) for
 Π = Y (positive class) and Π = 1 − Y (negative class), and differ only in C:
@@ -58,8 +67,15 @@ class LSPC(_LSPCBase):
     sigma : "median" or float > 0, default "median"
         Kernel width in ``exp(-||x − c||²/(2σ²))``; "median" = median pairwise
         distance of the training inputs.
-    n_centers : int or None
-        Use this many random training points as centres (Φ is n × B); None = all.
+    n_centers : "auto", int or None, default "auto"
+        Kernel centres B (Φ is n × B, memory O(n·B)). "auto": all training
+        points while n ≤ 2000 (exact kernel model, B = N), else 2000 landmark
+        centres (:data:`mlviz.models._kernels.AUTO_MAX_CENTERS`); int: that
+        many (capped at n); None: all n points (exact; a ``TooLargeError`` is
+        raised before fitting if it would exceed ``max_memory_bytes``).
+    center_selection : {"random", "kmeans++"}, default "random"
+        How B < n centres are chosen among the training points: uniformly
+        without replacement, or by k-means++ seeding (see :mod:`._kernels`).
     random_state : int, RandomState or None
         For the centre choice and the σ subsample (n > 1000).
 
@@ -69,6 +85,18 @@ class LSPC(_LSPCBase):
         Θ⁺ (positive class); ``coef_neg_`` holds Θ⁻.
     centers_ : ndarray or csr_matrix, shape (B, d)
     sigma_ : float
+    n_centers_ : int
+        B actually used.
+    centers_mode_ : {"exact", "random", "kmeans++"}
+        "exact": all training points are centres (kernel model).
+    centers_note_ : str
+        One line for a user ("2000 of 7395 training points as kernel centres, …").
+    factorisation_ : str
+        How ΦᵀΦ was decomposed: "eigh(K)" (exact model), "eigh(Phi'Phi)" (landmarks,
+        when its round-off is negligible against min eig C) or "qr+svd(Phi)"
+        (landmarks, stable for weak coupling, e.g. MT-LSPC with many labels).
+    decision_rule_ : str
+        ``predict`` = ``predict_proba(X) >= 0.5``.
 
     Examples
     --------
@@ -82,10 +110,12 @@ class LSPC(_LSPCBase):
 
     _has_gamma = False
 
-    def __init__(self, lam=0.1, sigma="median", n_centers=None, random_state=None):
+    def __init__(self, lam=0.1, sigma="median", n_centers="auto", center_selection="random",
+                 random_state=None):
         self.lam = lam
         self.sigma = sigma
         self.n_centers = n_centers
+        self.center_selection = center_selection
         self.random_state = random_state
 
     def _validate_params(self):
@@ -122,7 +152,7 @@ class MTLSPC(_LSPCBase):
         Regularisation λ of the common part β_0.
     gamma : float > 0, default 1.0
         Multi-task parameter γ (individual parts are penalised by γ/(2T)).
-    sigma, n_centers, random_state
+    sigma, n_centers, center_selection, random_state
         As in :class:`LSPC`.
 
     Attributes
@@ -131,14 +161,17 @@ class MTLSPC(_LSPCBase):
         θ_t = β_0 + β_t for the positive / negative class.
     common_coef_ : ndarray, shape (B,)
         β_0 of the positive class.
-    centers_, sigma_
+    centers_, sigma_, n_centers_, centers_mode_, centers_note_, decision_rule_
+        As in :class:`LSPC`.
     """
 
-    def __init__(self, lam=0.1, gamma=1.0, sigma="median", n_centers=None, random_state=None):
+    def __init__(self, lam=0.1, gamma=1.0, sigma="median", n_centers="auto",
+                 center_selection="random", random_state=None):
         self.lam = lam
         self.gamma = gamma
         self.sigma = sigma
         self.n_centers = n_centers
+        self.center_selection = center_selection
         self.random_state = random_state
 
     def _validate_params(self):
@@ -191,7 +224,7 @@ class MLLSPC(_LSPCBase):
         "pearson": ``W = max(0, Pearson correlation of label columns)``
         (constant labels → 0). A user matrix must be finite, symmetric and
         non-negative; its diagonal is ignored (it cancels in C).
-    n_centers : int or None
+    n_centers, center_selection : as in :class:`LSPC`
     solver : {"eig", "cg", "naive"}, default "eig"
         "eig": cached eigendecompositions (refit O(B²L)); "cg": matrix-free
         Kronecker conjugate gradient, warm-started on refit (``cg_info_`` holds
@@ -204,7 +237,8 @@ class MLLSPC(_LSPCBase):
     coef_, coef_neg_ : ndarray, shape (B, L)
     label_similarity_ : ndarray, shape (L, L)
         W (before scaling by γ), zero diagonal.
-    centers_, sigma_
+    centers_, sigma_, n_centers_, centers_mode_, centers_note_, decision_rule_
+        As in :class:`LSPC`.
 
     Examples
     --------
@@ -222,13 +256,14 @@ class MLLSPC(_LSPCBase):
     cg_maxiter = None
     naive_max_size = 5000
 
-    def __init__(self, lam=0.1, gamma=1.0, sigma="median", similarity="pearson", n_centers=None,
-                 solver="eig", random_state=None):
+    def __init__(self, lam=0.1, gamma=1.0, sigma="median", similarity="pearson", n_centers="auto",
+                 center_selection="random", solver="eig", random_state=None):
         self.lam = lam
         self.gamma = gamma
         self.sigma = sigma
         self.similarity = similarity
         self.n_centers = n_centers
+        self.center_selection = center_selection
         self.solver = solver
         self.random_state = random_state
 

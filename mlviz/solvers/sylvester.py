@@ -35,6 +35,10 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator, cg
 from sklearn.exceptions import ConvergenceWarning
 
+#: :func:`solve_sylvester_eig` warns when an eigenvalue error bound exceeds this
+#: fraction of a denominator |f_b + g_t| (the solution may then be off by that much)
+ILL_CONDITIONED_RTOL = 1e-2
+
 __all__ = [
     "SymmetricEig",
     "SylvesterCGInfo",
@@ -66,6 +70,8 @@ class SymmetricEig:
 
     values: np.ndarray
     vectors: np.ndarray
+    #: absolute error bound of each computed eigenvalue (None: only the rounding of ``values``)
+    abs_error: np.ndarray | None = None
 
     @property
     def n(self):
@@ -91,7 +97,9 @@ class SymmetricEig:
             if np.abs(M - M.T).max(initial=0.0) > 1e-8 * scale:
                 raise ValueError("Matrix is not symmetric.")
         w, V = np.linalg.eigh(M)
-        return cls(w, V)
+        # backward-stable eigh: |w_computed - w| <= n·eps·||M||_2 (Golub & Van Loan §8.1)
+        err = np.full(w.shape, w.shape[0] * np.finfo(float).eps * np.abs(w).max(initial=0.0))
+        return cls(w, V, err)
 
     @classmethod
     def from_gram_of_symmetric(cls, K, *, check_symmetric=True):
@@ -110,15 +118,23 @@ class SymmetricEig:
             Eigenvalues ``s`` of ``K`` itself (same order as the vectors).
         """
         e = cls.from_matrix(K, check_symmetric=check_symmetric)
-        return cls(e.values**2, e.vectors), e.values
+        # f = s² with |δs| <= err_s: |δf| <= 2|s|·err_s + err_s² (tiny for small s)
+        err = 2.0 * np.abs(e.values) * e.abs_error + e.abs_error**2
+        return cls(e.values**2, e.vectors, err), e.values
 
     def shifted(self, shift):
         """Decomposition of ``M + shift·I`` (same vectors, values + shift)."""
-        return SymmetricEig(self.values + shift, self.vectors)
+        return SymmetricEig(self.values + shift, self.vectors, self.abs_error)
 
     def scaled(self, factor, shift=0.0):
         """Decomposition of ``factor·M + shift·I``."""
-        return SymmetricEig(factor * self.values + shift, self.vectors)
+        err = None if self.abs_error is None else abs(factor) * self.abs_error
+        return SymmetricEig(factor * self.values + shift, self.vectors, err)
+
+    def error_bound(self):
+        """Absolute error bound per eigenvalue, shape (n,) (at least the rounding of ``values``)."""
+        own = np.finfo(float).eps * np.abs(self.values)
+        return own if self.abs_error is None else np.maximum(own, self.abs_error)
 
     def matrix(self):
         """Reassemble ``V diag(w) Vᵀ``, shape (n, n)."""
@@ -171,8 +187,12 @@ def solve_sylvester_eig(A_eig, C_eig, B, *, rhs_in_eigbasis=False, return_eigbas
     Warns
     -----
     scipy.linalg.LinAlgWarning
-        If the operator is numerically singular (min |f + g| below
-        ``p·T·eps·max |f + g|``).
+        If the eigenvalue error bounds (``SymmetricEig.error_bound()``: n·eps·||M||
+        for a backward-stable eigh, 2|s|δs + δs² for ``from_gram_of_symmetric``)
+        exceed :data:`ILL_CONDITIONED_RTOL` of some ``|f_b + g_t|``: the computed
+        solution may then be wrong by that fraction in those directions. (A large
+        ratio max|f+g| / min|f+g| alone is not a problem: the division is exact
+        up to rounding.)
 
     Examples
     --------
@@ -196,10 +216,19 @@ def solve_sylvester_eig(A_eig, C_eig, B, *, rhs_in_eigbasis=False, return_eigbas
         raise np.linalg.LinAlgError(
             "Singular Sylvester equation: A and -C share an eigenvalue (f_b + g_t = 0); "
             "increase the regularisation (lam > 0).")
-    if abs_denom.size and abs_denom.min() < denom.size * np.finfo(float).eps * abs_denom.max():
-        warnings.warn("Ill-conditioned Sylvester equation: min |f + g| = "
-                      f"{abs_denom.min():.3g}, max = {abs_denom.max():.3g}.",
-                      scipy.linalg.LinAlgWarning, stacklevel=2)
+    if abs_denom.size:
+        # forward error of Q_bt = r_bt / (f_b + g_t): the eigenvalue errors δf, δg (from the
+        # decompositions) change each denominator by at most δf_b + δg_t
+        rel = (A_eig.error_bound()[:, None] + C_eig.error_bound()[None, :]) / abs_denom
+        worst = float(rel.max())
+        if worst > ILL_CONDITIONED_RTOL:
+            b, t = np.unravel_index(np.argmax(rel), rel.shape)
+            warnings.warn(
+                "Ill-conditioned Sylvester equation: eigenvalue round-off may change the "
+                f"solution by up to {worst:.0%} in some directions (|f + g| = "
+                f"{abs_denom[b, t]:.3g} against an eigenvalue error of "
+                f"{rel[b, t] * abs_denom[b, t]:.3g}); increase the regularisation.",
+                scipy.linalg.LinAlgWarning, stacklevel=2)
     FtB = B if rhs_in_eigbasis else A_eig.vectors.T @ B
     Q = (FtB @ C_eig.vectors) / denom
     QGt = Q @ C_eig.vectors.T

@@ -1,0 +1,84 @@
+"""Kernel logistic regression: convergence to a tight-tolerance reference (issue 14 item 2)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+
+from mlviz.models import KernelLogisticRegression
+from mlviz.models.klr import klr_objective
+
+
+def _data(n, d=3, L=3, seed=0, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    Y = (np.sin(2 * X) @ rng.normal(size=(d, L)) + noise * rng.normal(size=(n, L)) > 0.3)
+    Y = Y.astype(np.uint8)
+    Y[:, -1] = 0
+    Y[:3, -1] = 1  # rare label: near-separable, saturated probabilities
+    return X, Y
+
+
+def _phi(X, m):
+    return np.exp(-cdist(X, X[m.center_index_], "sqeuclidean") / (2 * m.sigma_**2))
+
+
+@pytest.mark.parametrize("lam", [1.0, 1e-3])
+def test_converges_to_newton_cholesky_reference(lam):
+    """Small λ is the case plain L-BFGS could not finish; the reference is sklearn's
+    exact Newton (Cholesky) solver at tol 1e-12 on the explicit features."""
+    X, Y = _data(150)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        m = KernelLogisticRegression(lam=lam, tol=1e-9).fit(X, Y)
+    assert m.converged_ and (m.grad_max_ <= 1e-9).all() and m.n_iter_ < 100
+    Phi = _phi(X, m)
+    for t in range(Y.shape[1]):
+        ref = LogisticRegression(C=1.0 / lam, solver="newton-cholesky", tol=1e-12,
+                                 max_iter=1000).fit(Phi, Y[:, t])
+        scale = max(1.0, np.abs(ref.coef_).max())
+        np.testing.assert_allclose(m.coef_[:, t], ref.coef_[0], atol=1e-5 * scale)
+        np.testing.assert_allclose(m.intercept_[t], ref.intercept_[0], atol=1e-5 * scale)
+        np.testing.assert_allclose(m.predict_proba(X)[:, t], ref.predict_proba(Phi)[:, 1],
+                                   atol=1e-6)
+
+
+def test_converged_flag_is_the_kkt_gradient_test():
+    X, Y = _data(120, seed=1)
+    m = KernelLogisticRegression(lam=0.01, tol=1e-8).fit(X, Y)
+    params = np.vstack([m.coef_, m.intercept_]).ravel()
+    _, grad = klr_objective(params, _phi(X, m), Y.astype(float), 0.01)
+    g = np.abs(grad.reshape(-1, Y.shape[1])).max(axis=0) / X.shape[0]
+    np.testing.assert_allclose(m.grad_max_, g, rtol=1e-6, atol=1e-14)
+    assert m.converged_ and (g <= 1e-8).all()
+
+
+def test_not_converged_is_reported():
+    X, Y = _data(120, seed=2)
+    with pytest.warns(ConvergenceWarning, match="did not reach the gradient tolerance"):
+        m = KernelLogisticRegression(lam=1e-3, tol=1e-12, max_iter=1).fit(X, Y)
+    assert not m.converged_ and m.grad_max_.max() > 1e-12
+    assert np.isfinite(m.predict_proba(X)).all()
+
+
+def test_no_intercept_matches_reference():
+    X, Y = _data(80, seed=3)
+    m = KernelLogisticRegression(lam=0.1, fit_intercept=False, tol=1e-10).fit(X, Y)
+    assert m.converged_ and np.all(m.intercept_ == 0)
+    Phi = _phi(X, m)
+    ref = LogisticRegression(C=10.0, fit_intercept=False, solver="newton-cholesky", tol=1e-12,
+                             max_iter=1000).fit(Phi, Y[:, 0])
+    np.testing.assert_allclose(m.coef_[:, 0], ref.coef_[0], atol=1e-5)
+
+
+def test_landmark_centres_match_reference():
+    X, Y = _data(150, seed=4)
+    m = KernelLogisticRegression(lam=0.05, n_centers=30, random_state=0, tol=1e-10).fit(X, Y)
+    assert m.n_centers_ == 30 and m.coef_.shape == (30, 3) and m.converged_
+    Phi = _phi(X, m)
+    ref = LogisticRegression(C=20.0, solver="newton-cholesky", tol=1e-12,
+                             max_iter=1000).fit(Phi, Y[:, 1])
+    np.testing.assert_allclose(m.coef_[:, 1], ref.coef_[0], atol=1e-5 * max(1, np.abs(ref.coef_).max()))
