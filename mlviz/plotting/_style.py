@@ -23,6 +23,8 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from mlviz._text import escape_html
+
 TEMPLATE = "plotly_white"
 
 #: Qualitative palette for methods (D3 / matplotlib "tab10").
@@ -163,6 +165,31 @@ def label_axis_style(names):
     )
 
 
+def esc(text):
+    """``text`` as literal plotly text: :func:`mlviz._text.escape_html` of ``str(text)``.
+
+    Every user-supplied string (data-set, label, feature names) that reaches a
+    title, tick, legend entry, hover or drawn text goes through here: plotly
+    renders a subset of HTML (``<a href>``, ``<b>``, ``<br>``, ...) and
+    decodes entities, so the escaped string is *shown* exactly as written.
+    """
+    return escape_html("" if text is None else text)
+
+
+def esc_all(texts):
+    """:func:`esc` of every element, as a list."""
+    return [esc(t) for t in texts]
+
+
+def template_text(text):
+    """``text`` escaped for embedding in a plotly ``hovertemplate`` string.
+
+    Besides :func:`esc`, a ``%{`` (which plotly would substitute) becomes
+    ``%&#123;`` -- drawn as ``%{`` because plotly decodes numeric entities.
+    """
+    return esc(text).replace("%{", "%&#123;")
+
+
 def layout_dict(*, title=None, height=450, **layout):
     """The shared layout (template, title, height, responsiveness) as a dict.
 
@@ -179,6 +206,7 @@ def layout_dict(*, title=None, height=450, **layout):
     Parameters
     ----------
     title : str or None
+        Plain text (escaped here: it may contain a data-set or label name).
     height : int
         Height in pixels; width follows the container (``autosize``).
     **layout
@@ -193,7 +221,7 @@ def layout_dict(*, title=None, height=450, **layout):
     if pio.templates.default != TEMPLATE:
         out["template"] = TEMPLATE
     if title:
-        out["title"] = dict(text=title, x=0.01, xanchor="left")
+        out["title"] = dict(text=esc(title), x=0.01, xanchor="left")
     return out
 
 
@@ -222,7 +250,7 @@ def finish_layout(fig, *, title=None, height=450, **layout):
 
 def note_annotation(text, *, y=0.5):
     """A centred grey note (e.g. "no edges") on the plotting area, as an annotation dict."""
-    return dict(text=text, xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
+    return dict(text=esc(text), xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
                 font=dict(size=14, color="#666666"), bgcolor="rgba(255,255,255,0.8)")
 
 
