@@ -245,7 +245,7 @@ def test_label_graph_edges_signs_widths_and_arrows():
     assert sum(1 for t in edges if t.showlegend) == 2
     arrows = [a for a in fig.layout.annotations if a.showarrow]
     assert len(arrows) == 6
-    nodes = [t for t in fig.data if t.meta == {"kind": "nodes"}][0]
+    nodes = [t for t in fig.data if t.meta["kind"] == "nodes"][0]
     assert list(nodes.text) == NAMES
     # node 2: in-edge from 5 (+0.3), out-edge to 3 (+1.0)
     assert "in-degree 1" in nodes.hovertext[2] and "lab5 (+0.3)" in nodes.hovertext[2]

@@ -35,7 +35,7 @@ from .embedding import (
 )
 from . import format, tables
 from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
-from .graph import cooccurrence_graph_figure, edge_widths, label_graph_figure
+from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
 from .paths import convergence_figure, regularization_path_figure
 from .posterior import (
     order_by_labelset, posterior_heatmap, reliability_bins, reliability_figure,
@@ -49,7 +49,7 @@ __all__ = [
     "embedding_scatter", "instance_scatter", "selection_ids", "color_kind",
     "focus_label_indices", "point_style",
     # graphs
-    "label_graph_figure", "cooccurrence_graph_figure", "edge_widths",
+    "label_graph_figure", "cooccurrence_graph_figure", "edge_widths", "default_min_count",
     # solver diagnostics
     "regularization_path_figure", "convergence_figure",
     # posteriors
