@@ -38,7 +38,8 @@ from .export import figure_to_html, figure_to_png, find_chromium, stop_png_brows
 from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
 from .paths import convergence_figure, regularization_path_figure
 from .posterior import (
-    order_by_labelset, posterior_heatmap, reliability_bins, reliability_figure,
+    order_by_labelset, per_label_scores, posterior_grid, posterior_heatmap, reliability_bins,
+    reliability_figure,
 )
 
 __all__ = [
@@ -53,8 +54,8 @@ __all__ = [
     # solver diagnostics
     "regularization_path_figure", "convergence_figure",
     # posteriors
-    "order_by_labelset", "posterior_heatmap", "reliability_bins",
-    "reliability_figure",
+    "order_by_labelset", "posterior_heatmap", "posterior_grid", "per_label_scores",
+    "reliability_bins", "reliability_figure",
     # comparisons
     "measure_bars", "timing_bars", "solver_scaling_figure",
     "time_ratio_figure", "clean_results",
