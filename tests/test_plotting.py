@@ -457,20 +457,26 @@ def test_measure_bars_ignore_errors_and_match_groupby():
     assert mp.measure_bars(errors).data == ()
 
 
-def test_timing_bars_one_value_per_fold_log_y():
+def test_timing_bars_median_quartiles_and_points_on_log_y():
     df = _cv_results()
     fig = mp.timing_bars(df)
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert fig.layout.yaxis.title.text == "seconds (log scale)"
-    fit = {t.meta["method"]: t.y[0] for t in fig.data
-           if t.meta["timing"] == "fit_seconds"}
-    assert set(fit) == {"ML-LSPC", "MLRH", "BR-LR"}
+    assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.ticksuffix == " s"  # decades only
+    med = {t.meta["method"]: t for t in fig.data
+           if t.meta["timing"] == "fit_seconds" and t.meta["stat"] == "median"}
+    pts = {t.meta["method"]: t for t in fig.data
+           if t.meta["timing"] == "fit_seconds" and t.meta["stat"] == "folds"}
+    assert set(med) == set(pts) == {"ML-LSPC", "MLRH", "BR-LR"}
     per_fold = df[df.measure == "hamming_loss"].groupby("method")["fit_seconds"]
-    for m, v in fit.items():   # the NaN-valued MLRH row of fold 3 still times
-        expected = pd.concat([per_fold.get_group(m),
-                              df[(df.method == m) & (df.fold == 3)]
-                              ["fit_seconds"]]).mean()
-        assert v == pytest.approx(expected)
+    for m, t in med.items():   # the NaN-valued MLRH row of fold 3 still times
+        v = pd.concat([per_fold.get_group(m), df[(df.method == m) & (df.fold == 3)]["fit_seconds"]])
+        np.testing.assert_allclose(sorted(pts[m].y), sorted(v))
+        q1, q2, q3 = np.percentile(v, [25, 50, 75])
+        assert t.y[0] == pytest.approx(q2)
+        assert t.error_y.array[0] == pytest.approx(q3 - q2)
+        assert t.error_y.arrayminus[0] == pytest.approx(q2 - q1)
+        assert min(pts[m].y) <= q1 and q3 <= max(pts[m].y)      # bars stay inside the data
 
 
 def test_solver_scaling_and_time_ratio():
