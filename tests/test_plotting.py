@@ -141,7 +141,7 @@ def test_embedding_scatter_categorical_colour_and_ids():
         assert isinstance(t, go.Scatter)
     assert test[0].marker.symbol != train[0].marker.symbol
     assert len(test[0].x) == 30
-    assert list(labels[0].text) == NAMES
+    assert list(labels[0].hovertext) == NAMES
     assert labels[0].marker.size > train[0].marker.size
     assert fig.layout.dragmode == "lasso"
     assert fig.layout.xaxis.title.text == "embedding dimension 1"

@@ -52,7 +52,7 @@ def test_many_labels_full_width_selection_strip_and_sample():
     np.testing.assert_allclose(np.asarray(strip.z)[0], auc[order].astype(np.float32))
     np.testing.assert_allclose(np.asarray(strip.z)[1], f1[order].astype(np.float32))
     assert [c for c in np.asarray(strip.customdata)[0]] == [NAMES[j] for j in order]
-    notes = " ".join(a.text for a in fig.layout.annotations)
+    notes = fig.layout.title.subtitle.text
     assert "showing 150 of 400 test instances" in notes and "20 of 80 labels" in notes
 
 

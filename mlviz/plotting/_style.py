@@ -190,7 +190,7 @@ def template_text(text):
     return esc(text).replace("%{", "%&#123;")
 
 
-def layout_dict(*, title=None, height=450, **layout):
+def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     """The shared layout (template, title, height, responsiveness) as a dict.
 
     For builders that create their figure in one call,
@@ -207,6 +207,9 @@ def layout_dict(*, title=None, height=450, **layout):
     ----------
     title : str or None
         Plain text (escaped here: it may contain a data-set or label name).
+    subtitle : str or None
+        A second, smaller line under the title (e.g. "showing 400 of 3,000
+        instances"), escaped too.
     height : int
         Height in pixels; width follows the container (``autosize``).
     **layout
@@ -216,16 +219,19 @@ def layout_dict(*, title=None, height=450, **layout):
     -------
     dict
     """
-    out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=60 if title else 30, b=50),
+    top = (60 if title else 30) + (24 if subtitle else 0)
+    out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:
         out["template"] = TEMPLATE
-    if title:
-        out["title"] = dict(text=esc(title), x=0.01, xanchor="left")
+    if title or subtitle:
+        out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left")
+        if subtitle:
+            out["title"]["subtitle"] = dict(text=esc(subtitle), font=dict(size=12, color="#555555"))
     return out
 
 
-def finish_layout(fig, *, title=None, height=450, **layout):
+def finish_layout(fig, *, title=None, height=450, subtitle=None, **layout):
     """Apply the shared template, title, height and responsiveness.
 
     Parameters
@@ -244,7 +250,7 @@ def finish_layout(fig, *, title=None, height=450, **layout):
     plotly.graph_objects.Figure
         The same figure, for chaining.
     """
-    fig.update_layout(**layout_dict(title=title, height=height, **layout))
+    fig.update_layout(**layout_dict(title=title, height=height, subtitle=subtitle, **layout))
     return fig
 
 

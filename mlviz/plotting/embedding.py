@@ -138,7 +138,8 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
     marker_base = dict(size=size if size is not None else auto_size, symbol=symbol,
                        opacity=opacity if opacity is not None else auto_opacity)
     if dims == 3:
-        marker_base["size"] = max(marker_base["size"] - 2, 2)
+        marker_base["size"] = max(0.6 * marker_base["size"], 2)
+        marker_base["opacity"] = min(marker_base["opacity"], 0.7)
         if symbol not in SAFE_3D_SYMBOLS:
             marker_base["symbol"] = "cross" if meta == "test" else "circle"
     kind = color_kind(color)
@@ -276,33 +277,60 @@ def focus_label_indices(n_labels, *, focus_labels=None, label_weights=None, max_
     return np.arange(max_labels, dtype=np.int64)
 
 
-def _label_traces(Lc, names, focus, dims, cls):
+def _label_traces(Lc, names, focus, dims, cls, positions=None):
     """Focused labels (markers + names) and, when some are left out, one
-    hidden-by-default trace with the others' markers (hover only)."""
+    hidden-by-default trace with the others' markers (hover only).
+
+    ``positions``: a plotly ``textposition`` per focused label, None where its
+    name is not written (it stays on hover)."""
     traces = []
     rest = np.setdiff1d(np.arange(len(names)), focus)
     if rest.size:
         traces.append(cls(
-            **_xyz(Lc[rest], dims), mode="markers", text=[esc(names[j]) for j in rest],
+            **_xyz(Lc[rest], dims), mode="markers", hovertext=[esc(names[j]) for j in rest],
             name=f"other labels ({rest.size})", meta="labels", visible="legendonly",
             customdata=rest.astype(np.int64),
             marker=dict(size=8 if dims == 2 else 4, symbol="diamond", color="#777777",
                         line=dict(width=1, color="white")),
-            hovertemplate="label <b>%{text}</b><extra></extra>"))
+            hovertemplate="label <b>%{hovertext}</b><extra></extra>"))
     big = len(focus) <= 20
     text_font = dict(size=13 if big else 11, color=LABEL_MARKER_COLOR)
     extra = {}
     if cls is go.Scatter:      # SVG text: a white halo keeps names legible over the cloud
         text_font["shadow"] = "auto"
         extra["cliponaxis"] = False
+    if positions is None:
+        positions = ["top center"] * len(focus)
+    full = [esc(names[j]) for j in focus]
     traces.append(cls(
-        **_xyz(Lc[focus], dims), mode="markers+text", text=[esc(names[j]) for j in focus],
-        textposition="top center", name="labels", meta="labels",
+        **_xyz(Lc[focus], dims), mode="markers+text",
+        text=[t if p is not None else "" for t, p in zip(full, positions)],
+        textposition=[p or "top center" for p in positions] if dims == 2 else "top center",
+        hovertext=full, name="labels", meta="labels",
         customdata=focus.astype(np.int64), textfont=text_font,
         marker=dict(size=14 if dims == 2 else 7, symbol="diamond", color=LABEL_MARKER_COLOR,
                     line=dict(width=1.5, color="white")),
-        hovertemplate="label <b>%{text}</b><extra></extra>", **extra))
+        hovertemplate="label <b>%{hovertext}</b><extra></extra>", **extra))
     return traces
+
+
+def _axis_ranges(*arrays, pad=0.05):
+    """Explicit [lo, hi] x and y ranges covering every point (so name placement knows the scale)."""
+    pts = np.vstack([a[:, :2] for a in arrays if len(a)])
+    lo, hi = pts.min(axis=0).astype(float), pts.max(axis=0).astype(float)
+    span = np.maximum(hi - lo, 1e-9)
+    return [float(lo[0] - pad * span[0]), float(hi[0] + pad * span[0])], \
+        [float(lo[1] - pad * span[1]), float(hi[1] + pad * span[1])]
+
+
+def _place_label_names(Lc, names, focus, priority, xr, yr, plot_w, plot_h, font, max_names):
+    """``textposition`` per focused label (None: not written) so no two names overlap."""
+    from ._graph_focus import place_names
+
+    sx, sy = plot_w / (xr[1] - xr[0]), plot_h / (yr[1] - yr[0])
+    xy = np.column_stack([(Lc[focus, 0] - xr[0]) * sx, (Lc[focus, 1] - yr[0]) * sy])
+    return place_names(xy, [names[j] for j in focus], np.full(len(focus), 14.0), priority,
+                       font_size=font, plot_size=(plot_w, plot_h), max_names=max_names)
 
 
 def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
@@ -310,7 +338,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                       test_coords=None, test_hover_text=None, instance_ids=None,
                       dims=2, title=None, test_ids=None, test_color=None,
                       focus_labels=None, label_weights=None, max_label_names=30,
-                      marker_size=None, opacity=None, webgl=None):
+                      marker_size=None, opacity=None, webgl=None, width_hint=800):
     """Joint embedding of instances and labels (MLLEM, paper 002).
 
     Parameters
@@ -357,6 +385,10 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     webgl : bool, optional
         Force (True) or forbid (False) WebGL in 2-D; default: WebGL above
         :data:`~mlviz.plotting._style.WEBGL_THRESHOLD` points.
+    width_hint : int, default 800
+        Smallest expected figure width in pixels (2-D): label names are
+        written only where no two overlap at this width or wider (the axes
+        get explicit ranges covering every point); the others are on hover.
 
     Returns
     -------
@@ -407,9 +439,21 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     label_cls = go.Scatter3d if dims == 3 else (go.Scattergl if gl else go.Scatter)
     focus = focus_label_indices(len(names), focus_labels=focus_labels, label_weights=label_weights,
                                 max_labels=max_label_names)
-    data += _label_traces(Lc, names, focus, dims, label_cls)
     continuous = color_kind(color) == "continuous"
     layout = _axis_layout(dims, "embedding dimension", "dimension")
+    positions = None
+    if dims == 2:
+        xr, yr = _axis_ranges(X, Lc, *(() if test_coords is None else (T,)))
+        layout["xaxis"]["range"], layout["yaxis"]["range"] = xr, yr
+        margin_r = 110 if continuous else 30
+        plot_w, plot_h = max(width_hint - 60 - margin_r, 100), 600 - 30 - 90 - (24 if title else 0) - 24
+        if label_weights is not None:
+            priority = np.asarray(label_weights, dtype=float)[focus]
+        else:
+            priority = -np.arange(len(focus), dtype=float)
+        font = 13 if len(focus) <= 20 else 11
+        positions = _place_label_names(Lc, names, focus, priority, xr, yr, plot_w, plot_h, font, max_label_names)
+    data += _label_traces(Lc, names, focus, dims, label_cls, positions)
     # A colour bar sits at the right: the legend goes below the plot so they never overlap,
     # and the colour title is written once (on the colour bar, not again as legend title).
     legend = dict(itemsizing="constant", orientation="h", x=0.0, xanchor="left",
@@ -418,17 +462,17 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
         legend["title"] = dict(text=esc(color_title), side="left")
     layout["legend"] = legend
     hidden = len(names) - len(focus)
-    annotations = []
+    unwritten = 0 if positions is None else sum(p is None for p in positions)
+    notes = []
     if hidden:
-        annotations.append(dict(
-            text=f"names of {len(focus)} of {len(names)} labels shown; "
-                 f"the other {hidden}: legend entry “other labels”",
-            xref="paper", yref="paper", x=0.0, y=1.0, xanchor="left", yanchor="bottom",
-            showarrow=False, font=dict(size=11, color="#555555")))
-    layout["annotations"] = annotations
+        notes.append(f"markers of {len(focus)} of {len(names)} labels drawn; "
+                     f"the other {hidden}: legend entry “other labels”")
+    if unwritten:
+        notes.append(f"{unwritten} label names not written where they would overlap: hover a diamond")
     if dims == 2:
         layout["dragmode"] = "lasso"
-    lay = layout_dict(title=title, height=600 if dims == 2 else 650, **layout)
+    lay = layout_dict(title=title, height=600 if dims == 2 else 650, subtitle="; ".join(notes) or None,
+                      **layout)
     lay["margin"] = dict(lay["margin"], b=90 if dims == 2 else 60, r=20 if dims == 3 else 30)
     return go.Figure(data=data, layout=lay)
 

@@ -300,14 +300,9 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
         fig.update_xaxes(showticklabels=False, title_text=(
             f"all {L} labels by decreasing AUC ({int(drawn.sum())} drawn above); hover for names"),
             row=2, col=1)
-        fig.update_yaxes(type="category", row=2, col=1)
+        fig.update_yaxes(type="category", autorange="reversed", row=2, col=1)
     height = int(np.clip(250 + 3 * len(order), 450, 800)) + (140 if show_strip else 0)
-    fig = finish_layout(fig, title=title, height=height)
-    if notes:
-        fig.add_annotation(text=esc("; ".join(notes)), xref="paper", yref="paper", x=0.0, y=1.0,
-                           yshift=22, xanchor="left", yanchor="bottom", showarrow=False,
-                           font=dict(size=11, color="#555555"))
-    return fig
+    return finish_layout(fig, title=title, height=height, subtitle="; ".join(notes) or None)
 
 
 def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=None, labels=None,
@@ -406,12 +401,9 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
     for c in range(1, k + 1):
         fig.update_xaxes(row=1, col=c, **style)
     fig.update_yaxes(type="category", autorange="reversed", showticklabels=False)
-    fig.update_annotations(font_size=11)
-    fig = finish_layout(fig, title=title, height=480)
-    fig.update_layout(margin=dict(t=110 if title else 90))
-    if note:
-        fig.add_annotation(text=esc(note), xref="paper", yref="paper", x=0.0, y=-0.02, xanchor="left",
-                           yanchor="top", yshift=-70, showarrow=False, font=dict(size=11, color="#555555"))
+    fig.update_annotations(font_size=12)
+    fig = finish_layout(fig, title=title, height=500, subtitle=note)
+    fig.update_layout(margin=dict(t=(110 if title else 80) + (20 if note else 0)))
     return fig
 
 
