@@ -138,8 +138,9 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
     marker_base = dict(size=size if size is not None else auto_size, symbol=symbol,
                        opacity=opacity if opacity is not None else auto_opacity)
     if dims == 3:
-        marker_base["size"] = max(0.6 * marker_base["size"], 2)
-        marker_base["opacity"] = min(marker_base["opacity"], 0.7)
+        marker_base["size"] = float(np.clip(0.5 * marker_base["size"], 2, 4)) if meta != "test" \
+            else float(np.clip(0.5 * marker_base["size"] + 2, 4, 6))
+        marker_base["opacity"] = min(marker_base["opacity"], 0.55)
         if symbol not in SAFE_3D_SYMBOLS:
             marker_base["symbol"] = "cross" if meta == "test" else "circle"
     kind = color_kind(color)
@@ -294,7 +295,7 @@ def _label_traces(Lc, names, focus, dims, cls, positions=None):
                         line=dict(width=1, color="white")),
             hovertemplate="label <b>%{hovertext}</b><extra></extra>"))
     big = len(focus) <= 20
-    text_font = dict(size=13 if big else 11, color=LABEL_MARKER_COLOR)
+    text_font = dict(size=(13 if big else 11) + (2 if dims == 3 else 0), color=LABEL_MARKER_COLOR)
     extra = {}
     if cls is go.Scatter:      # SVG text: a white halo keeps names legible over the cloud
         text_font["shadow"] = "auto"
@@ -308,7 +309,7 @@ def _label_traces(Lc, names, focus, dims, cls, positions=None):
         textposition=[p or "top center" for p in positions] if dims == 2 else "top center",
         hovertext=full, name="labels", meta="labels",
         customdata=focus.astype(np.int64), textfont=text_font,
-        marker=dict(size=14 if dims == 2 else 7, symbol="diamond", color=LABEL_MARKER_COLOR,
+        marker=dict(size=14 if dims == 2 else 10, symbol="diamond", color=LABEL_MARKER_COLOR,
                     line=dict(width=1.5, color="white")),
         hovertemplate="label <b>%{hovertext}</b><extra></extra>", **extra))
     return traces
