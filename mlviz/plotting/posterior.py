@@ -84,11 +84,18 @@ def per_label_scores(Y_true, P, threshold=0.5):
     return auc, f1
 
 
-def decisions(P, threshold):
+def decisions(P, threshold, rows=None, cols=None):
     """0/1 predictions of ``P`` under ``threshold`` (float, per-label array or
-    ``RCut``), as :func:`mlviz.metrics.binarize`."""
+    ``RCut``), as :func:`mlviz.metrics.binarize`, for the block ``rows`` x
+    ``cols`` only (default: all). A rank cut ranks over every label of a row."""
     from mlviz.metrics import binarize
-    return binarize(P, threshold)
+
+    rows = np.arange(P.shape[0]) if rows is None else np.asarray(rows)
+    cols = np.arange(P.shape[1]) if cols is None else np.asarray(cols)
+    if hasattr(threshold, "r"):
+        return binarize(P[rows], threshold)[:, cols]
+    t = np.asarray(threshold, dtype=float)
+    return binarize(P[np.ix_(rows, cols)], t if t.ndim == 0 else t[cols])
 
 
 def threshold_text(threshold):
@@ -134,6 +141,17 @@ def _cluster_order(rows):
 
 _OUTCOME_COLORS = ("#F2F2F2", "#F4A582", "#92C5DE", "#2166AC")   # TN, FP, FN, TP
 _OUTCOME_NAMES = ("true negative", "false positive", "false negative", "true positive")
+#: Up to this many cells the decision panels name the outcome of each cell on hover;
+#: above, the hover shows its code (the payload of 100k names is ~2 MB).
+_MAX_NAMED_CELLS = 20_000
+
+
+def _outcome_hover(outcome, prefix=""):
+    """(customdata, hovertemplate) of a decision heatmap."""
+    head = f"{prefix}instance %{{y}}<br>label <b>%{{x}}</b><br>"
+    if outcome.size <= _MAX_NAMED_CELLS:
+        return np.array(_OUTCOME_NAMES, dtype=object)[outcome], head + "%{customdata}<extra></extra>"
+    return None, head + "decision %{z} (0 TN · 1 FP · 2 FN · 3 TP)<extra></extra>"
 
 
 def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
@@ -261,19 +279,19 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
             t = np.asarray(t, dtype=float)
             if t.shape != (L,):
                 raise ValueError(f"A per-label threshold must have shape ({L},), got {t.shape}.")
-        D = decisions(P, t)[np.ix_(order, cols)].astype(np.uint8)
+        D = decisions(P, t, order, cols).astype(np.uint8)
         outcome = 2 * Yd.astype(np.uint8) + D      # 0 TN, 1 FP, 2 FN, 3 TP
         scale = []
         for k, c in enumerate(_OUTCOME_COLORS):
             scale += [[k / 4, c], [(k + 1) / 4, c]]
+        custom, hover = _outcome_hover(outcome)
         fig.add_trace(go.Heatmap(
             z=outcome.astype(np.uint8), x=shown, y=rows_y, zmin=-0.5, zmax=3.5, colorscale=scale,
-            name="decision", customdata=np.array(_OUTCOME_NAMES, dtype=object)[outcome],
+            name="decision", customdata=custom,
             colorbar=dict(title=dict(text="decision"), thickness=14, len=0.4, y=0.45 if show_strip else 0.0,
                           yanchor="top" if show_strip else "bottom", tickvals=[0, 1, 2, 3],
                           ticktext=["TN", "FP", "FN", "TP"]),
-            hovertemplate="instance %{y}<br>label <b>%{x}</b><br>%{customdata}<extra></extra>"),
-            row=1, col=3)
+            hovertemplate=hover), row=1, col=3)
     style = label_axis_style([names[j] for j in cols])
     for c in range(1, ncols + 1):
         fig.update_xaxes(title_text="label" if c == 1 else None, row=1, col=c, **style)
@@ -381,18 +399,18 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
                 hovertemplate=f"{template_text(m)}<br>instance %{{y}}<br>label <b>%{{x}}</b>"
                               "<br>P = %{z:.3f}<extra></extra>"), row=1, col=c)
         else:
-            D = decisions(mats[m], threshold)[np.ix_(order, cols)]
+            D = decisions(mats[m], threshold, order, cols)
             outcome = 2 * Yd.astype(np.uint8) + D.astype(np.uint8)
             scale = []
             for q, col in enumerate(_OUTCOME_COLORS):
                 scale += [[q / 4, col], [(q + 1) / 4, col]]
+            custom, hover = _outcome_hover(outcome, prefix=template_text(m) + "<br>")
             fig.add_trace(go.Heatmap(
                 z=outcome, x=shown, y=y, zmin=-0.5, zmax=3.5, colorscale=scale, showscale=c == 1,
-                name=esc(m), customdata=np.array(_OUTCOME_NAMES, dtype=object)[outcome],
+                name=esc(m), customdata=custom,
                 colorbar=dict(title=dict(text="decision"), thickness=12, tickvals=[0, 1, 2, 3],
                               ticktext=["TN", "FP", "FN", "TP"]),
-                hovertemplate=f"{template_text(m)}<br>instance %{{y}}<br>label <b>%{{x}}</b>"
-                              "<br>%{customdata}<extra></extra>"), row=1, col=c)
+                hovertemplate=hover), row=1, col=c)
     fig.add_trace(go.Heatmap(
         z=Yd.astype(np.uint8), x=shown, y=y, zmin=0, zmax=1, colorscale=PROBABILITY_SCALE,
         showscale=False, name="true Y",
