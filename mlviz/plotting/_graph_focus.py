@@ -174,7 +174,10 @@ def place_names(xy_px, names, sizes_px, priority, *, font_size, plot_size, max_n
     Greedy in order of ``priority`` (highest first): each name tries the side
     facing away from the layout centre, then the other three sides, and is
     drawn at the first one whose box lies inside the plot and overlaps no
-    drawn name and no other node marker; otherwise it is left to hover.
+    drawn name and no marker of the ``max_names`` most important nodes
+    (names may cover the small markers of minor nodes -- in a dense graph of
+    hundreds of labels every box touches some node); otherwise it is left to
+    hover.
 
     Parameters
     ----------
@@ -205,6 +208,9 @@ def place_names(xy_px, names, sizes_px, priority, *, font_size, plot_size, max_n
     centre = xy_px.mean(axis=0)
     placed, anchors = [], []
     order = np.argsort(-np.asarray(priority, dtype=float), kind="stable")
+    important = np.zeros(n, dtype=bool)
+    important[order[:max_names]] = True
+    named = np.zeros(n, dtype=bool)
     for i in order:
         if len(placed) >= max_names:
             break
@@ -214,8 +220,11 @@ def place_names(xy_px, names, sizes_px, priority, *, font_size, plot_size, max_n
         else:
             first = "top center" if d[1] >= 0 else "bottom center"
         sides = [first] + [s for s in _SIDES if s != first]
-        others = np.delete(markers, i, axis=0)
-        other_xy = np.delete(xy_px, i, axis=0)
+        if not important[i] and _clashes(markers[i], xy_px[i], placed, anchors):
+            continue          # its node lies under a name already written: leave it to hover
+        keep = important | named         # named nodes stay visible
+        keep[i] = False
+        others, other_xy = markers[keep], xy_px[keep]
         for side in sides:
             box = text_box(xy_px[i, 0], xy_px[i, 1], r[i], str(names[i]), font_size, side)
             if box[0] < 0 or box[1] < 0 or box[2] > W or box[3] > H:
@@ -225,6 +234,7 @@ def place_names(xy_px, names, sizes_px, priority, *, font_size, plot_size, max_n
             placed.append(box)
             anchors.append(xy_px[i])
             positions[i] = side
+            named[i] = True
             break
     return positions
 

@@ -183,11 +183,15 @@ def _top3(node, other, w, n, names, fmt="{:+.3g}"):
 
 
 def _view(n, src, dst, w, *, focus, radius, top_k, score, min_abs_weight, max_edges):
-    """Apply the edge and node filters: (kept node indices, src, dst, w remapped)."""
-    ek = _focus.select_edges(w, min_abs_weight=min_abs_weight, max_edges=max_edges)
+    """Apply the filters -- edge threshold, then the labels (ego network, top-k),
+    then the strongest ``max_edges`` edges among the kept labels: (kept node
+    indices, src, dst, w remapped)."""
+    ek = _focus.select_edges(w, min_abs_weight=min_abs_weight)
     src, dst, w = src[ek], dst[ek], w[ek]
     nk = _focus.select_nodes(n, src, dst, w, focus=focus, radius=radius, top_k=top_k, score=score)
     ek = nk[src] & nk[dst]
+    src, dst, w = src[ek], dst[ek], w[ek]
+    ek = _focus.select_edges(w, max_edges=max_edges)
     kept = np.flatnonzero(nk)
     remap = np.full(n, -1, dtype=int)
     remap[kept] = np.arange(len(kept))
@@ -209,7 +213,7 @@ def _resolve_focus(focus, nodes, names):
 def _names_and_notes(P, names, sizes, priority, axes, *, height, width_hint, max_names,
                      title, n_total, n_kept, e_total, e_kept):
     """Name placement for the drawn nodes, the margins it assumed and the status note."""
-    margin = dict(l=10, r=10, t=70 if title else 40, b=40)
+    margin = dict(l=10, r=10, t=(70 if title else 40) + 14, b=40)   # room for a two-line note
     plot_w = max(width_hint - margin["l"] - margin["r"], 100)
     plot_h = max(height - margin["t"] - margin["b"], 100)
     font = 12 if len(names) <= 30 else 11
@@ -224,8 +228,9 @@ def _names_and_notes(P, names, sizes, priority, axes, *, height, width_hint, max
         parts.append(f"names of {n_named} of {len(names)} drawn labels shown; hover a node for the others")
     note = None
     if parts:
-        note = dict(text=esc("; ".join(parts)), xref="paper", yref="paper", x=0.0, y=1.0,
-                    xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=11, color="#555555"))
+        note = dict(text="<br>".join(esc(p) for p in parts), xref="paper", yref="paper", x=0.0, y=1.0,
+                    xanchor="left", yanchor="bottom", align="left", showarrow=False,
+                    font=dict(size=11, color="#555555"))
     meta = {"kind": "nodes", "names_hidden": len(names) - n_named, "labels_hidden": n_total - n_kept,
             "edges_hidden": e_total - e_kept, "width_hint": int(width_hint), "font_size": font}
     return positions, font, margin, note, meta
