@@ -141,10 +141,13 @@ def _hidden_axes(P):
 
 
 def _node_sizes(values):
+    """Marker diameters: 10-32 px up to 30 nodes, shrinking as sqrt(30 / n) (to
+    35 %) for more, so hundreds of nodes do not merge into one blot."""
     v = np.sqrt(np.maximum(np.asarray(values, dtype=float), 0.0))
+    f = float(np.clip(np.sqrt(30.0 / max(v.size, 1)), 0.35, 1.0))
     if v.size == 0 or np.ptp(v) == 0:
-        return np.full(v.shape, 16.0)
-    return 10.0 + 22.0 * (v - v.min()) / np.ptp(v)
+        return np.full(v.shape, 16.0 * f)
+    return f * (10.0 + 22.0 * (v - v.min()) / np.ptp(v))
 
 
 def _to_pixels(P, axes, plot_w, plot_h):
