@@ -3,7 +3,6 @@
 import html as _html
 import io
 import json
-import os
 import re
 import subprocess
 
