@@ -8,7 +8,14 @@ Prints, side by side in one run:
 * PNG export time: kaleido cold (browser started per call), kaleido warm
   (persistent browser), and the headless-chromium screenshot fallback.
 
-Usage: .venv/bin/python benchmarks/bench_plotting.py [--quick]
+* with ``--scale``: build time and JSON payload at 1,000 labels and 20,000
+  instances (synthetic, generated here): embedding, label graph (whole, top-k,
+  ego network), co-occurrence graph at its default minimum count, posterior
+  heatmap (50 labels at full width, 2,000 sampled rows, AUC/F1 strip over all
+  1,000 labels, decision panel), three models side by side; and the size of an
+  offline HTML export (plotly.js embedded).
+
+Usage: .venv/bin/python benchmarks/bench_plotting.py [--quick] [--scale]
 """
 
 from __future__ import annotations
@@ -125,7 +132,79 @@ def main(quick=False):
               f"  {'ok' if ok else 'FAILED'}")
 
 
+def _scale_data(n=20_000, L=1_000, seed=0):
+    """Synthetic multi-label data shaped like a large tagging set: power-law label
+    frequencies (a few common tags, a long tail), ~4 labels per instance."""
+    rng = np.random.default_rng(seed)
+    freq = 0.25 / (1.0 + np.arange(L)) ** 0.8
+    Y = (rng.random((n, L)) < freq[None, :]).astype(np.uint8)
+    P = np.clip(0.55 * Y + 0.45 * rng.random((n, L)) ** 3, 0, 1)
+    return Y, P, [f"tag_{j:04d}_name" for j in range(L)]
+
+
+def scale(repeat=2):
+    Y, P, names = _scale_data()
+    n, L = Y.shape
+    rng = np.random.default_rng(1)
+    print(f"\nscale: synthetic n={n:,} instances, L={L:,} labels, {Y.sum() / n:.1f} labels per instance")
+    coords = rng.normal(size=(n, 2)).astype(np.float32)
+    label_coords = rng.normal(size=(L, 2))
+    G = nx.DiGraph()
+    G.add_nodes_from(range(L))
+    while G.number_of_edges() < 3 * L:
+        a, b = rng.integers(0, L, 2)
+        if a != b:
+            G.add_edge(int(a), int(b), weight=float(rng.normal()))
+    t0 = time.perf_counter()
+    pos = nx.spring_layout(G, seed=0, iterations=30)
+    print(f"(networkx spring layout of {L} nodes, done once by the caller: {time.perf_counter() - t0:.1f} s)")
+    t0 = time.perf_counter()
+    C = mp.cooccurrence_counts(Y)
+    print(f"(co-occurrence counts Y^T Y: {time.perf_counter() - t0:.2f} s)")
+    freq = Y.sum(axis=0)
+    t0 = time.perf_counter()
+    scores = mp.per_label_scores(Y, P, 0.5)
+    print(f"(per-label AUC and F1 over {n:,} x {L:,}, cacheable: {time.perf_counter() - t0:.2f} s)")
+    cases = {
+        "embedding_scatter (20k points, 30 of 1,000 labels named)":
+            lambda: mp.embedding_scatter(coords, label_coords, names, color=P[:, 0],
+                                         label_weights=freq),
+        "label_graph_figure (1,000 labels, 3,000 edges)":
+            lambda: mp.label_graph_figure(G, pos, label_names=names),
+        "label_graph_figure (top 50 labels, strongest 150 edges)":
+            lambda: mp.label_graph_figure(G, pos, label_names=names, top_k=50, max_edges=150),
+        "label_graph_figure (ego network of one label, radius 1)":
+            lambda: mp.label_graph_figure(G, pos, label_names=names, focus=0),
+        "label_graph_figure (communities coloured)":
+            lambda: mp.label_graph_figure(G, pos, label_names=names, communities=True),
+        "cooccurrence_graph_figure (default min count)":
+            lambda: mp.cooccurrence_graph_figure(C, names, pos, min_count=None),
+        "posterior_heatmap (50 labels, 2,000 rows, strip, t=0.5)":
+            lambda: mp.posterior_heatmap(P, Y, names, threshold=0.5, label_scores=scores),
+        "posterior_heatmap (same, strip computed inside)":
+            lambda: mp.posterior_heatmap(P, Y, names, threshold=0.5),
+        "posterior_grid (3 models, 20 labels, 300 rows)":
+            lambda: mp.posterior_grid({"A": P, "B": P[:, ::-1], "C": 1 - P}, Y, names, threshold=0.5),
+    }
+    print(f"\n{'figure':58s} {'build ms':>9s} {'JSON kB':>9s}")
+    for name, fn in cases.items():
+        t, fig = _timeit(fn, repeat)
+        print(f"{name:58s} {1e3 * t:9.0f} {len(fig.to_json()) / 1e3:9.0f}")
+    fig = mp.embedding_scatter(coords, label_coords, names, label_weights=freq)
+    t0 = time.perf_counter()
+    html = mp.figure_to_html(fig)
+    t_html = time.perf_counter() - t0
+    small = mp.figure_to_html(mp.convergence_figure([3.0, 2.0, 1.0]))
+    print(f"\noffline HTML export: a small figure {len(small.encode()) / 1e6:.2f} MB (plotly.js embedded), "
+          f"the 20k-point embedding {len(html.encode()) / 1e6:.2f} MB, written in {t_html:.2f} s")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
-    main(ap.parse_args().quick)
+    ap.add_argument("--scale", action="store_true", help="only the 1,000-label / 20,000-instance figures")
+    args = ap.parse_args()
+    if args.scale:
+        scale(repeat=1 if args.quick else 2)
+    else:
+        main(args.quick)

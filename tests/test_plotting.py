@@ -141,7 +141,7 @@ def test_embedding_scatter_categorical_colour_and_ids():
         assert isinstance(t, go.Scatter)
     assert test[0].marker.symbol != train[0].marker.symbol
     assert len(test[0].x) == 30
-    assert list(labels[0].text) == NAMES
+    assert list(labels[0].hovertext) == NAMES
     assert labels[0].marker.size > train[0].marker.size
     assert fig.layout.dragmode == "lasso"
     assert fig.layout.xaxis.title.text == "embedding dimension 1"
@@ -163,7 +163,11 @@ def test_embedding_scatter_continuous_colour_webgl_and_3d():
     f3 = mp.embedding_scatter(X, Lc, NAMES, color=post, dims=3,
                               test_coords=X[:10])
     assert all(isinstance(t, go.Scatter3d) for t in f3.data)
-    assert f3.layout.scene.zaxis.title.text == "embedding dimension 3"
+    assert f3.layout.scene.zaxis.title.text == "dimension 3"
+    # 3-D test points use a glyph every font has (plotly draws "x" as an emoji)
+    (t3,) = [t for t in f3.data if t.meta == "test"]
+    assert t3.marker.symbol == "cross"
+    assert all(t.marker.symbol in mp.embedding.SAFE_3D_SYMBOLS for t in f3.data)
     with pytest.raises(ValueError, match="dims"):
         mp.embedding_scatter(X, Lc, NAMES, dims=4)
 
@@ -241,7 +245,7 @@ def test_label_graph_edges_signs_widths_and_arrows():
     assert sum(1 for t in edges if t.showlegend) == 2
     arrows = [a for a in fig.layout.annotations if a.showarrow]
     assert len(arrows) == 6
-    nodes = [t for t in fig.data if t.meta == {"kind": "nodes"}][0]
+    nodes = [t for t in fig.data if t.meta["kind"] == "nodes"][0]
     assert list(nodes.text) == NAMES
     # node 2: in-edge from 5 (+0.3), out-edge to 3 (+1.0)
     assert "in-degree 1" in nodes.hovertext[2] and "lab5 (+0.3)" in nodes.hovertext[2]
@@ -453,20 +457,26 @@ def test_measure_bars_ignore_errors_and_match_groupby():
     assert mp.measure_bars(errors).data == ()
 
 
-def test_timing_bars_one_value_per_fold_log_y():
+def test_timing_bars_median_quartiles_and_points_on_log_y():
     df = _cv_results()
     fig = mp.timing_bars(df)
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert fig.layout.yaxis.title.text == "seconds (log scale)"
-    fit = {t.meta["method"]: t.y[0] for t in fig.data
-           if t.meta["timing"] == "fit_seconds"}
-    assert set(fit) == {"ML-LSPC", "MLRH", "BR-LR"}
+    assert fig.layout.yaxis.dtick == 1 and fig.layout.yaxis.ticksuffix == " s"  # decades only
+    med = {t.meta["method"]: t for t in fig.data
+           if t.meta["timing"] == "fit_seconds" and t.meta["stat"] == "median"}
+    pts = {t.meta["method"]: t for t in fig.data
+           if t.meta["timing"] == "fit_seconds" and t.meta["stat"] == "folds"}
+    assert set(med) == set(pts) == {"ML-LSPC", "MLRH", "BR-LR"}
     per_fold = df[df.measure == "hamming_loss"].groupby("method")["fit_seconds"]
-    for m, v in fit.items():   # the NaN-valued MLRH row of fold 3 still times
-        expected = pd.concat([per_fold.get_group(m),
-                              df[(df.method == m) & (df.fold == 3)]
-                              ["fit_seconds"]]).mean()
-        assert v == pytest.approx(expected)
+    for m, t in med.items():   # the NaN-valued MLRH row of fold 3 still times
+        v = pd.concat([per_fold.get_group(m), df[(df.method == m) & (df.fold == 3)]["fit_seconds"]])
+        np.testing.assert_allclose(sorted(pts[m].y), sorted(v))
+        q1, q2, q3 = np.percentile(v, [25, 50, 75])
+        assert t.y[0] == pytest.approx(q2)
+        assert t.error_y.array[0] == pytest.approx(q3 - q2)
+        assert t.error_y.arrayminus[0] == pytest.approx(q2 - q1)
+        assert min(pts[m].y) <= q1 and q3 <= max(pts[m].y)      # bars stay inside the data
 
 
 def test_solver_scaling_and_time_ratio():
@@ -538,11 +548,10 @@ def test_figure_to_html_contains_the_div():
     html = mp.figure_to_html(fig)
     assert "<html>" in html and html.rstrip().endswith("</html>")
     assert 'class="plotly-graph-div"' in html
-    assert "cdn.plot.ly" in html
     div_id = re.search(r'<div id="([^"]+)" class="plotly-graph-div"', html).group(1)
     assert re.search(r'newPlot\(\s*"' + re.escape(div_id) + '"', html)
     assert "current \\u03b3 = 0.3" in html
-    assert len(html) < 200_000   # plotly.js not inlined
+    assert "cdn.plot.ly" in mp.figure_to_html(fig, include_plotlyjs="cdn")
 
 
 def test_figure_to_png_never_raises_without_browser(monkeypatch):

@@ -23,6 +23,8 @@ import plotly.colors as pc
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from mlviz._text import escape_html
+
 TEMPLATE = "plotly_white"
 
 #: Qualitative palette for methods (D3 / matplotlib "tab10").
@@ -163,7 +165,32 @@ def label_axis_style(names):
     )
 
 
-def layout_dict(*, title=None, height=450, **layout):
+def esc(text):
+    """``text`` as literal plotly text: :func:`mlviz._text.escape_html` of ``str(text)``.
+
+    Every user-supplied string (data-set, label, feature names) that reaches a
+    title, tick, legend entry, hover or drawn text goes through here: plotly
+    renders a subset of HTML (``<a href>``, ``<b>``, ``<br>``, ...) and
+    decodes entities, so the escaped string is *shown* exactly as written.
+    """
+    return escape_html("" if text is None else text)
+
+
+def esc_all(texts):
+    """:func:`esc` of every element, as a list."""
+    return [esc(t) for t in texts]
+
+
+def template_text(text):
+    """``text`` escaped for embedding in a plotly ``hovertemplate`` string.
+
+    Besides :func:`esc`, a ``%{`` (which plotly would substitute) becomes
+    ``%&#123;`` -- drawn as ``%{`` because plotly decodes numeric entities.
+    """
+    return esc(text).replace("%{", "%&#123;")
+
+
+def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     """The shared layout (template, title, height, responsiveness) as a dict.
 
     For builders that create their figure in one call,
@@ -179,6 +206,10 @@ def layout_dict(*, title=None, height=450, **layout):
     Parameters
     ----------
     title : str or None
+        Plain text (escaped here: it may contain a data-set or label name).
+    subtitle : str or None
+        A second, smaller line under the title (e.g. "showing 400 of 3,000
+        instances"), escaped too.
     height : int
         Height in pixels; width follows the container (``autosize``).
     **layout
@@ -188,16 +219,19 @@ def layout_dict(*, title=None, height=450, **layout):
     -------
     dict
     """
-    out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=60 if title else 30, b=50),
+    top = (60 if title else 30) + (24 if subtitle else 0)
+    out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:
         out["template"] = TEMPLATE
-    if title:
-        out["title"] = dict(text=title, x=0.01, xanchor="left")
+    if title or subtitle:
+        out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left")
+        if subtitle:
+            out["title"]["subtitle"] = dict(text=esc(subtitle), font=dict(size=12, color="#555555"))
     return out
 
 
-def finish_layout(fig, *, title=None, height=450, **layout):
+def finish_layout(fig, *, title=None, height=450, subtitle=None, **layout):
     """Apply the shared template, title, height and responsiveness.
 
     Parameters
@@ -216,13 +250,13 @@ def finish_layout(fig, *, title=None, height=450, **layout):
     plotly.graph_objects.Figure
         The same figure, for chaining.
     """
-    fig.update_layout(**layout_dict(title=title, height=height, **layout))
+    fig.update_layout(**layout_dict(title=title, height=height, subtitle=subtitle, **layout))
     return fig
 
 
 def note_annotation(text, *, y=0.5):
     """A centred grey note (e.g. "no edges") on the plotting area, as an annotation dict."""
-    return dict(text=text, xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
+    return dict(text=esc(text), xref="paper", yref="paper", x=0.5, y=y, showarrow=False,
                 font=dict(size=14, color="#666666"), bgcolor="rgba(255,255,255,0.8)")
 
 

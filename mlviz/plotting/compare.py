@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ._style import (
-    SOLVER_COLORS, empty_figure, finish_layout, method_colors,
-    qualitative_colors,
+    SOLVER_COLORS, empty_figure, esc, finish_layout, method_colors,
+    qualitative_colors, template_text,
 )
 
 __all__ = ["measure_bars", "timing_bars", "solver_scaling_figure",
@@ -101,9 +101,9 @@ def measure_bars(summary, *, measures=None, title=None):
     titles = []
     for m in chosen:
         label, gib = _measure_info(m)
-        titles.append(label + ("" if gib is None else
-                               (" (higher is better)" if gib else
-                                " (lower is better)")))
+        titles.append(esc(label) + ("" if gib is None else
+                                    (" (higher is better)" if gib else
+                                     " (lower is better)")))
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
                         vertical_spacing=0.32 / rows + 0.06,
                         horizontal_spacing=0.08)
@@ -113,13 +113,15 @@ def measure_bars(summary, *, measures=None, title=None):
             if (m, meth) not in stats.index:
                 continue
             s = stats.loc[(m, meth)]
+            label = _measure_info(m)[0]
             fig.add_trace(go.Bar(
-                x=[meth], y=[s["mean"]], name=meth, legendgroup=meth,
+                x=[esc(meth)], y=[s["mean"]], name=esc(meth), legendgroup=esc(meth),
                 showlegend=k == 0, marker_color=colors[meth],
                 error_y=dict(type="data", array=[s["std"]], visible=True,
                              thickness=1.5, width=4),
                 meta={"measure": m, "method": meth},
-                hovertemplate=(f"<b>{meth}</b><br>{m}: %{{y:.4f}} ± "
+                hovertemplate=(f"<b>{template_text(meth)}</b><br>{template_text(label)} "
+                               f"({template_text(m)}): %{{y:.4f}} ± "
                                f"{s['std']:.4f}<br>{int(s['count'])} fold(s)"
                                "<extra></extra>")),
                 row=r + 1, col=c + 1)
@@ -147,7 +149,8 @@ def _timings(results):
 
 
 def timing_bars(results, *, title=None):
-    """Fit and predict seconds per method (mean ± std over folds), log y.
+    """Fit and predict seconds per method: every fold as a point, the median
+    with the interquartile range, on a log axis that reads in seconds.
 
     Parameters
     ----------
@@ -160,37 +163,52 @@ def timing_bars(results, *, title=None):
     Returns
     -------
     plotly.graph_objects.Figure
-        Two panels ("fit time", "predict time"), one ``Bar`` per method in
-        each (x = method, y = mean seconds), log-scale y axes titled
-        "seconds (log scale)"; values are floored at 1 µs for the log axis.
+        Two panels ("fit time", "predict time"). Per method and panel: a
+        ``Scatter`` of the per-fold seconds (``meta["stat"] == "folds"``) and
+        a ``Scatter`` of the median whose asymmetric error bar spans the
+        quartiles Q1..Q3 (``meta["stat"] == "median"``; linear-interpolated
+        percentiles), so no bar leaves the data range. Log-scale y axes with
+        one tick per decade (no minor digits that read as seconds), titled
+        "seconds (log scale)", tick labels suffixed " s"; values are floored
+        at 1 µs for the log axis.
     """
+    import numpy as np
+
     t = _timings(results)
     methods = list(dict.fromkeys(t["method"]))
     if not methods:
         return empty_figure("No timings to show", title=title)
     colors = method_colors(methods)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("fit time",
-                                                         "predict time"),
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("fit time", "predict time"),
                         horizontal_spacing=0.1)
     for col, what in ((1, "fit_seconds"), (2, "predict_seconds")):
-        for meth in methods:
-            v = t.loc[t["method"] == meth, what].dropna().to_numpy(float)
+        for k, meth in enumerate(methods):
+            v = np.maximum(t.loc[t["method"] == meth, what].dropna().to_numpy(float), 1e-6)
             if v.size == 0:
                 continue
-            mean = max(float(v.mean()), 1e-6)
-            std = float(v.std(ddof=1)) if v.size > 1 else 0.0
-            fig.add_trace(go.Bar(
-                x=[meth], y=[mean], name=meth, legendgroup=meth,
-                showlegend=col == 1, marker_color=colors[meth],
-                error_y=dict(type="data", array=[std], visible=v.size > 1),
-                meta={"timing": what, "method": meth},
-                hovertemplate=(f"<b>{meth}</b><br>{what.split('_')[0]}: "
-                               f"%{{y:.4g}} s ± {std:.2g} s<br>{v.size} fold(s)"
-                               "<extra></extra>")),
-                row=1, col=col)
-        fig.update_yaxes(type="log", title_text="seconds (log scale)",
-                         row=1, col=col)
-        fig.update_xaxes(title_text="method", tickangle=-30, row=1, col=col)
+            q1, med, q3 = np.percentile(v, [25, 50, 75])
+            x = esc(meth)
+            word = what.split("_")[0]
+            fig.add_trace(go.Scatter(
+                x=[x] * v.size, y=v, mode="markers", name=esc(meth), legendgroup=esc(meth),
+                showlegend=False, marker=dict(color=colors[meth], size=7, opacity=0.55,
+                                              line=dict(width=0)),
+                meta={"timing": what, "method": meth, "stat": "folds"},
+                hovertemplate=f"<b>{template_text(meth)}</b><br>{word}: %{{y:.3g}} s (one fold)"
+                              "<extra></extra>"), row=1, col=col)
+            fig.add_trace(go.Scatter(
+                x=[x], y=[med], mode="markers", name=esc(meth), legendgroup=esc(meth),
+                showlegend=col == 1, marker=dict(color=colors[meth], size=14, symbol="line-ew-open",
+                                                 line=dict(width=3, color=colors[meth])),
+                error_y=dict(type="data", symmetric=False, array=[q3 - med], arrayminus=[med - q1],
+                             visible=v.size > 1, thickness=2, width=8, color=colors[meth]),
+                meta={"timing": what, "method": meth, "stat": "median"},
+                hovertemplate=(f"<b>{template_text(meth)}</b><br>{word}: median %{{y:.3g}} s"
+                               f"<br>quartiles {q1:.3g}–{q3:.3g} s<br>{v.size} fold(s)"
+                               "<extra></extra>")), row=1, col=col)
+        fig.update_yaxes(type="log", title_text="seconds (log scale)", dtick=1, ticksuffix=" s",
+                         exponentformat="none", showexponent="none", row=1, col=col)
+        fig.update_xaxes(title_text="method", tickangle=-30, type="category", row=1, col=col)
     fig.update_layout(showlegend=False)
     return finish_layout(fig, title=title, height=420)
 
@@ -228,12 +246,12 @@ def solver_scaling_figure(df, *, title=None):
         g = (d[d["solver"].astype(str) == s].groupby("n_labels")["seconds"]
              .agg(["mean", "std"]).fillna(0.0).sort_index())
         fig.add_trace(go.Scatter(
-            x=g.index.to_numpy(), y=g["mean"].to_numpy(), name=s,
+            x=g.index.to_numpy(), y=g["mean"].to_numpy(), name=esc(s),
             mode="lines+markers",
             line=dict(color=SOLVER_COLORS.get(s, extra[k]), width=2),
             error_y=dict(type="data", array=g["std"].to_numpy(),
                          visible=bool((g["std"] > 0).any())),
-            hovertemplate=f"<b>{s}</b><br>%{{x}} labels: %{{y:.4g}} s"
+            hovertemplate=f"<b>{template_text(s)}</b><br>%{{x}} labels: %{{y:.4g}} s"
                           "<extra></extra>"))
     fig.update_xaxes(title_text="number of labels")
     fig.update_yaxes(type="log", title_text="seconds (log scale)")

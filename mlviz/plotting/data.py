@@ -6,12 +6,12 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, finish_layout,
-    label_axis_style,
+    BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, esc, esc_all, finish_layout,
+    label_axis_style, template_text,
 )
 
 __all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
-           "signed_matrix_heatmap"]
+           "signed_matrix_heatmap", "edge_stability_heatmap"]
 
 
 def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
@@ -50,7 +50,7 @@ def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
         custom = None
         hover = "<b>%{x}</b><br>%{y:d} instances<extra></extra>"
     fig = go.Figure(go.Bar(
-        x=list(names), y=counts, marker_color=BAR_COLOR, customdata=custom,
+        x=esc_all(names), y=counts, marker_color=BAR_COLOR, customdata=custom,
         hovertemplate=hover, name="label frequency",
     ))
     fig.update_xaxes(title_text="label", **label_axis_style(names))
@@ -71,11 +71,20 @@ def cooccurrence_counts(Y):
     ndarray of int64, shape (L, L)
         ``C[i, j]`` = number of instances with both labels i and j; the
         diagonal holds the label frequencies.
+
+    Notes
+    -----
+    The product is taken in float64 through BLAS (or as a sparse product
+    for sparse ``Y``) and rounded: exact for counts below 2^53, and about
+    1,000 times faster than numpy's integer matmul, which has no BLAS
+    (20,000 x 1,000: ~0.2 s instead of ~15 min).
     """
-    if hasattr(Y, "toarray"):
-        Y = Y.toarray()
-    Y = np.asarray(Y, dtype=np.int64)
-    return Y.T @ Y
+    if hasattr(Y, "tocsc"):
+        import scipy.sparse as sp
+        Ys = sp.csc_matrix(Y, dtype=np.float64)
+        return np.rint((Ys.T @ Ys).toarray()).astype(np.int64)
+    Yf = np.asarray(Y, dtype=np.float64)
+    return np.rint(Yf.T @ Yf).astype(np.int64)
 
 
 def _normalized_cooccurrence(C, normalize):
@@ -141,9 +150,9 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
         lo = float(min(finite.min(initial=0.0), 0.0))
         hi = float(max(finite.max(initial=1.0), 1.0)) if finite.size else 1.0
         scale, zmin, zmax = COUNT_SCALE, lo, hi
-        cbar = "value"
+        cbar = "fraction" if lo >= 0 and hi <= 1 else "value"
         hover = ("row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
-                 "value = %{z:.3f}<extra></extra>")
+                 + template_text(colorbar_title or cbar) + " = %{z:.3f}<extra></extra>")
     else:
         scale, zmin, zmax = PROBABILITY_SCALE, 0.0, 1.0
         cbar = "Jaccard" if normalize == "jaccard" else "P(column | row)"
@@ -153,9 +162,9 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
                  + " = %{z:.3f}<br>%{customdata:d} instances with both"
                  "<extra></extra>")
     fig = go.Figure(go.Heatmap(
-        z=Z.astype(np.float32), x=names, y=names, colorscale=scale,
+        z=Z.astype(np.float32), x=esc_all(names), y=esc_all(names), colorscale=scale,
         zmin=zmin, zmax=zmax,
-        colorbar=dict(title=dict(text=colorbar_title or cbar)),
+        colorbar=dict(title=dict(text=esc(colorbar_title or cbar))),
         customdata=None if normalize is None else C.astype(np.int64),
         hovertemplate=hover, xgap=1 if len(names) <= 30 else 0,
         ygap=1 if len(names) <= 30 else 0,
@@ -194,13 +203,38 @@ def signed_matrix_heatmap(matrix, row_names, col_names, *, title=None,
     finite = np.abs(M[np.isfinite(M)])
     m = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
     fig = go.Figure(go.Heatmap(
-        z=M.astype(np.float32), x=cols, y=rows, colorscale=DIVERGING_SCALE,
+        z=M.astype(np.float32), x=esc_all(cols), y=esc_all(rows), colorscale=DIVERGING_SCALE,
         zmid=0.0, zmin=-m, zmax=m,
-        colorbar=dict(title=dict(text=colorbar_title)),
+        colorbar=dict(title=dict(text=esc(colorbar_title))),
         hovertemplate="row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
-                      + colorbar_title + " = %{z:+.4g}<extra></extra>"))
-    fig.update_xaxes(title_text=x_title, **label_axis_style(cols))
-    fig.update_yaxes(title_text=y_title, autorange="reversed",
+                      + template_text(colorbar_title) + " = %{z:+.4g}<extra></extra>"))
+    fig.update_xaxes(title_text=esc(x_title), **label_axis_style(cols))
+    fig.update_yaxes(title_text=esc(y_title), autorange="reversed",
                      **dict(label_axis_style(rows), tickangle=0))
     height = int(np.clip(220 + 14 * len(rows), 420, 900))
     return finish_layout(fig, title=title, height=height)
+
+
+def edge_stability_heatmap(frequency, label_names, *, n_folds=None, title=None):
+    """How often each label-graph edge is selected across folds or resamples.
+
+    Parameters
+    ----------
+    frequency : array-like of float in [0, 1], shape (L, L)
+        ``frequency[i, j]`` = fraction of fits in which the edge i -> j is non-zero.
+    label_names : sequence of str, length L
+    n_folds : int, optional
+        Number of fits the fractions are over (shown in the colour-bar title).
+    title : str, optional
+        Default "Fraction of folds in which edge row → column is present".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One ``Heatmap`` with a fixed [0, 1] range and the colour bar titled
+        "fraction of folds" (or "fraction of the k folds").
+    """
+    cbar = "fraction of folds" if not n_folds else f"fraction of the {int(n_folds)} folds"
+    return cooccurrence_heatmap(
+        frequency, label_names, normalize=None, colorbar_title=cbar,
+        title=title or "Fraction of folds in which edge row → column is present")

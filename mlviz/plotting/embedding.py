@@ -29,11 +29,12 @@ import plotly.graph_objects as go
 
 from ._style import (
     BINARY_COLORS, DIVERGING_SCALE, LABEL_MARKER_COLOR, PROBABILITY_SCALE, WEBGL_THRESHOLD,
-    as_float32, finish_layout, qualitative_colors, sequential_colors,
+    as_float32, esc, esc_all, layout_dict, qualitative_colors, sequential_colors, template_text,
 )
 
 __all__ = ["embedding_scatter", "instance_scatter", "selection_ids",
-           "color_kind", "MAX_CATEGORIES"]
+           "color_kind", "focus_label_indices", "point_style", "MAX_CATEGORIES",
+           "SAFE_3D_SYMBOLS"]
 
 #: Integer/bool colourings with more distinct values are drawn continuously.
 MAX_CATEGORIES = 20
@@ -69,10 +70,11 @@ def _check_coords(coords, dims, what):
     return as_float32(coords[:, :dims])
 
 
-def _scatter_cls(n, dims):
+def _scatter_cls(n, dims, webgl=None):
     if dims == 3:
         return go.Scatter3d
-    return go.Scattergl if n > WEBGL_THRESHOLD else go.Scatter
+    gl = n > WEBGL_THRESHOLD if webgl is None else bool(webgl)
+    return go.Scattergl if gl else go.Scatter
 
 
 def _xyz(coords, dims):
@@ -80,6 +82,27 @@ def _xyz(coords, dims):
     if dims == 3:
         out["z"] = coords[:, 2]
     return out
+
+
+def point_style(n):
+    """Marker size (px) and opacity that keep ``n`` points readable.
+
+    Size ``clip(10.5 - 1.5 log10 n, 2.5, 8)`` and opacity
+    ``clip(1.3 - 0.2 log10 n, 0.35, 0.9)``: 100 points -> 7.5 px at 0.9,
+    1,000 -> 6 px at 0.7, 20,000 -> 4 px at 0.44, 100,000 -> 3 px at 0.35, so
+    dense clouds show their density instead of a solid blot.
+
+    Parameters
+    ----------
+    n : int
+        Number of points drawn.
+
+    Returns
+    -------
+    size, opacity : float
+    """
+    lg = np.log10(max(int(n), 1))
+    return float(np.clip(10.5 - 1.5 * lg, 2.5, 8.0)), float(np.clip(1.3 - 0.2 * lg, 0.35, 0.9))
 
 
 def _hover(hover_text, prefix, value_line=""):
@@ -96,19 +119,30 @@ def _category_colors(values):
     return qualitative_colors(len(values))
 
 
+#: Marker symbols that 3-D scatter plots draw as glyphs every font has. plotly's
+#: gl3d draws "x" as the emoji U+274C, an empty rectangle without an emoji font.
+SAFE_3D_SYMBOLS = ("circle", "circle-open", "square", "square-open", "diamond", "diamond-open", "cross")
+
+
 def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
                      ids, dims, meta, name, symbol, size, palette=None,
-                     crange=None):
+                     crange=None, opacity=None, webgl=None):
     """Build the marker trace(s) of one point set (train or test)."""
     n = coords.shape[0]
-    cls = _scatter_cls(n, dims)
-    hover_text = None if hover_text is None else np.asarray(hover_text, dtype=object)
+    cls = _scatter_cls(n, dims, webgl)
+    hover_text = None if hover_text is None else np.asarray(esc_all(hover_text), dtype=object)
+    ctitle = esc(color_title) if color_title else ""
+    ctitle_t = template_text(color_title) if color_title else None
     common = dict(mode="markers", meta=meta)
-    marker_base = dict(size=size, symbol=symbol, opacity=0.8 if n > 200 else 0.9)
+    auto_size, auto_opacity = point_style(n)
+    marker_base = dict(size=size if size is not None else auto_size, symbol=symbol,
+                       opacity=opacity if opacity is not None else auto_opacity)
     if dims == 3:
-        marker_base["size"] = max(size - 2, 2)
-        if symbol not in ("circle", "diamond", "square", "cross", "x"):
-            marker_base["symbol"] = "diamond"
+        marker_base["size"] = float(np.clip(0.5 * marker_base["size"], 2, 4)) if meta != "test" \
+            else float(np.clip(0.5 * marker_base["size"] + 2, 4, 6))
+        marker_base["opacity"] = min(marker_base["opacity"], 0.55)
+        if symbol not in SAFE_3D_SYMBOLS:
+            marker_base["symbol"] = "cross" if meta == "test" else "circle"
     kind = color_kind(color)
     prefix = "test instance" if meta == "test" else "instance"
     if kind == "categorical":
@@ -125,11 +159,11 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
             traces.append(cls(
                 **_xyz(coords[mask], dims), customdata=ids[mask],
                 text=None if hover_text is None else hover_text[mask],
-                name=f"{name}: {label}" if meta == "test" else label,
-                legendgroup=f"{meta}-{label}",
+                name=esc(f"{name}: {label}" if meta == "test" else label),
+                legendgroup=esc(f"{meta}-{label}"),
                 marker=dict(marker_base, color=col),
                 hovertemplate=_hover(hover_text, prefix,
-                                     f"<br>{color_title or 'colour'} = {label}"),
+                                     f"<br>{ctitle_t or 'colour'} = {template_text(label)}"),
                 **common,
             ))
         return traces
@@ -143,7 +177,8 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
             marker_base, color=as_float32(c),
             colorscale=colorscale or default_scale,
             showscale=meta != "test",
-            colorbar=dict(title=dict(text=color_title or ""), thickness=14),
+            colorbar=dict(title=dict(text=ctitle, side="right"), thickness=14, len=0.8,
+                          x=1.0, xanchor="left", y=0.5, yanchor="middle"),
         )
         if is_prob:
             marker.update(cmin=0.0, cmax=1.0)
@@ -153,15 +188,15 @@ def _instance_traces(coords, *, color, color_title, colorscale, hover_text,
         else:
             marker.update(cmin=lo, cmax=hi)
         return [cls(
-            **_xyz(coords, dims), customdata=ids, text=hover_text, name=name,
+            **_xyz(coords, dims), customdata=ids, text=hover_text, name=esc(name),
             marker=marker,
             hovertemplate=_hover(hover_text, prefix,
-                                 f"<br>{color_title or 'value'} = "
+                                 f"<br>{ctitle_t or 'value'} = "
                                  "%{marker.color:.3f}"),
             **common,
         )]
     return [cls(
-        **_xyz(coords, dims), customdata=ids, text=hover_text, name=name,
+        **_xyz(coords, dims), customdata=ids, text=hover_text, name=esc(name),
         marker=dict(marker_base, color="#1F77B4" if meta != "test" else "#FF7F0E"),
         hovertemplate=_hover(hover_text, prefix), **common,
     )]
@@ -197,20 +232,114 @@ def _check_len(arr, n, what):
         raise ValueError(f"{what} has {len(arr)} entries for {n} points.")
 
 
-def _axis_titles(fig, dims, prefix):
+def _axis_layout(dims, prefix, short_prefix):
+    """Axis titles as layout properties (3-D: short titles, camera kept off the edges)."""
     if dims == 3:
-        fig.update_layout(scene=dict(
-            xaxis_title=f"{prefix} 1", yaxis_title=f"{prefix} 2",
-            zaxis_title=f"{prefix} 3"))
-    else:
-        fig.update_xaxes(title_text=f"{prefix} 1", zeroline=False)
-        fig.update_yaxes(title_text=f"{prefix} 2", zeroline=False)
+        axis = dict(title=dict(font=dict(size=12)))
+        return dict(scene=dict(
+            xaxis=dict(axis, title_text=f"{short_prefix} 1"),
+            yaxis=dict(axis, title_text=f"{short_prefix} 2"),
+            zaxis=dict(axis, title_text=f"{short_prefix} 3"),
+            aspectmode="cube", domain=dict(x=[0.0, 0.92], y=[0.0, 1.0]),
+            camera=dict(eye=dict(x=1.55, y=1.55, z=1.05))))
+    return dict(xaxis=dict(title_text=f"{prefix} 1", zeroline=False),
+                yaxis=dict(title_text=f"{prefix} 2", zeroline=False))
+
+
+def focus_label_indices(n_labels, *, focus_labels=None, label_weights=None, max_labels=30):
+    """Indices of the labels whose markers and names are drawn.
+
+    Parameters
+    ----------
+    n_labels : int
+    focus_labels : sequence of int, optional
+        Chosen labels (kept in the given order, duplicates and out-of-range
+        indices dropped). Overrides the default.
+    label_weights : array-like of float, shape (n_labels,), optional
+        Ranking for the default (e.g. label frequencies): the ``max_labels``
+        heaviest labels. Without it, the first ``max_labels`` labels.
+    max_labels : int, default 30
+
+    Returns
+    -------
+    ndarray of int64
+        All labels when ``n_labels <= max_labels`` and no focus is given.
+    """
+    if focus_labels is not None:
+        out = [int(j) for j in dict.fromkeys(int(v) for v in focus_labels) if 0 <= int(j) < n_labels]
+        return np.asarray(out, dtype=np.int64)
+    if n_labels <= max_labels:
+        return np.arange(n_labels, dtype=np.int64)
+    if label_weights is not None:
+        w = np.asarray(label_weights, dtype=float).ravel()
+        if len(w) != n_labels:
+            raise ValueError(f"label_weights has {len(w)} entries for {n_labels} labels.")
+        return np.sort(np.argsort(-np.nan_to_num(w, nan=-np.inf), kind="stable")[:max_labels]).astype(np.int64)
+    return np.arange(max_labels, dtype=np.int64)
+
+
+def _label_traces(Lc, names, focus, dims, cls, positions=None):
+    """Focused labels (markers + names) and, when some are left out, one
+    hidden-by-default trace with the others' markers (hover only).
+
+    ``positions``: a plotly ``textposition`` per focused label, None where its
+    name is not written (it stays on hover)."""
+    traces = []
+    rest = np.setdiff1d(np.arange(len(names)), focus)
+    if rest.size:
+        traces.append(cls(
+            **_xyz(Lc[rest], dims), mode="markers", hovertext=[esc(names[j]) for j in rest],
+            name=f"other labels ({rest.size})", meta="labels", visible="legendonly",
+            customdata=rest.astype(np.int64),
+            marker=dict(size=8 if dims == 2 else 4, symbol="diamond", color="#777777",
+                        line=dict(width=1, color="white")),
+            hovertemplate="label <b>%{hovertext}</b><extra></extra>"))
+    big = len(focus) <= 20
+    text_font = dict(size=(13 if big else 11) + (2 if dims == 3 else 0), color=LABEL_MARKER_COLOR)
+    extra = {}
+    if cls is go.Scatter:      # SVG text: a white halo keeps names legible over the cloud
+        text_font["shadow"] = "auto"
+        extra["cliponaxis"] = False
+    if positions is None:
+        positions = ["top center"] * len(focus)
+    full = [esc(names[j]) for j in focus]
+    traces.append(cls(
+        **_xyz(Lc[focus], dims), mode="markers+text",
+        text=[t if p is not None else "" for t, p in zip(full, positions)],
+        textposition=[p or "top center" for p in positions] if dims == 2 else "top center",
+        hovertext=full, name="labels", meta="labels",
+        customdata=focus.astype(np.int64), textfont=text_font,
+        marker=dict(size=14 if dims == 2 else 10, symbol="diamond", color=LABEL_MARKER_COLOR,
+                    line=dict(width=1.5, color="white")),
+        hovertemplate="label <b>%{hovertext}</b><extra></extra>", **extra))
+    return traces
+
+
+def _axis_ranges(*arrays, pad=0.05):
+    """Explicit [lo, hi] x and y ranges covering every point (so name placement knows the scale)."""
+    pts = np.vstack([a[:, :2] for a in arrays if len(a)])
+    lo, hi = pts.min(axis=0).astype(float), pts.max(axis=0).astype(float)
+    span = np.maximum(hi - lo, 1e-9)
+    return [float(lo[0] - pad * span[0]), float(hi[0] + pad * span[0])], \
+        [float(lo[1] - pad * span[1]), float(hi[1] + pad * span[1])]
+
+
+def _place_label_names(Lc, names, focus, priority, xr, yr, plot_w, plot_h, font, max_names):
+    """``textposition`` per focused label (None: not written) so no two names overlap."""
+    from ._graph_focus import place_names
+
+    sx, sy = plot_w / (xr[1] - xr[0]), plot_h / (yr[1] - yr[0])
+    xy = np.column_stack([(Lc[focus, 0] - xr[0]) * sx, (Lc[focus, 1] - yr[0]) * sy])
+    return place_names(xy, [names[j] for j in focus], np.full(len(focus), 14.0), priority,
+                       font_size=font, plot_size=(plot_w, plot_h), max_names=max_names)
 
 
 def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                       color_title=None, colorscale=None, hover_text=None,
                       test_coords=None, test_hover_text=None, instance_ids=None,
-                      dims=2, title=None, test_ids=None, test_color=None):
+                      dims=2, title=None, test_ids=None, test_color=None,
+                      focus_labels=None, label_weights=None, max_label_names=30,
+                      marker_size=None, opacity=None, webgl=None, width_hint=800):
     """Joint embedding of instances and labels (MLLEM, paper 002).
 
     Parameters
@@ -230,7 +359,8 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     hover_text : sequence of str, shape (n,), optional
         Extra hover line per instance (e.g. its label set).
     test_coords : array-like, shape (m, >= dims), optional
-        Held-out instances mapped into the embedding; drawn as open crosses.
+        Held-out instances mapped into the embedding; drawn as crosses
+        (``"x"`` in 2-D, ``"cross"`` in 3-D, whose ``"x"`` glyph is an emoji).
     test_hover_text : sequence of str, shape (m,), optional
     instance_ids : array-like of int, shape (n,), optional
         Row ids stored in ``customdata`` (default ``0..n-1``).
@@ -242,14 +372,36 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
         from training ids by the trace ``meta`` (see :func:`selection_ids`).
     test_color : array-like of shape (m,), optional
         Colour of the test points using the same rule as ``color``.
+    focus_labels : sequence of int, optional
+        Labels drawn with marker and name; see :func:`focus_label_indices`
+        (default: all up to ``max_label_names``, else the heaviest by
+        ``label_weights``). The others go into one trace hidden by default
+        (click "other labels (k)" in the legend to show their markers).
+    label_weights : array-like, shape (L,), optional
+        E.g. label frequencies; ranks labels for the default focus.
+    max_label_names : int, default 30
+    marker_size, opacity : float, optional
+        Instance marker size and opacity; default :func:`point_style` of the
+        number of points.
+    webgl : bool, optional
+        Force (True) or forbid (False) WebGL in 2-D; default: WebGL above
+        :data:`~mlviz.plotting._style.WEBGL_THRESHOLD` points.
+    width_hint : int, default 800
+        Smallest expected figure width in pixels (2-D): label names are
+        written only where no two overlap at this width or wider (the axes
+        get explicit ranges covering every point); the others are on hover.
 
     Returns
     -------
     plotly.graph_objects.Figure
         Traces, in order: training instances (one per category when
-        categorical), test instances (if any), then one ``Scatter`` of the
-        labels (``meta="labels"``, ``customdata`` = label index, drawn last so
-        they stay on top). ``dragmode="lasso"`` in 2-D.
+        categorical), test instances (if any), the hidden "other labels"
+        trace (if labels are left out), then the focused labels
+        (``meta="labels"``, ``customdata`` = label index). The label traces
+        are of the same rendering class as the instances (``Scattergl`` when
+        the instances are: WebGL is painted above SVG) and come last, so the
+        label markers are drawn on top. ``dragmode="lasso"`` in 2-D. All
+        names are HTML-escaped.
     """
     if dims not in (2, 3):
         raise ValueError(f"dims must be 2 or 3, got {dims!r}.")
@@ -262,15 +414,15 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     _check_len(color, len(X), "color")
     _check_len(hover_text, len(X), "hover_text")
     ids = _ids(instance_ids, len(X), "instance_ids")
-    size = 5 if len(X) > WEBGL_THRESHOLD else 7
+    n_total = len(X) + (0 if test_coords is None else len(test_coords))
+    gl = (n_total > WEBGL_THRESHOLD) if webgl is None else bool(webgl)
+    size = marker_size if marker_size is not None else point_style(n_total)[0]
     palette, crange = _shared_colour_mapping(color, test_color)
-    fig = go.Figure()
-    for tr in _instance_traces(
+    data = list(_instance_traces(
             X, color=color, color_title=color_title, colorscale=colorscale,
             hover_text=hover_text, ids=ids, dims=dims, meta="train",
             name="instances", symbol="circle", size=size, palette=palette,
-            crange=crange):
-        fig.add_trace(tr)
+            crange=crange, opacity=opacity, webgl=gl))
     if test_coords is not None:
         T = _check_coords(test_coords, dims, "test_coords")
         _check_len(test_hover_text, len(T), "test_hover_text")
@@ -280,32 +432,55 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                 T, color=test_color, color_title=color_title,
                 colorscale=colorscale, hover_text=test_hover_text, ids=tids,
                 dims=dims, meta="test", name="test instances",
-                symbol="x", size=size + 3, palette=palette, crange=crange):
-            tr.marker.line = dict(width=0.5, color="white")
-            fig.add_trace(tr)
-    label_cls = go.Scatter3d if dims == 3 else go.Scatter
-    fig.add_trace(label_cls(
-        **_xyz(Lc, dims), mode="markers+text", text=names,
-        textposition="top center", name="labels", meta="labels",
-        customdata=np.arange(len(names), dtype=np.int64),
-        textfont=dict(size=13 if len(names) <= 20 else 10,
-                      color=LABEL_MARKER_COLOR),
-        marker=dict(size=14 if dims == 2 else 7, symbol="diamond",
-                    color=LABEL_MARKER_COLOR,
-                    line=dict(width=1.5, color="white")),
-        hovertemplate="label <b>%{text}</b><extra></extra>",
-    ))
-    _axis_titles(fig, dims, "embedding dimension")
-    fig.update_layout(legend=dict(title=dict(text=color_title or ""),
-                                  itemsizing="constant"))
+                symbol="x", size=size + 3, palette=palette, crange=crange,
+                opacity=opacity, webgl=gl):
+            if dims == 2:
+                tr.marker.line = dict(width=0.5, color="white")
+            data.append(tr)
+    label_cls = go.Scatter3d if dims == 3 else (go.Scattergl if gl else go.Scatter)
+    focus = focus_label_indices(len(names), focus_labels=focus_labels, label_weights=label_weights,
+                                max_labels=max_label_names)
+    continuous = color_kind(color) == "continuous"
+    layout = _axis_layout(dims, "embedding dimension", "dimension")
+    positions = None
     if dims == 2:
-        fig.update_layout(dragmode="lasso")
-    return finish_layout(fig, title=title, height=600 if dims == 2 else 650)
+        xr, yr = _axis_ranges(X, Lc, *(() if test_coords is None else (T,)))
+        layout["xaxis"]["range"], layout["yaxis"]["range"] = xr, yr
+        margin_r = 110 if continuous else 30
+        plot_w, plot_h = max(width_hint - 60 - margin_r, 100), 600 - 30 - 90 - (24 if title else 0) - 24
+        if label_weights is not None:
+            priority = np.asarray(label_weights, dtype=float)[focus]
+        else:
+            priority = -np.arange(len(focus), dtype=float)
+        font = 13 if len(focus) <= 20 else 11
+        positions = _place_label_names(Lc, names, focus, priority, xr, yr, plot_w, plot_h, font, max_label_names)
+    data += _label_traces(Lc, names, focus, dims, label_cls, positions)
+    # A colour bar sits at the right: the legend goes below the plot so they never overlap,
+    # and the colour title is written once (on the colour bar, not again as legend title).
+    legend = dict(itemsizing="constant", orientation="h", x=0.0, xanchor="left",
+                  y=-0.02 if dims == 3 else -0.12, yanchor="top")
+    if not continuous and color_title:
+        legend["title"] = dict(text=esc(color_title), side="left")
+    layout["legend"] = legend
+    hidden = len(names) - len(focus)
+    unwritten = 0 if positions is None else sum(p is None for p in positions)
+    notes = []
+    if hidden:
+        notes.append(f"markers of {len(focus)} of {len(names)} labels drawn; "
+                     f"the other {hidden}: legend entry “other labels”")
+    if unwritten:
+        notes.append(f"{unwritten} label names not written where they would overlap: hover a diamond")
+    if dims == 2:
+        layout["dragmode"] = "lasso"
+    lay = layout_dict(title=title, height=600 if dims == 2 else 650, subtitle="; ".join(notes) or None,
+                      **layout)
+    lay["margin"] = dict(lay["margin"], b=90 if dims == 2 else 60, r=20 if dims == 3 else 30)
+    return go.Figure(data=data, layout=lay)
 
 
 def instance_scatter(coords, *, color=None, color_title=None, hover_text=None,
                      instance_ids=None, title=None, colorscale=None,
-                     axis_title="component"):
+                     axis_title="component", marker_size=None, opacity=None, webgl=None):
     """Instances only, e.g. a UMAP or PCA panel coloured like the embedding.
 
     Parameters
@@ -316,6 +491,8 @@ def instance_scatter(coords, *, color=None, color_title=None, hover_text=None,
     title : str, optional
     axis_title : str, default "component"
         Axis titles become ``"<axis_title> 1"`` and ``"<axis_title> 2"``.
+    marker_size, opacity, webgl
+        As in :func:`embedding_scatter`.
 
     Returns
     -------
@@ -327,17 +504,16 @@ def instance_scatter(coords, *, color=None, color_title=None, hover_text=None,
     _check_len(color, len(X), "color")
     _check_len(hover_text, len(X), "hover_text")
     ids = _ids(instance_ids, len(X), "instance_ids")
-    fig = go.Figure()
-    for tr in _instance_traces(
+    data = list(_instance_traces(
             X, color=color, color_title=color_title, colorscale=colorscale,
             hover_text=hover_text, ids=ids, dims=2, meta="train",
-            name="instances", symbol="circle",
-            size=5 if len(X) > WEBGL_THRESHOLD else 7):
-        fig.add_trace(tr)
-    _axis_titles(fig, 2, axis_title)
-    fig.update_layout(dragmode="lasso", legend=dict(
-        title=dict(text=color_title or ""), itemsizing="constant"))
-    return finish_layout(fig, title=title, height=450)
+            name="instances", symbol="circle", size=marker_size, opacity=opacity, webgl=webgl))
+    layout = _axis_layout(2, esc(axis_title), esc(axis_title))
+    legend = dict(itemsizing="constant")
+    if color_kind(color) == "categorical" and color_title:
+        legend["title"] = dict(text=esc(color_title))
+    lay = layout_dict(title=title, height=450, dragmode="lasso", legend=legend, **layout)
+    return go.Figure(data=data, layout=lay)
 
 
 def selection_ids(fig, points):

@@ -16,12 +16,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from . import _graph_focus as _focus
 from ._style import (
-    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, layout_dict,
-    note_annotation,
+    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, esc, esc_all, layout_dict,
+    note_annotation, qualitative_colors,
 )
 
-__all__ = ["label_graph_figure", "cooccurrence_graph_figure",
+__all__ = ["label_graph_figure", "cooccurrence_graph_figure", "default_min_count",
            "MAX_ARROW_ANNOTATIONS"]
 
 #: Up to this many directed edges, arrows are plotly annotations (nicer
@@ -30,6 +31,7 @@ __all__ = ["label_graph_figure", "cooccurrence_graph_figure",
 MAX_ARROW_ANNOTATIONS = 120
 _N_WIDTH_BUCKETS = 5
 _MIN_WIDTH, _MAX_WIDTH = 1.0, 6.0
+_AXIS_PAD = 0.15
 
 
 def _positions(nodes, pos):
@@ -126,71 +128,126 @@ def _edge_line_traces(P, src, dst, magnitudes, *, sign, color, legend_name):
     return traces
 
 
-def _layout_extent(P):
-    if len(P) == 0:
-        return 1.0
-    span = np.ptp(P, axis=0)
-    return float(max(span.max(), 1e-9))
-
-
 def _hidden_axes(P):
     """Layout of hidden axes, 1:1 aspect, padded so node names fit."""
     xaxis = dict(visible=False, showgrid=False, zeroline=False)
     yaxis = dict(visible=False, showgrid=False, zeroline=False, scaleanchor="x", scaleratio=1)
     if len(P):
         lo, hi = P.min(axis=0), P.max(axis=0)
-        pad = 0.18 * max(float((hi - lo).max()), 1e-9)
-        xaxis["range"] = [lo[0] - pad, hi[0] + pad]
-        yaxis["range"] = [lo[1] - pad, hi[1] + pad]
+        pad = _AXIS_PAD * max(float((hi - lo).max()), 1e-9)
+        xaxis["range"] = [float(lo[0] - pad), float(hi[0] + pad)]
+        yaxis["range"] = [float(lo[1] - pad), float(hi[1] + pad)]
     return dict(xaxis=xaxis, yaxis=yaxis)
 
 
 def _node_sizes(values):
+    """Marker diameters: 10-32 px up to 30 nodes, shrinking as sqrt(30 / n) (to
+    35 %) for more, so hundreds of nodes do not merge into one blot."""
     v = np.sqrt(np.maximum(np.asarray(values, dtype=float), 0.0))
+    f = float(np.clip(np.sqrt(30.0 / max(v.size, 1)), 0.35, 1.0))
     if v.size == 0 or np.ptp(v) == 0:
-        return np.full(v.shape, 16.0)
-    return 10.0 + 22.0 * (v - v.min()) / np.ptp(v)
+        return np.full(v.shape, 16.0 * f)
+    return f * (10.0 + 22.0 * (v - v.min()) / np.ptp(v))
 
 
-def _text_positions(P):
-    """Put node names on the side facing away from the layout centre."""
-    if len(P) <= 12:
-        return "top center"
-    d = P - P.mean(axis=0)
-    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0]))
-    out = []
-    for a in ang:
-        if -45 <= a < 45:
-            out.append("middle right")
-        elif 45 <= a < 135:
-            out.append("top center")
-        elif -135 <= a < -45:
-            out.append("bottom center")
-        else:
-            out.append("middle left")
-    return out
+def _to_pixels(P, axes, plot_w, plot_h):
+    """Node centres in plot-area pixels for a 1:1 figure whose plot area is plot_w x plot_h."""
+    xr, yr = axes["xaxis"]["range"], axes["yaxis"]["range"]
+    s = min(plot_w / max(xr[1] - xr[0], 1e-12), plot_h / max(yr[1] - yr[0], 1e-12))
+    xc, yc = 0.5 * (xr[0] + xr[1]), 0.5 * (yr[0] + yr[1])
+    return np.column_stack([plot_w / 2 + (P[:, 0] - xc) * s, plot_h / 2 + (P[:, 1] - yc) * s])
 
 
-def _node_trace(P, names, sizes, hover):
-    n = len(names)
+def _node_trace(P, names, sizes, hover, *, positions, font_size, colors=None, meta=None):
+    shown = [esc(nm) if p is not None else "" for nm, p in zip(names, positions)]
     return go.Scatter(
-        x=P[:, 0], y=P[:, 1], mode="markers+text", text=names,
-        textposition=_text_positions(P), hovertext=hover, hoverinfo="text",
-        textfont=dict(size=12 if n <= 20 else (10 if n <= 40 else 9)),
-        marker=dict(size=sizes, color=NODE_COLOR,
+        x=P[:, 0], y=P[:, 1], mode="markers+text", text=shown,
+        textposition=[p or "top center" for p in positions], hovertext=hover, hoverinfo="text",
+        textfont=dict(size=font_size, color="#111111", shadow="auto"),
+        marker=dict(size=sizes, color=NODE_COLOR if colors is None else colors,
                     line=dict(width=1.5, color="white")),
-        name="labels", meta={"kind": "nodes"}, showlegend=False,
+        name="labels", meta=meta or {"kind": "nodes"}, showlegend=False,
         cliponaxis=False,
     )
 
 
-def _strongest(items, k=3):
-    items = sorted(items, key=lambda t: -abs(t[1]))[:k]
-    return ", ".join(f"{name} ({w:+.3g})" for name, w in items) or "none"
+def _top3(node, other, w, n, names, fmt="{:+.3g}"):
+    """Per node: "name (+w), ..." of its 3 strongest edges (node -> other)."""
+    out = ["none"] * n
+    if len(node) == 0:
+        return out
+    order = np.lexsort((-np.abs(w), node))
+    node, other, w = node[order], other[order], w[order]
+    starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
+    ends = np.r_[starts[1:], len(node)]
+    for a, b in zip(starts, ends):
+        out[node[a]] = ", ".join(f"{esc(names[o])} ({fmt.format(x)})" for o, x in zip(other[a:b][:3], w[a:b][:3]))
+    return out
+
+
+def _view(n, src, dst, w, *, focus, radius, top_k, score, min_abs_weight, max_edges):
+    """Apply the filters -- edge threshold, then the labels (ego network, top-k),
+    then the strongest ``max_edges`` edges among the kept labels: (kept node
+    indices, src, dst, w remapped)."""
+    ek = _focus.select_edges(w, min_abs_weight=min_abs_weight)
+    src, dst, w = src[ek], dst[ek], w[ek]
+    nk = _focus.select_nodes(n, src, dst, w, focus=focus, radius=radius, top_k=top_k, score=score)
+    ek = nk[src] & nk[dst]
+    src, dst, w = src[ek], dst[ek], w[ek]
+    ek = _focus.select_edges(w, max_edges=max_edges)
+    kept = np.flatnonzero(nk)
+    remap = np.full(n, -1, dtype=int)
+    remap[kept] = np.arange(len(kept))
+    return kept, remap[src[ek]], remap[dst[ek]], w[ek]
+
+
+def _resolve_focus(focus, nodes, names):
+    if focus is None:
+        return None
+    if isinstance(focus, (int, np.integer)) and 0 <= int(focus) < len(nodes) and focus in nodes:
+        return nodes.index(focus)
+    if isinstance(focus, (int, np.integer)) and 0 <= int(focus) < len(nodes):
+        return int(focus)
+    if str(focus) in names:
+        return names.index(str(focus))
+    raise ValueError(f"focus label {str(focus)[:60]!r} is not in the graph.")
+
+
+def _names_and_notes(P, names, sizes, priority, axes, *, height, width_hint, max_names,
+                     title, n_total, n_kept, e_total, e_kept):
+    """Name placement for the drawn nodes, the margins it assumed and the status note."""
+    margin = dict(l=10, r=10, t=(70 if title else 40) + 14, b=40)   # room for a two-line note
+    plot_w = max(width_hint - margin["l"] - margin["r"], 100)
+    plot_h = max(height - margin["t"] - margin["b"], 100)
+    font = 12 if len(names) <= 30 else 11
+    px = _to_pixels(P, axes, plot_w, plot_h) if len(P) else np.zeros((0, 2))
+    positions = _focus.place_names(px, names, sizes, priority, font_size=font,
+                                   plot_size=(plot_w, plot_h), max_names=max_names)
+    n_named = sum(p is not None for p in positions)
+    parts = []
+    if n_kept < n_total or e_kept < e_total:
+        parts.append(f"showing {n_kept} of {n_total} labels and {e_kept} of {e_total} edges")
+    if n_named < len(names):
+        parts.append(f"names of {n_named} of {len(names)} drawn labels shown; hover a node for the others")
+    note = None
+    if parts:
+        note = dict(text="<br>".join(esc(p) for p in parts), xref="paper", yref="paper", x=0.0, y=1.0,
+                    xanchor="left", yanchor="bottom", align="left", showarrow=False,
+                    font=dict(size=11, color="#555555"))
+    meta = {"kind": "nodes", "names_hidden": len(names) - n_named, "labels_hidden": n_total - n_kept,
+            "edges_hidden": e_total - e_kept, "width_hint": int(width_hint), "font_size": font}
+    return positions, font, margin, note, meta
+
+
+def _community_colors(comm):
+    palette = qualitative_colors(max(int(comm.max()) + 1, 1)) if len(comm) else []
+    return [palette[c] if c >= 0 else "#BBBBBB" for c in comm.tolist()]
 
 
 def label_graph_figure(graph, pos, *, label_names=None, title=None,
-                       node_size=None):
+                       node_size=None, focus=None, radius=1, top_k=None,
+                       min_abs_weight=None, max_edges=None, communities=False,
+                       max_names=50, width_hint=650):
     """The directed, signed label-dependency graph of a sparse CDN.
 
     Parameters
@@ -206,7 +263,25 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     title : str, optional
     node_size : array-like (L,), optional
         Node size driver in node order (e.g. label frequencies); default:
-        total degree.
+        total degree. Also ranks the labels for ``top_k`` and name placement.
+    focus : node or label name, optional
+        Draw only the ego network of this label: the labels within
+        ``radius`` edges of it (either direction).
+    radius : int, default 1
+    top_k : int, optional
+        Draw only the ``top_k`` labels by ``node_size`` (default: weighted
+        degree ``sum |w|``), keeping ``focus``.
+    min_abs_weight : float, optional
+        Draw only edges with ``|w| >= min_abs_weight``.
+    max_edges : int, optional
+        Draw only the ``max_edges`` strongest edges.
+    communities : bool, default False
+        Colour nodes by modularity community (networkx Louvain, seed 0).
+    max_names : int, default 50
+        At most this many names are written on the figure.
+    width_hint : int, default 650
+        Smallest expected plot width in pixels: names are placed so that no
+        two overlap at this width (or any wider one) and the figure height.
 
     Returns
     -------
@@ -215,14 +290,17 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
         scaled to [1, 6] px; blue = positive, red = negative), an invisible
         marker trace at the edge midpoints carrying the edge hover, arrow
         annotations (<= 120 edges) or an ``"arrow"`` marker trace per sign,
-        and a node trace whose hover shows in/out degree and the strongest
-        in/out edges. With no edges: the nodes and a note. An undirected
-        ``networkx.Graph`` is drawn the same way without arrows.
+        and a node trace last. Node names are drawn only where they fit
+        (``text`` is ``""`` for the others, whose name is on hover); the node
+        trace's ``meta`` counts the hidden names, labels and edges, and a note
+        above the plot says what is hidden. Every name is HTML-escaped. With
+        no edges: the nodes and a note. An undirected ``networkx.Graph`` is
+        drawn the same way without arrows.
     """
     nodes = list(graph.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    P = _positions(nodes, pos)
-    names = _node_names(nodes, label_names, dict(graph.nodes(data=True)))
+    P_all = _positions(nodes, pos)
+    names_all = _node_names(nodes, label_names, dict(graph.nodes(data=True)))
     edges = [(index[u], index[v], float(d.get("weight", 1.0)))
              for u, v, d in graph.edges(data=True)
              if u != v and float(d.get("weight", 1.0)) != 0.0
@@ -230,34 +308,39 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     src = np.array([e[0] for e in edges], dtype=int)
     dst = np.array([e[1] for e in edges], dtype=int)
     w = np.array([e[2] for e in edges], dtype=float)
+    score = None if node_size is None else np.asarray(node_size, dtype=float)
+    kept, src, dst, w = _view(len(nodes), src, dst, w, focus=_resolve_focus(focus, nodes, names_all),
+                              radius=radius, top_k=top_k, score=score,
+                              min_abs_weight=min_abs_weight, max_edges=max_edges)
+    P = P_all[kept]
+    names = [names_all[i] for i in kept]
 
     # Offset reciprocal edges (u->v and v->u) to the right of their direction.
     Pe_src = P[src].copy() if len(src) else np.zeros((0, 2))
     Pe_dst = P[dst].copy() if len(dst) else np.zeros((0, 2))
-    pairs = set(zip(src.tolist(), dst.tolist()))
-    extent = _layout_extent(P)
-    for k, (a, b) in enumerate(zip(src, dst)):
-        if (b, a) in pairs:
-            d = P[b] - P[a]
-            norm = np.hypot(*d)
-            if norm > 0:
-                off = 0.012 * extent * np.array([d[1], -d[0]]) / norm
-                Pe_src[k] += off
-                Pe_dst[k] += off
-    # Build the segment end points as a stacked position array.
+    if len(src):
+        key = src.astype(np.int64) * len(P) + dst
+        rev = dst.astype(np.int64) * len(P) + src
+        recip = np.isin(rev, key)
+        d = P[dst] - P[src]
+        norm = np.hypot(d[:, 0], d[:, 1])
+        ok = recip & (norm > 0)
+        off = np.zeros_like(d)
+        off[ok] = 0.012 * _layout_extent(P) * np.column_stack([d[ok, 1], -d[ok, 0]]) / norm[ok, None]
+        Pe_src += off
+        Pe_dst += off
     Q = np.vstack([Pe_src, Pe_dst]) if len(src) else np.zeros((0, 2))
     qs, qd = np.arange(len(src)), np.arange(len(src)) + len(src)
 
     # Traces and layout are collected and the figure is built in one call: plotly validates
     # that several times faster than a figure updated trace by trace.
     allw = edge_widths(np.abs(w))
-    pos_mask, neg_mask = w > 0, w < 0
-    data = _signed_edge_traces(Q, qs, qd, allw, pos_mask, neg_mask)
+    data = _signed_edge_traces(Q, qs, qd, allw, w > 0, w < 0)
     annotations = []
     if len(src):
         mid = 0.5 * (Pe_src + Pe_dst)
-        hover = [f"{names[a]} → {names[b]}<br>weight = {x:+.4g}"
-                 for a, b, x in zip(src, dst, w)]
+        en = esc_all(names)
+        hover = [f"{en[a]} → {en[b]}<br>weight = {x:+.4g}" for a, b, x in zip(src, dst, w)]
         data.append(go.Scatter(
             x=mid[:, 0], y=mid[:, 1], mode="markers", hovertext=hover,
             hoverinfo="text", marker=dict(size=10, opacity=0),
@@ -267,24 +350,41 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
             annotations += arrow_annotations
             data += arrow_traces
 
-    indeg = np.bincount(dst, minlength=len(nodes))
-    outdeg = np.bincount(src, minlength=len(nodes))
-    node_hover = []
-    for i, name in enumerate(names):
-        ins = [(names[a], x) for a, b, x in zip(src, dst, w) if b == i]
-        outs = [(names[b], x) for a, b, x in zip(src, dst, w) if a == i]
-        node_hover.append(
-            f"<b>{name}</b><br>in-degree {indeg[i]}: strongest {_strongest(ins)}"
-            f"<br>out-degree {outdeg[i]}: strongest {_strongest(outs)}")
-    sizes = _node_sizes(indeg + outdeg if node_size is None else node_size)
-    data.append(_node_trace(P, names, sizes, node_hover))
+    n = len(names)
+    indeg = np.bincount(dst, minlength=n)
+    outdeg = np.bincount(src, minlength=n)
+    ins, outs = _top3(dst, src, w, n, names), _top3(src, dst, w, n, names)
+    comm = _focus.communities(n, src, dst, w) if communities else None
+    node_hover = [
+        f"<b>{esc(name)}</b><br>in-degree {indeg[i]}: strongest {ins[i]}"
+        f"<br>out-degree {outdeg[i]}: strongest {outs[i]}"
+        + ("" if comm is None else (f"<br>community {comm[i] + 1}" if comm[i] >= 0 else "<br>no community"))
+        for i, name in enumerate(names)]
+    driver = indeg + outdeg if node_size is None else np.asarray(node_size, dtype=float)[kept]
+    sizes = _node_sizes(driver)
+    axes = _hidden_axes(P)
+    strength = np.bincount(src, weights=np.abs(w), minlength=n) + np.bincount(dst, weights=np.abs(w), minlength=n)
+    priority = np.asarray(driver, dtype=float) + 1e-9 * strength
+    if focus is not None:
+        priority[list(kept).index(_resolve_focus(focus, nodes, names_all))] = np.inf
+    height = 600
+    positions, font, margin, note, meta = _names_and_notes(
+        P, names, sizes, priority, axes, height=height, width_hint=width_hint, max_names=max_names,
+        title=title, n_total=len(nodes), n_kept=n, e_total=len(edges), e_kept=len(src))
+    data.append(_node_trace(P, names, sizes, node_hover, positions=positions, font_size=font,
+                            colors=None if comm is None else _community_colors(comm), meta=meta))
+    if note:
+        annotations.append(note)
     if not len(src):
         annotations.append(note_annotation("No edges: every label is modelled independently "
-                                           "(try a smaller γ)", y=0.02))
-    layout = dict(annotations=annotations, **_hidden_axes(P),
+                                           "(try a smaller γ)" if not len(edges) else
+                                           "No edge passes the filters", y=0.02))
+    layout = dict(annotations=annotations, **axes,
                   legend=dict(title=dict(text="edges (width ∝ |weight|)"),
                               orientation="h", y=-0.02, yanchor="top"))
-    return go.Figure(data=data, layout=layout_dict(title=title, height=600, **layout))
+    lay = layout_dict(title=title, height=height, **layout)
+    lay["margin"] = margin
+    return go.Figure(data=data, layout=lay)
 
 
 def _signed_edge_traces(Q, qs, qd, widths, pos_mask, neg_mask):
@@ -340,7 +440,8 @@ def _arrows(A, B, w, widths):
 
 
 def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
-                              title=None):
+                              title=None, focus=None, radius=1, top_k=None, max_edges=None,
+                              communities=False, max_names=50, width_hint=650):
     """Undirected graph of label co-occurrence counts, for contrast.
 
     Parameters
@@ -350,52 +451,92 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
     label_names : sequence of str, length L
     pos : dict (label index or name) -> (x, y), or array-like (L, 2)
         Layout, ideally the same as the label graph's.
-    min_count : int, default 1
-        Draw an edge i - j when ``C_ij >= max(min_count, 1)``.
+    min_count : int or None, default 1
+        Draw an edge i - j when ``C_ij >= max(min_count, 1)``; ``None`` uses
+        :func:`default_min_count` (from the pair counts: the strongest few
+        pairs, never empty when two labels co-occur).
     title : str, optional
+    focus, radius, top_k, max_edges, communities, max_names, width_hint
+        As in :func:`label_graph_figure` (``top_k`` ranks labels by frequency).
 
     Returns
     -------
     plotly.graph_objects.Figure
         Grey line traces (one per width bucket, width ∝ count in [1, 6] px,
         ``meta["sign"] == "0"``), an invisible edge-hover trace and a node
-        trace sized by label frequency. With no edges: nodes and a note.
+        trace sized by label frequency, names placed as in
+        :func:`label_graph_figure`. With no edges: nodes and a note.
     """
     C = np.asarray(cooccurrence, dtype=float)
-    names = [str(s) for s in label_names]
-    L = len(names)
+    names_all = [str(s) for s in label_names]
+    L = len(names_all)
     if C.shape != (L, L):
         raise ValueError(f"cooccurrence must be ({L}, {L}), got {C.shape}.")
+    if min_count is None:
+        min_count = _focus.default_min_count(C)
     if isinstance(pos, dict) and pos and all(isinstance(k, str) for k in pos):
-        pos = {names.index(k): v for k, v in pos.items() if k in names}
-    P = _positions(range(L), pos)
+        where = {nm: i for i, nm in enumerate(names_all)}
+        pos = {where[k]: v for k, v in pos.items() if k in where}
+    P_all = _positions(range(L), pos)
     iu, ju = np.triu_indices(L, k=1)
-    keep = C[iu, ju] >= max(min_count, 1)
+    cut = max(min_count, 1)
+    keep = C[iu, ju] >= cut
     src, dst, cnt = iu[keep], ju[keep], C[iu, ju][keep]
+    freq_all = np.diag(C)
+    kept, src, dst, cnt = _view(L, src, dst, cnt, focus=_resolve_focus(focus, list(range(L)), names_all),
+                                radius=radius, top_k=top_k, score=freq_all, min_abs_weight=None,
+                                max_edges=max_edges)
+    P = P_all[kept]
+    names = [names_all[i] for i in kept]
+    n = len(names)
+    en = esc_all(names)
     data = _edge_line_traces(P, src, dst, cnt, sign="0", color=NEUTRAL_EDGE_COLOR,
                              legend_name="co-occurrence")
     if len(src):
         mid = 0.5 * (P[src] + P[dst])
         data.append(go.Scatter(
             x=mid[:, 0], y=mid[:, 1], mode="markers",
-            hovertext=[f"{names[a]} – {names[b]}<br>{int(c)} instances with both"
+            hovertext=[f"{en[a]} – {en[b]}<br>{int(c):,} instances with both"
                        for a, b, c in zip(src, dst, cnt)],
             hoverinfo="text", marker=dict(size=10, opacity=0), showlegend=False,
             name="edge info", meta={"kind": "edge-hover"}))
-    freq = np.diag(C)
-    deg = np.bincount(np.concatenate([src, dst]), minlength=L)
-    hover = []
-    for i in range(L):
-        row = [(names[j], C[i, j]) for j in range(L)
-               if j != i and C[i, j] >= max(min_count, 1)]
-        top = sorted(row, key=lambda t: -t[1])[:3]
-        top_s = ", ".join(f"{n} ({int(c)})" for n, c in top) or "none"
-        hover.append(f"<b>{names[i]}</b><br>{int(freq[i])} instances"
-                     f"<br>degree {deg[i]}; most with: {top_s}")
-    data.append(_node_trace(P, names, _node_sizes(freq), hover))
-    annotations = []
+    freq = freq_all[kept]
+    deg = np.bincount(np.concatenate([src, dst]), minlength=n)
+    both_src, both_dst = np.r_[src, dst], np.r_[dst, src]
+    top = _top3(both_src, both_dst, np.r_[cnt, cnt], n, names, fmt="{:,.0f}")
+    comm = _focus.communities(n, src, dst, cnt) if communities else None
+    hover = [f"<b>{en[i]}</b><br>{int(freq[i]):,} instances"
+             f"<br>degree {deg[i]}; most with: {top[i]}"
+             + ("" if comm is None else (f"<br>community {comm[i] + 1}" if comm[i] >= 0 else "<br>no community"))
+             for i in range(n)]
+    sizes = _node_sizes(freq)
+    axes = _hidden_axes(P)
+    priority = freq.astype(float)
+    if focus is not None:
+        priority[list(kept).index(_resolve_focus(focus, list(range(L)), names_all))] = np.inf
+    height = 600
+    positions, font, margin, note, meta = _names_and_notes(
+        P, names, sizes, priority, axes, height=height, width_hint=width_hint, max_names=max_names,
+        title=title, n_total=L, n_kept=n, e_total=int(keep.sum()), e_kept=len(src))
+    data.append(_node_trace(P, names, sizes, hover, positions=positions, font_size=font,
+                            colors=None if comm is None else _community_colors(comm), meta=meta))
+    annotations = [note] if note else []
     if not len(src):
-        annotations.append(note_annotation(f"No pair of labels co-occurs at least {max(min_count, 1)}"
+        annotations.append(note_annotation(f"No pair of labels co-occurs at least {cut:,}"
                                            " time(s)", y=0.02))
-    layout = dict(annotations=annotations, **_hidden_axes(P), showlegend=False)
-    return go.Figure(data=data, layout=layout_dict(title=title, height=600, **layout))
+    lay = layout_dict(title=title, height=height, annotations=annotations, **axes, showlegend=False)
+    lay["margin"] = margin
+    return go.Figure(data=data, layout=lay)
+
+
+def default_min_count(cooccurrence, *, target_edges=None):
+    """Default minimum pair count for :func:`cooccurrence_graph_figure`
+    (see :func:`mlviz.plotting._graph_focus.default_min_count`)."""
+    return _focus.default_min_count(cooccurrence, target_edges=target_edges)
+
+
+def _layout_extent(P):
+    if len(P) == 0:
+        return 1.0
+    span = np.ptp(P, axis=0)
+    return float(max(span.max(), 1e-9))

@@ -1,0 +1,195 @@
+"""Tidy, numeric tables behind the figures, and their safe CSV export.
+
+Every table a user can download goes through :func:`to_csv_bytes`, which
+applies :func:`mlviz._text.csv_safe` (cells starting with ``= + - @``, tab or
+carriage return are neutralised, the OWASP CSV-injection rule) and keeps
+numbers numeric. The builders here return numbers in numeric columns, never
+formatted strings: the Compare summary has separate ``mean`` and ``std``
+columns (not ``"0.184 ± 0.015"``), timings have median and quartiles.
+
+Code names of measures stay in the ``measure`` column (a script can select
+them); the plain-language name is in ``measure_name``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mlviz._text import csv_safe
+
+__all__ = ["to_csv_bytes", "measure_name", "summary_table", "timing_table",
+           "edge_table", "cooccurrence_pairs", "label_table"]
+
+
+def to_csv_bytes(frame, *, index=False):
+    """CSV (UTF-8 bytes) of ``frame`` with spreadsheet formulas neutralised.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    index : bool, default False
+        Write the index as the first column (its labels are neutralised too).
+
+    Returns
+    -------
+    bytes
+    """
+    return csv_safe(frame).to_csv(index=index).encode("utf-8")
+
+
+def measure_name(code):
+    """Plain-language name of a measure code (``"hamming_loss"`` -> ``"Hamming loss"``).
+
+    Taken from :data:`mlviz.metrics.MEASURES`; unknown codes are returned as given.
+    """
+    info = _measure(code)
+    return str(getattr(info, "label", code)) if info is not None else str(code)
+
+
+def _measure(code):
+    try:
+        from mlviz.metrics import MEASURES
+        return MEASURES.get(str(code))
+    except Exception:  # metrics module missing
+        return None
+
+
+def _clean(results):
+    from .compare import clean_results
+    return clean_results(results)
+
+
+def summary_table(results):
+    """Mean, std and fold count of every method × measure, one row each.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Long-form CV results of :func:`mlviz.evaluation.cross_validate`
+        (``method, fold, measure, value, ...``); error rows and NaN values
+        are ignored.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method`` (str), ``measure`` (code name), ``measure_name``
+        (plain language), ``higher_is_better`` (bool or NA), ``mean``,
+        ``std`` (sample std over folds, NaN for one fold), ``n_folds`` (int),
+        in the order methods and measures first appear.
+    """
+    df = _clean(results)
+    if df.empty:
+        return pd.DataFrame({"method": pd.Series(dtype=object), "measure": pd.Series(dtype=object),
+                             "measure_name": pd.Series(dtype=object),
+                             "higher_is_better": pd.Series(dtype=object),
+                             "mean": pd.Series(dtype=float), "std": pd.Series(dtype=float),
+                             "n_folds": pd.Series(dtype=np.int64)})
+    g = df.groupby(["method", "measure"], sort=False)["value"]
+    out = g.agg(mean="mean", std=lambda v: v.std(ddof=1) if len(v) > 1 else np.nan,
+                n_folds="count").reset_index()
+    out["measure_name"] = [measure_name(m) for m in out["measure"]]
+    gib = [getattr(_measure(m), "greater_is_better", None) for m in out["measure"]]
+    out["higher_is_better"] = pd.Series([None if g is None else bool(g) for g in gib], dtype=object)
+    out["mean"] = out["mean"].astype(float)
+    out["std"] = out["std"].astype(float)
+    out["n_folds"] = out["n_folds"].astype(np.int64)
+    return out[["method", "measure", "measure_name", "higher_is_better", "mean", "std", "n_folds"]]
+
+
+def timing_table(results):
+    """Median and quartiles of fit and predict seconds per method.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Long-form CV results (``method, fold, fit_seconds, predict_seconds``;
+        timings repeated on each measure row of a fold count once).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method, n_folds`` and, for ``fit`` and ``predict``:
+        ``<what>_median_s, <what>_q1_s, <what>_q3_s, <what>_min_s, <what>_max_s``
+        (floats, seconds; quartiles by linear interpolation).
+    """
+    from .compare import _timings
+    t = _timings(results)
+    rows = []
+    for meth, g in t.groupby("method", sort=False):
+        row = {"method": meth, "n_folds": int(len(g))}
+        for what in ("fit", "predict"):
+            v = g[f"{what}_seconds"].dropna().to_numpy(float)
+            q = np.percentile(v, [0, 25, 50, 75, 100]) if v.size else [np.nan] * 5
+            row.update({f"{what}_median_s": float(q[2]), f"{what}_q1_s": float(q[1]),
+                        f"{what}_q3_s": float(q[3]), f"{what}_min_s": float(q[0]),
+                        f"{what}_max_s": float(q[4])})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def edge_table(graph, label_names=None):
+    """Edges of a (signed, weighted) label graph, strongest first.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or DiGraph
+        ``weight`` edge attribute (default 1); self-loops and zero weights are skipped.
+    label_names : sequence of str, optional
+        Names of integer nodes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``source, target`` (names), ``weight`` (float), ``abs_weight``,
+        sorted by decreasing ``abs_weight``.
+    """
+    def name(v):
+        if label_names is not None and isinstance(v, (int, np.integer)) and 0 <= v < len(label_names):
+            return str(label_names[v])
+        return str(v)
+
+    rows = [(name(u), name(v), float(d.get("weight", 1.0)))
+            for u, v, d in graph.edges(data=True)
+            if u != v and float(d.get("weight", 1.0)) != 0.0]
+    df = pd.DataFrame(rows, columns=["source", "target", "weight"]).astype({"weight": float})
+    df["abs_weight"] = df["weight"].abs()
+    return df.sort_values("abs_weight", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def cooccurrence_pairs(cooccurrence, label_names, *, min_count=1):
+    """Label pairs that co-occur at least ``min_count`` times, most frequent first.
+
+    Parameters
+    ----------
+    cooccurrence : array-like, shape (L, L)
+        Counts ``Y^T Y``.
+    label_names : sequence of str, length L
+    min_count : int, default 1
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``label_a, label_b`` (str), ``count`` (int64), ``jaccard`` (float).
+    """
+    C = np.asarray(cooccurrence, dtype=float)
+    names = [str(s) for s in label_names]
+    iu, ju = np.triu_indices(len(names), k=1)
+    c = C[iu, ju]
+    keep = c >= max(min_count, 1)
+    iu, ju, c = iu[keep], ju[keep], c[keep]
+    d = np.diag(C)
+    union = d[iu] + d[ju] - c
+    jac = np.divide(c, union, out=np.zeros_like(c), where=union > 0)
+    order = np.argsort(-c, kind="stable")
+    return pd.DataFrame({"label_a": [names[i] for i in iu[order]],
+                         "label_b": [names[j] for j in ju[order]],
+                         "count": c[order].astype(np.int64), "jaccard": jac[order]})
+
+
+def label_table(label_names, counts, n_samples=None):
+    """Label frequencies as numbers: ``label, count, fraction`` (fraction NaN without ``n_samples``)."""
+    counts = np.asarray(counts, dtype=float).ravel()
+    frac = counts / float(n_samples) if n_samples else np.full(counts.shape, np.nan)
+    return pd.DataFrame({"label": [str(s) for s in label_names],
+                         "count": counts.astype(np.int64), "fraction": frac})

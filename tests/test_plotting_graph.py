@@ -1,0 +1,201 @@
+"""Label graphs at 100-1,000 labels: legible names, focus filters, communities, the
+co-occurrence default (mlviz.plotting.graph)."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from mlviz import plotting as mp
+
+
+def _nodes_trace(fig):
+    (t,) = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes"]
+    return t
+
+
+def _edge_count(fig):
+    return sum(t.meta["n_edges"] for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "edges")
+
+
+def _drawn_name_boxes(fig, width):
+    """Pixel boxes of the drawn names, recomputed from the figure JSON alone for a plot of
+    ``width`` pixels: 1:1 axes (scaleanchor), ranges, margins, marker sizes, font size,
+    textposition; a glyph taken as 0.6 x font size wide (what the figure promises to
+    respect, with its own margin), 1.25 x font size high, 3 px from the marker."""
+    f = fig.to_plotly_json()
+    lay, t = f["layout"], _nodes_trace(fig)
+    m = lay["margin"]
+    pw, ph = width - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]
+    xr, yr = lay["xaxis"]["range"], lay["yaxis"]["range"]
+    assert lay["yaxis"]["scaleanchor"] == "x"
+    s = min(pw / (xr[1] - xr[0]), ph / (yr[1] - yr[0]))
+    fs = t.textfont.size
+    boxes = []
+    for x, y, text, side, size in zip(t.x, t.y, t.text, t.textposition, t.marker.size):
+        if not text:
+            continue
+        cx, cy = pw / 2 + (x - sum(xr) / 2) * s, ph / 2 + (y - sum(yr) / 2) * s
+        import html
+        w, h, off = 0.6 * fs * len(html.unescape(text)), 1.25 * fs, size / 2 + 3
+        if side == "middle right":
+            boxes.append(((cx + off, cy - h / 2, cx + off + w, cy + h / 2), (cx, cy, size)))
+        elif side == "middle left":
+            boxes.append(((cx - off - w, cy - h / 2, cx - off, cy + h / 2), (cx, cy, size)))
+        elif side == "top center":
+            boxes.append(((cx - w / 2, cy + off, cx + w / 2, cy + off + h), (cx, cy, size)))
+        else:
+            assert side == "bottom center"
+            boxes.append(((cx - w / 2, cy - off - h, cx + w / 2, cy - off), (cx, cy, size)))
+    markers = [(pw / 2 + (x - sum(xr) / 2) * s, ph / 2 + (y - sum(yr) / 2) * s, size)
+               for x, y, size in zip(t.x, t.y, t.marker.size)]
+    return boxes, markers
+
+
+def _overlap(a, b):
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _random_graph(L, m, seed=0):
+    rng = np.random.default_rng(seed)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(L))
+    while G.number_of_edges() < m:
+        a, b = rng.integers(0, L, 2)
+        if a != b:
+            G.add_edge(int(a), int(b), weight=float(rng.normal()))
+    return G
+
+
+@pytest.mark.parametrize("L", [12, 174, 1000])
+def test_drawn_names_never_overlap_each_other_or_nodes(L):
+    G = _random_graph(L, 3 * L)
+    pos = nx.spring_layout(G, seed=1, iterations=30)
+    names = [f"genre_{j}_long_tag_name" if j % 3 == 0 else f"tag{j}" for j in range(L)]
+    fig = mp.label_graph_figure(G, pos, label_names=names, max_names=50)
+    t = _nodes_trace(fig)
+    drawn = [x for x in t.text if x]
+    assert 0 < len(drawn) <= 50
+    assert t.meta["names_hidden"] == L - len(drawn)
+    if L > 50:
+        assert any("hover a node" in a.text for a in fig.layout.annotations)
+    for width in (t.meta["width_hint"], 2 * t.meta["width_hint"]):    # also on a wider screen
+        boxes, markers = _drawn_name_boxes(fig, width)
+        for (a, _), (b, _) in itertools.combinations(boxes, 2):
+            assert not _overlap(a, b)
+        named = [(cx, cy, size) for _, (cx, cy, size) in boxes]
+        for box, (cx, cy, size) in boxes:          # no name covers a named node
+            for mx, my, msize in named:
+                if (mx, my) == (cx, cy):
+                    continue
+                assert not _overlap(box, (mx - msize / 2, my - msize / 2, mx + msize / 2, my + msize / 2))
+    # every name is still on hover
+    assert all(nm in h for nm, h in zip(names, t.hovertext))
+
+
+def test_small_graph_draws_every_name():
+    G = _random_graph(6, 8)
+    fig = mp.label_graph_figure(G, nx.circular_layout(G), label_names=list("abcdef"))
+    assert list(_nodes_trace(fig).text) == list("abcdef")
+    assert _nodes_trace(fig).meta["names_hidden"] == 0
+
+
+def test_focus_top_k_ego_threshold_and_max_edges():
+    L = 60
+    G = _random_graph(L, 200, seed=3)
+    pos = nx.circular_layout(G)
+    w = {(u, v): d for u, v, d in G.edges(data="weight")}
+    # edge threshold
+    f = mp.label_graph_figure(G, pos, min_abs_weight=1.0)
+    assert _edge_count(f) == sum(abs(x) >= 1.0 for x in w.values())
+    # strongest k edges
+    f = mp.label_graph_figure(G, pos, max_edges=15)
+    assert _edge_count(f) == 15
+    hover = [tr for tr in f.data if tr.meta.get("kind") == "edge-hover"][0].hovertext
+    strongest = sorted(map(abs, w.values()), reverse=True)[:15]
+    got = sorted((abs(float(h.split("weight = ")[1])) for h in hover), reverse=True)
+    np.testing.assert_allclose(got, strongest, rtol=1e-3)
+    # ego network of label 7 within 1 hop, either direction
+    f = mp.label_graph_figure(G, pos, focus=7, label_names=[f"l{j}" for j in range(L)])
+    expected = set(nx.ego_graph(G.to_undirected(), 7, radius=1).nodes)
+    nodes = _nodes_trace(f)
+    got_nodes = {int(h.split("</b>")[0].split("<b>l")[1]) for h in nodes.hovertext}
+    assert got_nodes == expected
+    assert nodes.text[sorted(expected).index(7)] == "l7"             # the focus is always named
+    assert _edge_count(f) == G.subgraph(expected).number_of_edges()
+    assert nodes.meta["labels_hidden"] == L - len(expected)
+    assert any(f"showing {len(expected)} of {L} labels" in a.text for a in f.layout.annotations)
+    # by name, too
+    f2 = mp.label_graph_figure(G, pos, focus="l7", label_names=[f"l{j}" for j in range(L)])
+    assert list(_nodes_trace(f2).x) == list(nodes.x)
+    # top-k by the given node size
+    size = np.arange(L, dtype=float)
+    f = mp.label_graph_figure(G, pos, top_k=10, node_size=size)
+    assert len(_nodes_trace(f).x) == 10
+    kept_pos = {(round(x, 9), round(y, 9)) for x, y in zip(_nodes_trace(f).x, _nodes_trace(f).y)}
+    assert kept_pos == {(round(pos[j][0], 9), round(pos[j][1], 9)) for j in range(L - 10, L)}
+    assert _edge_count(f) == G.subgraph(range(L - 10, L)).number_of_edges()
+    with pytest.raises(ValueError, match="not in the graph"):
+        mp.label_graph_figure(G, pos, focus="nope", label_names=[f"l{j}" for j in range(L)])
+
+
+def test_community_colouring_matches_networkx_louvain():
+    G = nx.DiGraph()
+    blocks = [range(0, 6), range(6, 12)]
+    for b in blocks:
+        for u, v in itertools.permutations(b, 2):
+            G.add_edge(u, v, weight=1.0)
+    G.add_edge(0, 6, weight=0.05)
+    G.add_node(12)
+    fig = mp.label_graph_figure(G, nx.spring_layout(G, seed=0), communities=True)
+    colors = list(_nodes_trace(fig).marker.color)
+    assert len(set(colors[:6])) == 1 and len(set(colors[6:12])) == 1 and colors[0] != colors[6]
+    assert colors[12] == "#BBBBBB"                                    # no edges: no community
+    assert "community" in _nodes_trace(fig).hovertext[0]
+
+
+def test_cooccurrence_default_min_count_from_pair_counts():
+    # single-label counts are large, pair counts small: the old rule (median label count / 4)
+    # would have asked for 25 co-occurrences and drawn nothing
+    C = np.diag([100.0, 100, 100, 100])
+    C[0, 1] = C[1, 0] = 3
+    C[2, 3] = C[3, 2] = 1
+    assert mp.default_min_count(C) == 1
+    assert mp.default_min_count(C, target_edges=1) == 3
+    fig = mp.cooccurrence_graph_figure(C, list("abcd"), nx.circular_layout(nx.complete_graph(4)), min_count=None)
+    assert _edge_count(fig) == 2
+    ties = np.ones((30, 30)) * 2 + np.eye(30) * 10
+    ties[0, 1] = ties[1, 0] = 5
+    assert mp.default_min_count(ties, target_edges=5) == 5         # 435 tied pairs are not "a few"
+    assert mp.default_min_count(np.eye(3)) == 1
+
+
+@pytest.mark.parametrize("name", ["emotions", "scene", "yeast", "enron", "medical"])
+def test_cooccurrence_default_graph_is_readable_on_every_bundled_set(name):
+    from mlviz.data import load_sample
+
+    Y = load_sample(name).Y
+    C = mp.cooccurrence_counts(Y)
+    L = C.shape[0]
+    k = mp.default_min_count(C)
+    pairs = C[np.triu_indices(L, 1)]
+    n_edges = int((pairs >= k).sum())
+    assert 1 <= n_edges <= 2 * min(max(L, 5), 40)
+    pos = nx.circular_layout(nx.complete_graph(L))
+    fig = mp.cooccurrence_graph_figure(C, [f"l{j}" for j in range(L)], pos, min_count=None)
+    assert _edge_count(fig) == n_edges
+    assert not any("co-occurs" in a.text for a in fig.layout.annotations)
+
+
+def test_graph_names_are_escaped():
+    names = ['<a href="https://x">y</a>', "[t](https://x)", "=HYPERLINK(1)"]
+    G = nx.DiGraph()
+    G.add_weighted_edges_from([(0, 1, 1.0), (1, 2, -1.0)])
+    for fig in (mp.label_graph_figure(G, nx.circular_layout(G), label_names=names),
+                mp.cooccurrence_graph_figure(np.ones((3, 3)), names, nx.circular_layout(G))):
+        js = fig.to_json()
+        assert "<a href" not in js and "\\u003ca href" not in js
+        t = _nodes_trace(fig)
+        assert t.text[0] in ("", "&lt;a href=&quot;https://x&quot;&gt;y&lt;/a&gt;")
+        assert "&lt;a href=" in t.hovertext[0]
