@@ -32,7 +32,7 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..metrics import DEFAULT_MEASURES, evaluate, get_measure
-from ..models._base import check_X
+from ..models import check_X, check_Y
 from .splits import multilabel_kfold
 
 __all__ = ["RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "predict_scores"]
@@ -214,12 +214,7 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jo
     if not isinstance(estimators, dict) or not estimators:
         raise ValueError("estimators must be a non-empty dict name -> estimator.")
     X = check_X(X)
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if Y.ndim != 2 or Y.shape[0] != X.shape[0] or (Y.size and not np.isin(Y, (0, 1)).all()):
-        raise ValueError(f"Y must be a 0/1 matrix with {X.shape[0]} rows, got shape {Y.shape}.")
-    Y = Y.astype(np.uint8)
+    Y = check_Y(Y, n_samples=X.shape[0])
     measures = list(DEFAULT_MEASURES if measures is None else measures)
     for m in measures:
         get_measure(m)

@@ -21,11 +21,10 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from sklearn.model_selection import ParameterGrid
 
 from ..metrics import evaluate, get_measure
-from ..models._base import check_X
+from ..models import check_X, check_Y
 from .cross_validation import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
@@ -143,8 +142,7 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     """
     get_measure(measure)
     X = check_X(X)
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y).astype(np.uint8)
-    Y = Y[:, None] if Y.ndim == 1 else Y
+    Y = check_Y(Y, n_samples=X.shape[0])
     candidates = list(ParameterGrid(param_grid))
     folds = resolve_cv(cv, X, Y, random_state=random_state)
     seed = _seed_of(random_state)
