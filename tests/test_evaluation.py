@@ -227,7 +227,7 @@ def _hand_table():
     rows = [(m, f, meas, vals[f], 0.0, 0.0) for m, d in (("A", a), ("B", b))
             for meas, vals in d.items() for f in range(5)]
     rows.append(("B", 5, "error: ValueError: nope", np.nan, np.nan, np.nan))
-    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    return pd.DataFrame(rows, columns=RESULT_COLUMNS[:6])  # summarize needs only the first six
 
 
 def test_summarize_hand_computed():
@@ -299,3 +299,95 @@ def test_grid_search_lower_is_better_and_failing_candidates():
     assert res.best_params == ok.loc[ok["mean"].idxmin(), "params"]
     with pytest.raises(RuntimeError, match="Every candidate failed"):
         grid_search(FailsOnRow(), {"marker": [3.0]}, X, Y, cv=2, random_state=0)
+
+
+# ------------------------------------------------- decision rule, scaling, nested CV
+class RuledBR(CentroidBR):
+    """Stand-in with its own rule (threshold 0.8) and a decision_rule_ saying so."""
+
+    def fit(self, X, Y):
+        super().fit(X, Y)
+        self.decision_rule_ = "threshold 0.8 on centroid probabilities"
+        return self
+
+    def predict(self, X):
+        return (self.predict_proba(X) >= 0.8).astype(np.uint8)
+
+
+def test_default_rule_is_each_methods_predict_and_is_reported():
+    X, Y = _toy(n=60)
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    res = cross_validate({"plain": CentroidBR(), "ruled": RuledBR()}, X, Y, cv=folds,
+                         measures=["micro_f1", "ranking_loss"])
+    rules = res.groupby("method")["decision_rule"].unique().to_dict()
+    assert list(rules["plain"]) == ["threshold 0.5 on predict_proba"]  # no predict: 0.5 on probabilities
+    assert list(rules["ruled"]) == ["threshold 0.8 on centroid probabilities"]
+    assert (res["scaling"] == "none").all() and (res["tuned_params"] == "").all()
+    assert res["tune_seconds"].isna().all()
+    for f, (tr, te) in enumerate(folds):
+        m = RuledBR().fit(X[tr], Y[tr])
+        S = m.predict_proba(X[te])
+        expected = evaluate(Y[te], S, measures=["micro_f1", "ranking_loss"], y_pred=m.predict(X[te]))
+        got = res[(res.method == "ruled") & (res.fold == f)].set_index("measure")["value"].to_dict()
+        assert got == pytest.approx(expected, abs=1e-12)
+    # a numeric threshold overrides the rule and says so
+    forced = cross_validate({"ruled": RuledBR()}, X, Y, cv=folds, measures=["micro_f1"], threshold=0.3)
+    assert set(forced["decision_rule"]) == {"threshold 0.3 on predict_proba"}
+    tr, te = folds[0]
+    m = RuledBR().fit(X[tr], Y[tr])
+    assert forced["value"].iloc[0] == pytest.approx(
+        evaluate(Y[te], m.predict_proba(X[te]), threshold=0.3, measures=["micro_f1"])["micro_f1"])
+
+
+def test_nested_cv_equals_an_independent_inner_search():
+    """tune: inside each outer training fold, the inner grid search (iterative-stratified
+    inner folds seeded by random_state, micro-F1 of predict, ties to the first candidate)
+    picks the parameters, then the best is refitted on the training fold. Checked against
+    a hand-written loop that does not use grid_search."""
+    X, Y = _toy(n=90)
+    grid = [0.05, 0.5, 5.0]
+    res = cross_validate({"c": RuledBR()}, X, Y, cv=3, measures=["micro_f1"], tune={"c": {"scale": grid}},
+                         inner_cv=3, random_state=4)
+    outer = multilabel_kfold(Y, 3, random_state=4)
+    assert len(res) == 3
+    for f, (tr, te) in enumerate(outer):
+        Xt, Yt = X[tr], Y[tr]
+        inner = multilabel_kfold(Yt, 3, random_state=4)
+        means = []
+        for scale in grid:
+            vals = []
+            for itr, ite in inner:
+                m = RuledBR(scale=scale, random_state=4).fit(Xt[itr], Yt[itr])
+                vals.append(evaluate(Yt[ite], m.predict_proba(Xt[ite]), measures=["micro_f1"],
+                                     y_pred=m.predict(Xt[ite]))["micro_f1"])
+            means.append(np.mean(vals))
+        best = grid[int(np.argmax(means))]
+        m = RuledBR(scale=best, random_state=4).fit(Xt, Yt)
+        expected = evaluate(Y[te], m.predict_proba(X[te]), measures=["micro_f1"], y_pred=m.predict(X[te]))
+        row = res[res.fold == f].iloc[0]
+        assert row["tuned_params"] == f"scale={best!r}"
+        assert row["value"] == pytest.approx(expected["micro_f1"], abs=1e-12)
+        assert 0 <= row["tune_seconds"] <= row["fit_seconds"]
+
+
+def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
+    from mlviz.evaluation import TUNING_GRIDS, tuning_grid
+    from mlviz.models import MLkNN
+    from mlviz.preprocessing import with_scaling
+
+    assert tuning_grid(MLkNN()) == {"k": [5, 10, 20]}
+    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {"model__k": [5, 10, 20]}
+    assert tuning_grid(CentroidBR()) is None
+    for name, make in TUNING_GRIDS.items():
+        grid = make()
+        import mlviz.models as models
+
+        params = getattr(models, name)().get_params(deep=False)
+        assert set(grid) <= set(params), name
+    X, Y = _toy(n=60)
+    res = cross_validate({"knn": MLkNN(), "plain": CentroidBR()}, X, Y, cv=2, measures=["micro_f1"],
+                         tune=True, scaling="standard", random_state=0)
+    knn = res[res.method == "knn"]
+    assert knn["tuned_params"].str.fullmatch(r"k=(5|10|20)").all() and (knn["tune_seconds"] > 0).all()
+    plain = res[res.method == "plain"]
+    assert (plain["tuned_params"] == "").all() and plain["value"].notna().all()

@@ -25,7 +25,7 @@ from sklearn.model_selection import ParameterGrid
 
 from ..metrics import evaluate, get_measure
 from ..models import check_X, check_Y
-from .cross_validation import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
+from ._common import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
 
@@ -69,9 +69,9 @@ def refit_parameters(estimator):
 
 def _score(est, X, Y, measure, threshold):
     S = predict_scores(est, X)
-    if _is_predict(threshold):
+    if _is_predict(threshold) and hasattr(est, "predict"):
         return evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
-    return evaluate(Y, S, threshold=threshold, measures=[measure])[measure]
+    return evaluate(Y, S, threshold=0.5 if _is_predict(threshold) else threshold, measures=[measure])[measure]
 
 
 def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold):
@@ -103,7 +103,7 @@ def _fold_one_candidate(key, estimator, params, X, Y, train, test, measure, thre
         return key, np.nan, _error_text(exc)
 
 
-def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold=0.5,
+def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold="predict",
                 random_state=None, n_jobs=1, refit_best=True, use_refit=True, progress=None):
     """Choose hyper-parameters by multi-label cross-validation.
 
@@ -120,9 +120,10 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     measure : str
         Key of :data:`mlviz.metrics.MEASURES`; its ``greater_is_better``
         decides the direction. Ties go to the earlier candidate.
-    threshold : float, array, RCut or "predict"
-        Binarization for label-based measures (``"predict"``: the model's own
-        ``predict``).
+    threshold : "predict" (default), float, array or RCut
+        Binarization for label-based measures: ``"predict"`` is the model's
+        own ``predict`` (its documented decision rule; 0.5 on the scores when
+        it has none), as in :func:`mlviz.evaluation.cross_validate`.
     random_state : int, RandomState or None
         Seeds the folds and estimators whose ``random_state`` is None.
     n_jobs : int
