@@ -391,3 +391,58 @@ def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
     assert knn["tuned_params"].str.fullmatch(r"k=(5|10|20)").all() and (knn["tune_seconds"] > 0).all()
     plain = res[res.method == "plain"]
     assert (plain["tuned_params"] == "").all() and plain["value"].notna().all()
+
+
+# ------------------------------------------------------------- benchmark scripts (quick variants)
+def _script(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_defaults_quick_variant(tmp_path):
+    """The sweep's numbers against an independent fit/predict loop (scikit-learn micro-F1),
+    the best-rank choice, and the docs section writer keeping the other sections."""
+    from sklearn.metrics import f1_score
+
+    from mlviz.cli import build_estimator
+
+    sweep = _script("sweep_defaults")
+    table, best, frame = sweep.main(["--quick", "--methods", "mlknn", "--max-rows", "90", "--cv", "2",
+                                     "--inner-cv", "2"])
+    assert list(table["candidate"]) == ["k=5", "k=10", "k=20"]
+    X, Y = sweep._data("emotions", 90, 0)
+    folds = multilabel_kfold(Y, 2, random_state=0)
+    for k, got in zip((5, 10, 20), table["micro_f1"]):
+        vals = []
+        for tr, te in folds:
+            est = build_estimator("mlknn", scaling="auto", X=X, random_state=0).set_params(model__k=k)
+            vals.append(f1_score(Y[te], est.fit(X[tr], Y[tr]).predict(X[te]), average="micro", zero_division=1))
+        assert got == pytest.approx(np.mean(vals), abs=1e-12)
+    assert best["candidate"].iloc[0] == table.loc[table["micro_f1"].idxmax(), "candidate"]
+    settings = set(frame["setting"])
+    assert settings == {"default", "tuned (nested CV)"}
+    cost = frame[frame.measure == "tuning s/fold"]["ours"]
+    assert len(cost) == 1 and cost.iloc[0] > 0
+    doc = tmp_path / "r.md"
+    doc.write_text("# head\n\n<!-- experiment: other -->\n## keep me\n<!-- end: other -->\n")
+    for _ in range(2):  # written twice: replaced, not duplicated
+        sweep.write_section(frame, "protocol", command="x", quick=True, seconds=1.0, path=doc)
+    text = doc.read_text()
+    assert "## keep me" in text and text.count("<!-- experiment: defaults-sweep -->") == 1
+
+
+def test_bench_scale_synthetic_profile():
+    """The synthetic label matrices have the requested cardinality and a Zipf-like profile."""
+    bench = _script("bench_scale")
+    p = bench.zipf_frequencies(983, 19.02, 0.45)
+    assert p.sum() == pytest.approx(19.02) and p.max() <= 0.45 + 1e-12 and np.all(np.diff(p) <= 1e-15)
+    X, Y = bench.make_dataset("bibtex", fraction=0.1, seed=1)
+    assert X.shape == (740, 1836) and Y.shape == (740, 159)
+    assert Y.sum(1).mean() == pytest.approx(2.40, rel=0.15)
+    assert set(np.unique(X.data)) == {1.0}
