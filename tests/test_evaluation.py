@@ -446,3 +446,20 @@ def test_bench_scale_synthetic_profile():
     assert X.shape == (740, 1836) and Y.shape == (740, 159)
     assert Y.sum(1).mean() == pytest.approx(2.40, rel=0.15)
     assert set(np.unique(X.data)) == {1.0}
+
+
+def test_grid_search_refit_hook_through_a_scaling_pipeline():
+    """A scaler in front (as cross_validate(scaling=...) builds it) keeps the refit hook."""
+    from mlviz.preprocessing import with_scaling
+
+    X, Y = _toy(n=70, d=5)
+    pipe = with_scaling(RidgeScores(), "standard", X)
+    grid = {"model__alpha": [0.01, 1.0, 30.0]}
+    assert refit_parameters(pipe) == {"model__alpha", "model__offset"}
+    FIT_CALLS.clear()
+    hooked = grid_search(pipe, grid, X, Y, cv=3, random_state=0, threshold=0.5, refit_best=False)
+    assert hooked.used_refit and sum(c[0] == "fit" for c in FIT_CALLS) == 3
+    brute = grid_search(pipe, grid, X, Y, cv=3, random_state=0, threshold=0.5, use_refit=False,
+                        refit_best=False)
+    cols = [f"fold_{f}" for f in range(3)]
+    assert np.allclose(hooked.table[cols], brute.table[cols], rtol=0, atol=1e-12)

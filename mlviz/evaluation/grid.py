@@ -59,12 +59,31 @@ class GridSearchResult:
 
 
 def refit_parameters(estimator):
-    """Names accepted by ``estimator.refit`` (empty set when there is no such method)."""
+    """Names accepted by ``estimator.refit`` (empty set when there is no such method).
+
+    For a :class:`sklearn.pipeline.Pipeline` (e.g. a scaler in front of the
+    model, :func:`mlviz.preprocessing.with_scaling`), the names of its last
+    step's ``refit``, prefixed ``"<step>__"`` as in ``get_params``: the
+    earlier steps do not depend on them, so the fitted pipeline is reused.
+    """
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        return {f"{steps[-1][0]}__{n}" for n in refit_parameters(steps[-1][1])}
     refit = getattr(estimator, "refit", None)
     if not callable(refit):
         return set()
     kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     return {n for n, p in inspect.signature(refit).parameters.items() if p.kind in kinds and n != "self"}
+
+
+def _refit(est, params):
+    """Call the (last step's) ``refit`` in place with ``params`` (names as in :func:`refit_parameters`)."""
+    steps = getattr(est, "steps", None)
+    if steps:
+        prefix = f"{steps[-1][0]}__"
+        steps[-1][1].refit(**{k[len(prefix):]: v for k, v in params.items()})
+    else:
+        est.refit(**params)
 
 
 def _score(est, X, Y, measure, threshold):
@@ -87,7 +106,7 @@ def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, me
     for i, params in enumerate(candidates):
         try:
             if i > 0:
-                est.refit(**{k: params[k] for k in varying})
+                _refit(est, {k: params[k] for k in varying})
             scores[i] = _score(est, X_test, Y_test, measure, threshold)
         except Exception as exc:  # noqa: BLE001
             errors[i] = _error_text(exc)
