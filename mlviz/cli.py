@@ -361,8 +361,10 @@ def _threshold(text):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: usage + message, exit code 2
+        from mlviz._text import shorten
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {shorten(message, ERROR_LIMIT)}\n")
 
 
 def build_parser():

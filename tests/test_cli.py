@@ -200,6 +200,10 @@ def test_errors_are_short_and_name_the_file_once(capsys, emotions_arff):
     code, _, err = run(capsys, "describe", emotions_arff, "--labels", many)
     assert code == 2 and len(err.strip()) <= 400 and err.count("emo.arff") == 1
     assert "tag0" in err
+    code, _, err = run(capsys, "evaluate", emotions_arff, "--scaling", "z" * 5000)  # argparse's own error
+    assert code == 2 and "invalid choice" in err and len(err.splitlines()[-1]) <= 400
+    code, _, err = run(capsys, "evaluate", emotions_arff, "--methods", ",".join(f"m{i}" for i in range(662)))
+    assert code == 2 and "unknown method(s)" in err and len(err.strip()) <= 400
     code, _, err = run(capsys, "describe", emotions_arff, "--labels", "9999")
     assert code == 2 and len(err.strip()) <= 400 and err.count("emo.arff") == 1
 
