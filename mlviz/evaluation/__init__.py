@@ -3,8 +3,9 @@
 - :func:`multilabel_kfold` -- iterative stratification (Sechidis et al., 2011).
 - :func:`cross_validate` -- any dict of estimators x folds x measures, in
   parallel with joblib (also on a Dask cluster), returning a tidy long table
-  with exactly the columns ``method, fold, measure, value, fit_seconds,
-  predict_seconds``.
+  with exactly the columns :data:`RESULT_COLUMNS` (``method, fold, measure,
+  value, fit_seconds, predict_seconds, decision_rule, scaling, tuned_params,
+  tune_seconds``); by default each method's own ``predict`` decides the labels.
 - :func:`summarize` -- mean ± std per method x measure and a paired
   comparison against a baseline (Wilcoxon signed-rank or paired t-test).
 - :func:`grid_search` -- hyper-parameters by cross-validation, reusing a
