@@ -2,10 +2,11 @@
 
 Two shapes with the sparsity and label-frequency profile of two Mulan sets:
 
-- ``bibtex``: 7,395 x 1,836 binary bag-of-words features (~68 words per row),
-  159 labels, cardinality 2.40 (Zipf-like label frequencies); 2/3 for training.
-- ``delicious``: 16,105 x 500 binary features (~18 per row), 983 labels,
-  cardinality 19.0.
+- ``bibtex``: 7,395 x 1,836 binary bag-of-words features (68 word draws per row,
+  ~42 distinct after duplicates), 159 labels, cardinality 2.40 (Zipf-like label
+  frequencies); 2/3 for training.
+- ``delicious``: 16,105 x 500 binary features (18 draws per row, ~23 distinct with
+  the label topic words), 983 labels, cardinality 19.0.
 
 Labels are drawn first (per label a Zipf-ranked frequency scaled to the target
 cardinality); each label owns a few "topic" words that its instances carry on top
