@@ -2,20 +2,30 @@
 
 Usage
 -----
-``mlviz describe FILE [--labels XML]``
-    Dataset statistics. FILE is a path (ARFF/CSV/LIBSVM/NPZ, optionally
-    gzipped) or the name of a bundled sample (``emotions``, ``scene``, ...).
-    For ``foo.arff[.gz]`` a sibling ``foo.xml`` is used when ``--labels`` is
-    not given.
-``mlviz evaluate FILE [--labels XML] --methods br,mlknn [--cv 5] [--out results.csv]
-[--n-jobs N] [--random-state 0] [--measures ...] [--threshold 0.5|predict] [--baseline NAME]
-[--no-scale]``
+``mlviz describe FILE [--labels XML|N|-N]``
+    Dataset statistics and the loader's notes (which XML was used, one-hot
+    encodings, dropped ID columns). FILE is a path (ARFF/CSV/LIBSVM/NPZ,
+    optionally gzipped) or the name of a bundled sample (``emotions``,
+    ``scene``, ...). For ``foo.arff[.gz]`` a sibling ``foo.xml`` is used when
+    ``--labels`` is not given. ``--labels 7`` means the first 7 attributes
+    are labels (MEKA), ``--labels -7`` the last 7 (CSV/LIBSVM: a count of
+    label columns).
+``mlviz evaluate FILE [--labels ...] --methods br,mlknn [--cv 5] [--out results.csv]
+[--n-jobs N] [--random-state 0] [--measures ...] [--threshold predict|0.5]
+[--scaling auto|standard|l2|tfidf|maxabs|none] [--tune [--inner-cv 3]] [--baseline NAME]``
     Cross-validates the methods (iterative stratification), shows a tqdm
-    bar on stderr, prints the mean ± std summary and a paired Wilcoxon
-    comparison against the baseline (default: the first method) on stdout,
-    and writes the long-form table to ``--out``. Features are standardised
-    inside each training fold (``StandardScaler``; without centring for
-    sparse data) unless ``--no-scale``.
+    bar on stderr, prints, per method, the decision rule and the feature
+    scaling that produced the numbers, the mean ± std summary and a paired
+    Wilcoxon comparison against the baseline (default: the first method) on
+    stdout, and writes the long-form table to ``--out``. Labels are decided
+    by each method's own ``predict`` unless ``--threshold`` gives a number.
+    Features are scaled inside each training fold by ``--scaling`` (default
+    ``auto``: L2-normalised rows for sparse/count features, standardised
+    features otherwise; see :mod:`mlviz.preprocessing`). ``--tune`` chooses
+    each method's key hyperparameters by inner cross-validation within each
+    training fold (nested CV) and prints what it chose and what it cost.
+    The sparse CDN's variants are the methods ``cdn`` (sparse, the paper's),
+    ``cdn-lr``, ``cdn-cdn``, ``cdn-l1`` and ``cdn-l21``.
 ``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,all}... [--quick] [--out-dir DIR]``
     Runs paper-reproduction protocols, prints our numbers beside the
     paper's and merges them into ``DIR/reproductions.md`` and ``.csv``.
@@ -30,6 +40,7 @@ reproduction produced nothing (or an experiment crashed).
 
 import argparse
 import os
+import re
 import shlex
 import sys
 import time
@@ -43,6 +54,10 @@ METHODS = {
     "mtlspc": ("MTLSPC", "multi-task LSPC"),
     "klr": ("KernelLogisticRegression", "kernel logistic regression per label"),
     "cdn": ("SparseCDN", "sparse conditional dependency network (Guo & Xue)"),
+    "cdn-lr": ("SparseCDN", "CDN variant 'lr': independent L1 logistic regressions (no label dependencies)"),
+    "cdn-cdn": ("SparseCDN", "CDN variant 'cdn': dependency network, no sparsity penalties"),
+    "cdn-l1": ("SparseCDN", "CDN variant 'l1-cdn': dependency network with an L1 penalty only"),
+    "cdn-l21": ("SparseCDN", "CDN variant 'l21-lr': logistic regressions with the L2,1 feature penalty"),
     "pcc": ("PCC", "probabilistic classifier chain"),
     "mllem": ("MLLEM", "MLLEM label-instance embedding (Kimura et al.)"),
     "mlrh": ("MLRH", "multi-label logistic regression with hidden variables (Lee & Shajari)"),
@@ -52,6 +67,15 @@ METHODS = {
 }
 """CLI method name -> (class name in :mod:`mlviz.models`, description)."""
 
+METHOD_PARAMS = {"cdn-lr": {"variant": "lr"}, "cdn-cdn": {"variant": "cdn"},
+                 "cdn-l1": {"variant": "l1-cdn"}, "cdn-l21": {"variant": "l21-lr"}}
+"""CLI method name -> constructor parameters that differ from the class defaults."""
+
+ERROR_LIMIT = 300
+"""Longest error message the CLI prints (characters; longer ones are cut with "…")."""
+
+SCALING_CHOICES = ["standard", "l2", "tfidf", "maxabs", "none"]
+
 EXPERIMENT_CHOICES = ["lspc-toy", "lspc-enron", "cdn-tables", "mlrh-table", "mllem-ranking", "all"]
 
 
@@ -59,8 +83,19 @@ class CLIError(Exception):
     """A user-facing error: printed without traceback, exit code 2."""
 
 
-def build_estimator(name, *, scale=False, sparse=False, random_state=None):
+def build_estimator(name, *, scaling=None, X=None, random_state=None):
     """The default estimator for CLI method ``name`` (lazy import of its family).
+
+    Parameters
+    ----------
+    name : str
+        Key of :data:`METHODS`.
+    scaling : str or None
+        A scaling of :mod:`mlviz.preprocessing` (``"auto"`` needs ``X``) put in
+        front of the estimator in a Pipeline; None or ``"none"``: no scaling.
+    X : array-like or sparse, optional
+        The data, to choose and check the scaling.
+    random_state : int or None
 
     Raises
     ------
@@ -76,14 +111,16 @@ def build_estimator(name, *, scale=False, sparse=False, random_state=None):
         cls = getattr(models, cls_name)
     except Exception as exc:  # ImportError, AttributeError, or an error inside the module
         raise CLIError(f"method {name!r} ({cls_name}) is not available: {type(exc).__name__}: {exc}") from None
-    est = cls()
+    est = cls(**METHOD_PARAMS.get(name, {}))
     if random_state is not None and "random_state" in est.get_params(deep=False):
         est.set_params(random_state=random_state)
-    if scale:
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
+    if scaling is not None:
+        from mlviz.preprocessing import with_scaling
 
-        est = make_pipeline(StandardScaler(with_mean=not sparse), est)
+        try:
+            est = with_scaling(est, scaling, X if X is not None else [[0.0]])
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
     return est
 
 
@@ -105,13 +142,40 @@ def _load(path, labels):
                 xml = p.with_name(stem[:-5] + ".xml")
                 if xml.exists():
                     labels = str(xml)
-        elif isinstance(labels, str) and labels.isdigit():
-            labels = int(labels)
-        elif isinstance(labels, str) and not Path(labels).exists() and labels.lower().endswith(".xml"):
-            raise CLIError(f"no such label file: {labels}")
+        elif isinstance(labels, str) and re.fullmatch(r"[+-]?\d+", labels.strip()):
+            labels = _label_count(int(labels), p)
+        elif isinstance(labels, str) and labels.lower().endswith(".xml"):
+            if not Path(labels).exists():
+                raise CLIError(f"no such label file: {labels}")
+        elif isinstance(labels, str) and "," in labels:
+            labels = _split_list(labels)
         return load_dataset(str(p), labels=labels)
     except (DataError, OSError) as exc:
-        raise CLIError(f"cannot read {path}: {exc}") from None
+        raise CLIError(_read_error(path, exc)) from None
+
+
+def _label_count(n, path):
+    """``--labels N``: ARFF keeps the sign (MEKA: N first / -N last attributes);
+    CSV and LIBSVM take a count of label columns (trailing), so -N means N."""
+    if n == 0:
+        raise CLIError("--labels must be a non-zero count (N: first N attributes, -N: last N)")
+    stem = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
+    return n if stem.lower().endswith(".arff") else abs(n)
+
+
+def _read_error(path, exc):
+    """One short line: the loader's message (which names the file already), else "cannot read FILE: ..."."""
+    from mlviz._text import shorten
+
+    message = " ".join(str(exc).split())
+    name = Path(path).name
+    if isinstance(exc, OSError) and getattr(exc, "strerror", None):
+        message = exc.strerror
+    if name and name in message:
+        text = f"cannot read: {message}"
+    else:
+        text = f"cannot read {shorten(path, 80)}: {message}"
+    return shorten(text, ERROR_LIMIT)
 
 
 def _cmd_describe(args, out):
@@ -120,6 +184,13 @@ def _cmd_describe(args, out):
     ds = _load(args.file, args.labels)
     stats = describe(ds)
     print(describe_frame(stats).to_string(index=False), file=out)
+    notes = list(getattr(ds, "notes", []) or [])
+    if notes:
+        from mlviz._text import shorten
+
+        print("\nLoader notes:", file=out)
+        for note in notes:
+            print(f"- {shorten(' '.join(str(note).split()), ERROR_LIMIT)}", file=out)
     per_label = stats["label_frequency"].to_frame("positives")
     per_label["frequency"] = (per_label["positives"] / max(stats["n_samples"], 1)).round(4)
     per_label["IRLbl"] = stats["irlbl"].round(3)
@@ -149,9 +220,29 @@ def _split_list(text):
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _cmd_evaluate(args, out):
-    import scipy.sparse as sp
+def _how_table(results, *, tuned=False):
+    """Per method: the decision rule and scaling behind its numbers (and, tuned, what was chosen at what cost)."""
+    from collections import Counter
 
+    import pandas as pd
+
+    first = results.drop_duplicates(["method", "fold"])
+    rows = {}
+    for method, part in first.groupby("method", sort=False):
+        row = {"decision rule": "; ".join(v for v in dict.fromkeys(part["decision_rule"]) if v) or "(failed)",
+               "scaling": "; ".join(dict.fromkeys(part["scaling"]))}
+        if tuned:
+            chosen = [v for v in part["tuned_params"] if v]
+            counts = Counter(chosen)
+            row["tuned (folds)"] = ("; ".join(f"{v} ×{c}" for v, c in counts.items()) if chosen
+                                    else "(no grid: defaults)")
+            row["tuning s/fold"] = round(float(part["tune_seconds"].mean()), 2) if chosen else 0.0
+        rows[method] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _cmd_evaluate(args, out):
+    from mlviz._text import shorten
     from mlviz.evaluation import cross_validate, error_rows, summarize
     from mlviz.metrics import DEFAULT_MEASURES, get_measure
 
@@ -171,25 +262,31 @@ def _cmd_evaluate(args, out):
         raise CLIError(f"--cv must be at least 2, got {args.cv}")
     if args.baseline is not None and args.baseline not in methods:
         raise CLIError(f"--baseline {args.baseline!r} is not one of --methods")
+    if args.inner_cv < 2:
+        raise CLIError(f"--inner-cv must be at least 2, got {args.inner_cv}")
+    scaling = "none" if args.no_scale else args.scaling
     ds = _load(args.file, args.labels)
     if args.cv > ds.n_samples:
         raise CLIError(f"--cv {args.cv} exceeds the number of instances ({ds.n_samples})")
     estimators, unavailable = {}, []
     for m in methods:
         try:
-            estimators[m] = build_estimator(m, scale=not args.no_scale, sparse=sp.issparse(ds.X),
-                                            random_state=args.random_state)
+            estimators[m] = build_estimator(m, scaling=scaling, X=ds.X, random_state=args.random_state)
         except CLIError as exc:
             unavailable.append(str(exc))
-            print(f"mlviz evaluate: {exc}", file=sys.stderr)
+            print(f"mlviz evaluate: {shorten(str(exc), ERROR_LIMIT)}", file=sys.stderr)
     if not estimators:
         raise CLIError("none of the requested methods is available")
     print(f"{ds.name}: {ds.n_samples} instances, {ds.n_features} features, {ds.n_labels} labels; "
-          f"{args.cv}-fold iterative-stratified CV, seed {args.random_state}", file=out)
+          f"{args.cv}-fold iterative-stratified CV, seed {args.random_state}"
+          + (f"; hyperparameters tuned by {args.inner_cv}-fold inner CV (nested)" if args.tune else ""),
+          file=out)
     results = cross_validate(estimators, ds.X, ds.Y, cv=args.cv, measures=measures,
-                             threshold=args.threshold, n_jobs=args.n_jobs,
-                             random_state=args.random_state,
+                             threshold=args.threshold, tune=args.tune, inner_cv=args.inner_cv,
+                             n_jobs=args.n_jobs, random_state=args.random_state,
                              progress=_tqdm_progress(f"evaluate {ds.name}"))
+    print("\nHow the numbers were made (per method):\n" + _how_table(results, tuned=args.tune).to_string(),
+          file=out)
     baseline = args.baseline or next(iter(estimators))
     summary = summarize(results, baseline=baseline if len(estimators) > 1 else None)
     print(summary.to_string(), file=out)
@@ -264,8 +361,10 @@ def _threshold(text):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own errors: usage + message, exit code 2
+        from mlviz._text import shorten
+
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {shorten(message, ERROR_LIMIT)}\n")
 
 
 def build_parser():
@@ -276,11 +375,13 @@ def build_parser():
 
     p = sub.add_parser("describe", help="dataset statistics")
     p.add_argument("file", help="data file (ARFF/CSV/LIBSVM/NPZ, .gz ok) or a bundled sample name")
-    p.add_argument("--labels", help="Mulan XML label file, or a label count")
+    p.add_argument("--labels", help="Mulan XML label file, comma-separated label names, or a label count: "
+                   "N = first N attributes, -N = last N (CSV/LIBSVM: N label columns)")
 
     p = sub.add_parser("evaluate", help="cross-validate methods on a data set")
     p.add_argument("file", help="data file or bundled sample name")
-    p.add_argument("--labels", help="Mulan XML label file, or a label count")
+    p.add_argument("--labels", help="Mulan XML label file, comma-separated label names, or a label count: "
+                   "N = first N attributes, -N = last N (CSV/LIBSVM: N label columns)")
     p.add_argument("--methods", default="br,mlknn",
                    help=f"comma-separated, from: {','.join(METHODS)} (default br,mlknn)")
     p.add_argument("--cv", type=int, default=5, help="number of folds (default 5)")
@@ -288,11 +389,18 @@ def build_parser():
     p.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (joblib; default 1)")
     p.add_argument("--random-state", type=int, default=0, help="seed for folds and models (default 0)")
     p.add_argument("--measures", help="comma-separated measure keys (default: mlviz.metrics.DEFAULT_MEASURES)")
-    p.add_argument("--threshold", type=_threshold, default=0.5,
-                   help="probability threshold for label-based measures (default 0.5), or 'predict' "
-                   "to use each method's own decision rule (e.g. MLLEM rank cut, MLRH winner-take-all)")
+    p.add_argument("--threshold", type=_threshold, default="predict",
+                   help="'predict' (default): each method's own decision rule (its predict: threshold 0.5 "
+                   "on calibrated probabilities, MLRH winner-take-all, MLLEM rank cut, ...); or a number "
+                   "in [0, 1] applied to every method's predict_proba")
+    p.add_argument("--scaling", default="auto", choices=["auto", *SCALING_CHOICES],
+                   help="feature scaling fitted inside each training fold (default auto: 'l2' rows for "
+                   "sparse/count features, 'standard' otherwise)")
+    p.add_argument("--tune", action="store_true",
+                   help="nested CV: tune each method's key hyperparameters by inner CV in every training fold")
+    p.add_argument("--inner-cv", type=int, default=3, help="folds of the inner search with --tune (default 3)")
     p.add_argument("--baseline", help="method for the paired comparison (default: the first)")
-    p.add_argument("--no-scale", action="store_true", help="do not standardise features")
+    p.add_argument("--no-scale", action="store_true", help="same as --scaling none")
 
     p = sub.add_parser("reproduce", help="run paper-reproduction protocols and write the report")
     p.add_argument("experiments", nargs="+", choices=EXPERIMENT_CHOICES, metavar="EXPERIMENT",
@@ -322,7 +430,9 @@ def main(argv=None):
             return _cmd_evaluate(args, out)
         return _cmd_reproduce(args, out, argv)
     except CLIError as exc:
-        print(f"mlviz {args.command}: error: {exc}", file=sys.stderr)
+        from mlviz._text import shorten
+
+        print(f"mlviz {args.command}: error: {shorten(str(exc), ERROR_LIMIT)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mlviz: interrupted", file=sys.stderr)

@@ -81,6 +81,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import rankdata
 
+from .models import check_Y
+
 __all__ = [
     "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "binarize", "evaluate", "get_measure",
 ]
@@ -131,12 +133,10 @@ def _as_dense(a, name):
 
 
 def _check_inputs(Y_true, scores):
-    Y = _as_dense(Y_true, "Y_true")
     S = _as_dense(scores, "scores").astype(np.float64)
+    Y = check_Y(Y_true, name="Y_true")
     if Y.shape != S.shape:
         raise ValueError(f"Y_true and scores have different shapes: {Y.shape} != {S.shape}.")
-    if Y.size and not np.isin(Y, (0, 1)).all():
-        raise ValueError("Y_true must contain only 0 and 1.")
     if not np.isfinite(S).all():
         raise ValueError("scores contain NaN or infinite values.")
     return Y.astype(bool), S
@@ -389,11 +389,9 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, retur
         if y_pred is None:
             P = binarize(S, threshold).astype(bool)
         else:
-            P = _as_dense(y_pred, "y_pred")
+            P = check_Y(y_pred, name="y_pred")
             if P.shape != S.shape:
                 raise ValueError(f"y_pred has shape {P.shape}, expected {S.shape}.")
-            if P.size and not np.isin(P, (0, 1)).all():
-                raise ValueError("y_pred must contain only 0 and 1.")
             P = P.astype(bool)
         _label_measures(Y, P, out, wanted)
     if "macro_auc" in wanted:

@@ -62,3 +62,110 @@ def check_estimator_contract(estimator, *, sparse=True, deterministic=True, atol
         Ps = clone(estimator).fit(sp.csr_matrix(X), Y).predict_proba(sp.csr_matrix(X))
         np.testing.assert_allclose(P, Ps, atol=max(atol, 1e-6), rtol=0)
     return est
+
+
+# ----------------------------------------------------------------------------
+# The agreed estimator contract (issue 13; BRIEF "Shared interfaces"), one check
+# per clause so a model's test module -- or tests/test_contract.py -- can call
+# each one and see which clause fails.
+
+def threshold_rule(est, P):
+    """The default decision rule: ``predict_proba >= est.threshold`` (0.5 when unset)."""
+    t = getattr(est, "threshold", None)
+    return (P >= (0.5 if t is None else t)).astype(np.uint8)
+
+
+def rank_cut_rule(attribute):
+    """Rule "the ``est.<attribute>`` highest-probability labels of each row" (ties: lower index)."""
+    def rule(est, P):
+        r = min(int(getattr(est, attribute)), P.shape[1])
+        out = np.zeros(P.shape, dtype=np.uint8)
+        np.put_along_axis(out, np.argsort(-P, axis=1, kind="stable")[:, :r], 1, axis=1)
+        return out
+    return rule
+
+
+def check_not_fitted(estimator, data=None):
+    """``predict``, ``predict_proba`` and ``score`` raise ``NotFittedError`` before ``fit``;
+    there is no ``decision_rule_`` yet."""
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator)
+    for name in ("predict_proba", "predict"):
+        with pytest.raises(NotFittedError):
+            getattr(est, name)(X)
+    with pytest.raises(NotFittedError):
+        est.score(X, Y)
+    assert not hasattr(est, "decision_rule_"), "decision_rule_ exists before fit"
+
+
+def check_decision_rule_attribute(estimator, data=None):
+    """After ``fit``, ``decision_rule_`` is a short non-empty human string."""
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator).fit(X, Y)
+    rule = getattr(est, "decision_rule_", None)
+    assert isinstance(rule, str) and rule.strip(), f"decision_rule_ is {rule!r}, expected a short string"
+    assert len(rule) <= 200, "decision_rule_ should be a short human string"
+    return rule
+
+
+def check_predict_follows_rule(estimator, rule=threshold_rule, data=None):
+    """``predict(X)`` equals ``rule(est, predict_proba(X))`` (same fitted model, same random_state).
+
+    ``rule`` is the documented decision rule as a function (estimator, P) -> 0/1
+    matrix, e.g. :func:`threshold_rule` or ``rank_cut_rule("cardinality_")``.
+    """
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator).fit(X, Y)
+    P = est.predict_proba(X)
+    np.testing.assert_array_equal(np.asarray(est.predict(X)), rule(est, P),
+                                  err_msg="predict differs from its documented rule on predict_proba")
+
+
+def check_refit_in_place(estimator, params, data=None, atol=1e-6):
+    """``refit(**params)`` returns ``self``, updates ``get_params`` and reaches the
+    model a fresh ``fit`` with those parameters reaches (same predict_proba)."""
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator).fit(X, Y)
+    out = est.refit(**params)
+    assert out is est, f"refit returned {type(out).__name__} object {id(out)}, not self"
+    got = est.get_params(deep=False)
+    for k, v in params.items():
+        assert got[k] == v, f"after refit, get_params()[{k!r}] = {got[k]!r}, expected {v!r}"
+    fresh = clone(estimator).set_params(**params).fit(X, Y)
+    np.testing.assert_allclose(est.predict_proba(X), fresh.predict_proba(X), atol=atol, rtol=0)
+
+
+def check_clone_of_fitted(estimator, data=None):
+    """``clone`` of a fitted estimator is an unfitted one with the same parameters."""
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator).fit(X, Y)
+    copy = clone(est)
+    assert copy is not est
+    assert repr(copy.get_params(deep=False)) == repr(est.get_params(deep=False))
+    with pytest.raises(NotFittedError):
+        copy.predict_proba(X)
+
+
+def check_random_state_determinism(estimator, data=None, atol=0.0):
+    """With ``random_state`` fixed, two fits give identical predict_proba and predict,
+    and predicting twice from one fitted model gives the same answer."""
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator)
+    if "random_state" in est.get_params(deep=False) and est.random_state is None:
+        est.set_params(random_state=0)
+    a, b = clone(est).fit(X, Y), clone(est).fit(X, Y)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), atol=atol, rtol=0)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.predict(X), a.predict(X))
+    np.testing.assert_allclose(a.predict_proba(X), a.predict_proba(X), atol=atol, rtol=0)
+
+
+def check_default_score(estimator, data=None):
+    """``score`` is micro-F1 of ``predict`` (scikit-learn ``f1_score(average="micro",
+    zero_division=1)`` as the independent reference), so ``GridSearchCV`` works without a scorer."""
+    from sklearn.metrics import f1_score
+
+    X, Y = data if data is not None else contract_data()
+    est = clone(estimator).fit(X, Y)
+    expected = f1_score(Y, np.asarray(est.predict(X)), average="micro", zero_division=1)
+    assert est.score(X, Y) == pytest.approx(expected, abs=1e-12)

@@ -173,3 +173,71 @@ def test_reproduce_real_quick_experiment(capsys, tmp_path):
     assert list(csv.columns[:8]) == reproductions.COLUMNS and len(csv) > 0
     assert csv["ours"].notna().all() and (csv["report_section"] == "lspc-toy").all()
     assert module.TITLE in out
+
+
+# ------------------------------------------------------------- session 5: issue 14/15 CLI items
+@pytest.fixture
+def emotions_arff(tmp_path):
+    import gzip
+
+    path = tmp_path / "emo.arff"  # no sibling XML: labels must come from --labels
+    path.write_bytes(gzip.decompress(Path(EMOTIONS).read_bytes()))
+    return str(path)
+
+
+def test_labels_negative_count_means_last_attributes(capsys, emotions_arff):
+    code, out, _ = run(capsys, "describe", emotions_arff, "--labels", "-6")
+    assert code == 0 and re.search(r"^\s*labels\s+6$", out, re.M) and re.search(r"^\s*features\s+72$", out, re.M)
+    assert "amazed-suprised" in out  # emotions' labels are its last six attributes
+    code, _, err = run(capsys, "describe", emotions_arff, "--labels", "2")  # the first two: numeric features
+    assert code == 2 and "label 'Mean_Acc1298_Mean_Mem40_Centroid'" in err and "expected 0 or 1" in err
+    code, _, err = run(capsys, "describe", emotions_arff, "--labels", "0")
+    assert code == 2 and "non-zero" in err
+
+
+def test_errors_are_short_and_name_the_file_once(capsys, emotions_arff):
+    many = ",".join(f"tag{i}" for i in range(662))
+    code, _, err = run(capsys, "describe", emotions_arff, "--labels", many)
+    assert code == 2 and len(err.strip()) <= 400 and err.count("emo.arff") == 1
+    assert "tag0" in err
+    code, _, err = run(capsys, "evaluate", emotions_arff, "--scaling", "z" * 5000)  # argparse's own error
+    assert code == 2 and "invalid choice" in err and len(err.splitlines()[-1]) <= 400
+    code, _, err = run(capsys, "evaluate", emotions_arff, "--methods", ",".join(f"m{i}" for i in range(662)))
+    assert code == 2 and "unknown method(s)" in err and len(err.strip()) <= 400
+    code, _, err = run(capsys, "describe", emotions_arff, "--labels", "9999")
+    assert code == 2 and len(err.strip()) <= 400 and err.count("emo.arff") == 1
+
+
+def test_describe_shows_loader_notes(capsys):
+    code, out, _ = run(capsys, "describe", EMOTIONS)
+    assert code == 0 and "Loader notes:" in out and "emotions.xml" in out.split("Loader notes:")[1]
+
+
+def test_cdn_variants_reachable():
+    for name, variant in (("cdn", "sparse"), ("cdn-lr", "lr"), ("cdn-cdn", "cdn"), ("cdn-l1", "l1-cdn"),
+                          ("cdn-l21", "l21-lr")):
+        assert cli.build_estimator(name).variant == variant
+    from mlviz.models import SparseCDN
+
+    assert set(cli.METHOD_PARAMS["cdn-l1"]) <= set(SparseCDN().get_params())
+
+
+def test_scaling_choices_match_the_library():
+    from mlviz.preprocessing import SCALINGS
+
+    assert cli.SCALING_CHOICES == list(SCALINGS)
+
+
+def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
+    out_csv = tmp_path / "r.csv"
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
+                       "micro_f1", "--scaling", "l2", "--tune", "--inner-cv", "2", "--out", str(out_csv))
+    assert code == 0
+    res = pd.read_csv(out_csv, keep_default_na=False)
+    assert set(res["scaling"]) == {"l2"} and res["tuned_params"].str.fullmatch(r"k=(5|10|20)").all()
+    table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
+    assert "l2" in table and "threshold 0.5 on predict_proba" in table and "tuning s/fold" in table
+    assert "tuned by 2-fold inner CV" in out
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
+                       "micro_f1")
+    assert code == 0 and "standard" in out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]  # auto on dense features

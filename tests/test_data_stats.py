@@ -143,3 +143,35 @@ def test_describe_frame_and_real_data():
     sparse = describe(load_sample("enron"))
     assert sparse["sparse"] is True and sparse["n_labels"] == 53
     assert np.isfinite(sparse["irlbl"].to_numpy()).all()
+
+
+def test_describe_sparse_path_matches_dense_bruteforce_and_caps_cooccurrence():
+    """The O(nnz) statistics against a dense brute-force recomputation (int64 Y^T Y,
+    set of row tuples), for dense and sparse Y, with and without the co-occurrence cap."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    n, L = 300, 40
+    freq = 0.5 / np.arange(1, L + 1) ** 0.8  # Zipf-like label frequencies
+    Y = (rng.random((n, L)) < freq).astype(np.uint8)
+    Y[:5] = 0
+    Y[:, 7] = 0  # an absent label
+    names = [f"l{k}" for k in range(L)]
+    dense = describe(MultiLabelDataset(rng.normal(size=(n, 2)), Y, label_names=names))
+    sparse = describe(MultiLabelDataset(sp.random(n, 5, density=0.3, format="csr", random_state=0),
+                                        sp.csr_matrix(Y), label_names=names))
+    full = Y.astype(np.int64).T @ Y.astype(np.int64)
+    for stats in (dense, sparse):
+        np.testing.assert_array_equal(stats["cooccurrence"].to_numpy(), full)
+        assert stats["cooccurrence_labels"] == names
+        assert stats["n_labelsets"] == len({tuple(r) for r in Y.tolist()})
+        assert stats["n_empty"] == int((Y.sum(1) == 0).sum()) and stats["n_absent_labels"] == 1
+        np.testing.assert_array_equal(stats["label_frequency"].to_numpy(), Y.sum(0))
+    for key in ("cardinality", "mean_ir", "max_ir", "scumble"):
+        assert sparse[key] == pytest.approx(dense[key], rel=1e-12)
+    capped = describe(MultiLabelDataset(np.zeros((n, 1)), Y, label_names=names), max_cooccurrence_labels=10)
+    counts = Y.sum(0).astype(np.int64)
+    top = sorted(np.argsort(-counts, kind="stable")[:10])
+    assert capped["cooccurrence_labels"] == [names[k] for k in top]
+    np.testing.assert_array_equal(capped["cooccurrence"].to_numpy(), full[np.ix_(top, top)])
+    assert capped["scumble"] == pytest.approx(dense["scumble"], rel=1e-12)

@@ -227,7 +227,7 @@ def _hand_table():
     rows = [(m, f, meas, vals[f], 0.0, 0.0) for m, d in (("A", a), ("B", b))
             for meas, vals in d.items() for f in range(5)]
     rows.append(("B", 5, "error: ValueError: nope", np.nan, np.nan, np.nan))
-    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    return pd.DataFrame(rows, columns=RESULT_COLUMNS[:6])  # summarize needs only the first six
 
 
 def test_summarize_hand_computed():
@@ -299,3 +299,167 @@ def test_grid_search_lower_is_better_and_failing_candidates():
     assert res.best_params == ok.loc[ok["mean"].idxmin(), "params"]
     with pytest.raises(RuntimeError, match="Every candidate failed"):
         grid_search(FailsOnRow(), {"marker": [3.0]}, X, Y, cv=2, random_state=0)
+
+
+# ------------------------------------------------- decision rule, scaling, nested CV
+class RuledBR(CentroidBR):
+    """Stand-in with its own rule (threshold 0.8) and a decision_rule_ saying so."""
+
+    def fit(self, X, Y):
+        super().fit(X, Y)
+        self.decision_rule_ = "threshold 0.8 on centroid probabilities"
+        return self
+
+    def predict(self, X):
+        return (self.predict_proba(X) >= 0.8).astype(np.uint8)
+
+
+def test_default_rule_is_each_methods_predict_and_is_reported():
+    X, Y = _toy(n=60)
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    res = cross_validate({"plain": CentroidBR(), "ruled": RuledBR()}, X, Y, cv=folds,
+                         measures=["micro_f1", "ranking_loss"])
+    rules = res.groupby("method")["decision_rule"].unique().to_dict()
+    assert list(rules["plain"]) == ["threshold 0.5 on predict_proba"]  # no predict: 0.5 on probabilities
+    assert list(rules["ruled"]) == ["threshold 0.8 on centroid probabilities"]
+    assert (res["scaling"] == "none").all() and (res["tuned_params"] == "").all()
+    assert res["tune_seconds"].isna().all()
+    for f, (tr, te) in enumerate(folds):
+        m = RuledBR().fit(X[tr], Y[tr])
+        S = m.predict_proba(X[te])
+        expected = evaluate(Y[te], S, measures=["micro_f1", "ranking_loss"], y_pred=m.predict(X[te]))
+        got = res[(res.method == "ruled") & (res.fold == f)].set_index("measure")["value"].to_dict()
+        assert got == pytest.approx(expected, abs=1e-12)
+    # a numeric threshold overrides the rule and says so
+    forced = cross_validate({"ruled": RuledBR()}, X, Y, cv=folds, measures=["micro_f1"], threshold=0.3)
+    assert set(forced["decision_rule"]) == {"threshold 0.3 on predict_proba"}
+    tr, te = folds[0]
+    m = RuledBR().fit(X[tr], Y[tr])
+    assert forced["value"].iloc[0] == pytest.approx(
+        evaluate(Y[te], m.predict_proba(X[te]), threshold=0.3, measures=["micro_f1"])["micro_f1"])
+
+
+def test_nested_cv_equals_an_independent_inner_search():
+    """tune: inside each outer training fold, the inner grid search (iterative-stratified
+    inner folds seeded by random_state, micro-F1 of predict, ties to the first candidate)
+    picks the parameters, then the best is refitted on the training fold. Checked against
+    a hand-written loop that does not use grid_search."""
+    X, Y = _toy(n=90)
+    grid = [0.05, 0.5, 5.0]
+    res = cross_validate({"c": RuledBR()}, X, Y, cv=3, measures=["micro_f1"], tune={"c": {"scale": grid}},
+                         inner_cv=3, random_state=4)
+    outer = multilabel_kfold(Y, 3, random_state=4)
+    assert len(res) == 3
+    for f, (tr, te) in enumerate(outer):
+        Xt, Yt = X[tr], Y[tr]
+        inner = multilabel_kfold(Yt, 3, random_state=4)
+        means = []
+        for scale in grid:
+            vals = []
+            for itr, ite in inner:
+                m = RuledBR(scale=scale, random_state=4).fit(Xt[itr], Yt[itr])
+                vals.append(evaluate(Yt[ite], m.predict_proba(Xt[ite]), measures=["micro_f1"],
+                                     y_pred=m.predict(Xt[ite]))["micro_f1"])
+            means.append(np.mean(vals))
+        best = grid[int(np.argmax(means))]
+        m = RuledBR(scale=best, random_state=4).fit(Xt, Yt)
+        expected = evaluate(Y[te], m.predict_proba(X[te]), measures=["micro_f1"], y_pred=m.predict(X[te]))
+        row = res[res.fold == f].iloc[0]
+        assert row["tuned_params"] == f"scale={best!r}"
+        assert row["value"] == pytest.approx(expected["micro_f1"], abs=1e-12)
+        assert 0 <= row["tune_seconds"] <= row["fit_seconds"]
+
+
+def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
+    from mlviz.evaluation import TUNING_GRIDS, tuning_grid
+    from mlviz.models import MLkNN
+    from mlviz.preprocessing import with_scaling
+
+    assert tuning_grid(MLkNN()) == {"k": [5, 10, 20]}
+    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {"model__k": [5, 10, 20]}
+    assert tuning_grid(CentroidBR()) is None
+    for name, make in TUNING_GRIDS.items():
+        grid = make()
+        import mlviz.models as models
+
+        params = getattr(models, name)().get_params(deep=False)
+        assert set(grid) <= set(params), name
+    X, Y = _toy(n=60)
+    res = cross_validate({"knn": MLkNN(), "plain": CentroidBR()}, X, Y, cv=2, measures=["micro_f1"],
+                         tune=True, scaling="standard", random_state=0)
+    knn = res[res.method == "knn"]
+    assert knn["tuned_params"].str.fullmatch(r"k=(5|10|20)").all() and (knn["tune_seconds"] > 0).all()
+    plain = res[res.method == "plain"]
+    assert (plain["tuned_params"] == "").all() and plain["value"].notna().all()
+
+
+# ------------------------------------------------------------- benchmark scripts (quick variants)
+def _script(name):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_defaults_quick_variant(tmp_path):
+    """The sweep's numbers against an independent fit/predict loop (scikit-learn micro-F1),
+    the best-rank choice, and the docs section writer keeping the other sections."""
+    from sklearn.metrics import f1_score
+
+    from mlviz.cli import build_estimator
+
+    sweep = _script("sweep_defaults")
+    table, best, frame = sweep.main(["--quick", "--methods", "mlknn", "--max-rows", "90", "--cv", "2",
+                                     "--inner-cv", "2"])
+    assert list(table["candidate"]) == ["k=5", "k=10", "k=20"]
+    X, Y = sweep._data("emotions", 90, 0)
+    folds = multilabel_kfold(Y, 2, random_state=0)
+    for k, got in zip((5, 10, 20), table["micro_f1"]):
+        vals = []
+        for tr, te in folds:
+            est = build_estimator("mlknn", scaling="auto", X=X, random_state=0).set_params(model__k=k)
+            vals.append(f1_score(Y[te], est.fit(X[tr], Y[tr]).predict(X[te]), average="micro", zero_division=1))
+        assert got == pytest.approx(np.mean(vals), abs=1e-12)
+    assert best["candidate"].iloc[0] == table.loc[table["micro_f1"].idxmax(), "candidate"]
+    settings = set(frame["setting"])
+    assert settings == {"default", "tuned (nested CV)"}
+    cost = frame[frame.measure == "tuning s/fold"]["ours"]
+    assert len(cost) == 1 and cost.iloc[0] > 0
+    doc = tmp_path / "r.md"
+    doc.write_text("# head\n\n<!-- experiment: other -->\n## keep me\n<!-- end: other -->\n")
+    for _ in range(2):  # written twice: replaced, not duplicated
+        sweep.write_section(frame, "protocol", command="x", quick=True, seconds=1.0, path=doc)
+    text = doc.read_text()
+    assert "## keep me" in text and text.count("<!-- experiment: defaults-sweep -->") == 1
+
+
+def test_bench_scale_synthetic_profile():
+    """The synthetic label matrices have the requested cardinality and a Zipf-like profile."""
+    bench = _script("bench_scale")
+    p = bench.zipf_frequencies(983, 19.02, 0.45)
+    assert p.sum() == pytest.approx(19.02) and p.max() <= 0.45 + 1e-12 and np.all(np.diff(p) <= 1e-15)
+    X, Y = bench.make_dataset("bibtex", fraction=0.1, seed=1)
+    assert X.shape == (740, 1836) and Y.shape == (740, 159)
+    assert Y.sum(1).mean() == pytest.approx(2.40, rel=0.15)
+    assert set(np.unique(X.data)) == {1.0}
+
+
+def test_grid_search_refit_hook_through_a_scaling_pipeline():
+    """A scaler in front (as cross_validate(scaling=...) builds it) keeps the refit hook."""
+    from mlviz.preprocessing import with_scaling
+
+    X, Y = _toy(n=70, d=5)
+    pipe = with_scaling(RidgeScores(), "standard", X)
+    grid = {"model__alpha": [0.01, 1.0, 30.0]}
+    assert refit_parameters(pipe) == {"model__alpha", "model__offset"}
+    FIT_CALLS.clear()
+    hooked = grid_search(pipe, grid, X, Y, cv=3, random_state=0, threshold=0.5, refit_best=False)
+    assert hooked.used_refit and sum(c[0] == "fit" for c in FIT_CALLS) == 3
+    brute = grid_search(pipe, grid, X, Y, cv=3, random_state=0, threshold=0.5, use_refit=False,
+                        refit_best=False)
+    cols = [f"fold_{f}" for f in range(3)]
+    assert np.allclose(hooked.table[cols], brute.table[cols], rtol=0, atol=1e-12)

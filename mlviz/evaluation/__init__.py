@@ -3,20 +3,29 @@
 - :func:`multilabel_kfold` -- iterative stratification (Sechidis et al., 2011).
 - :func:`cross_validate` -- any dict of estimators x folds x measures, in
   parallel with joblib (also on a Dask cluster), returning a tidy long table
-  with exactly the columns ``method, fold, measure, value, fit_seconds,
-  predict_seconds``.
+  with exactly the columns :data:`RESULT_COLUMNS` (``method, fold, measure,
+  value, fit_seconds, predict_seconds, decision_rule, scaling, tuned_params,
+  tune_seconds``); by default each method's own ``predict`` decides the labels.
 - :func:`summarize` -- mean ± std per method x measure and a paired
   comparison against a baseline (Wilcoxon signed-rank or paired t-test).
 - :func:`grid_search` -- hyper-parameters by cross-validation, reusing a
   model's fitted state through its ``refit`` method when it has one.
+- :func:`tuning_grid` / :func:`tune_estimator` -- nested CV: each method's key
+  hyperparameters chosen inside each training fold (``cross_validate(tune=True)``).
+
+The result table also says, per row, which decision rule and which feature
+scaling produced the numbers (``decision_rule``, ``scaling``).
 """
 
-from .cross_validation import RESULT_COLUMNS, cross_validate, error_rows, resolve_cv
+from ._common import resolve_cv
+from .cross_validation import RESULT_COLUMNS, cross_validate, describe_rule, error_rows
 from .grid import GridSearchResult, grid_search
 from .splits import multilabel_kfold
 from .summary import Summary, summarize
+from .tuning import TUNING_GRIDS, tune_estimator, tuning_grid
 
 __all__ = [
     "RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "multilabel_kfold",
-    "summarize", "Summary", "grid_search", "GridSearchResult",
+    "summarize", "Summary", "grid_search", "GridSearchResult", "describe_rule",
+    "TUNING_GRIDS", "tuning_grid", "tune_estimator",
 ]

@@ -5,8 +5,16 @@ Result table
 Exactly the columns of :data:`RESULT_COLUMNS`:
 ``method`` (str), ``fold`` (int, 0-based), ``measure`` (str), ``value``
 (float), ``fit_seconds`` and ``predict_seconds`` (float, wall-clock of
-``fit`` and of computing the test scores (+ ``predict`` when
-``threshold="predict"``), repeated on each measure row of a method x fold).
+``fit`` -- including any inner tuning -- and of computing the test scores
+(+ ``predict`` when ``threshold="predict"``)), ``decision_rule`` (str: which
+rule turned scores into label sets for the label-based measures, e.g. the
+model's ``decision_rule_`` or ``"threshold 0.5 on predict_proba"``),
+``scaling`` (str: the feature scaling fitted on the training fold, e.g.
+``"l2"``, ``"standard"``, ``"none"``), ``tuned_params`` (str: the
+hyperparameters chosen by the inner search with ``tune``, "" otherwise) and
+``tune_seconds`` (float: the inner search's wall-clock, NaN without
+``tune``); every column but ``measure``/``value`` is repeated on each
+measure row of a method x fold.
 One row per method x fold x measure, ordered by method (in the order of the
 ``estimators`` dict), fold, then measure (in the order of ``measures``).
 
@@ -22,147 +30,101 @@ lists them in ``Summary.errors``.
 """
 
 import time
-from numbers import Integral
 
 import joblib
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
-from sklearn.base import clone
-from sklearn.utils import check_random_state
 
-from ..metrics import DEFAULT_MEASURES, evaluate, get_measure
-from ..models._base import check_X
-from .splits import multilabel_kfold
+from ..metrics import DEFAULT_MEASURES, RCut, evaluate, get_measure
+from ..models import check_X, check_Y
+from ..preprocessing import scaling_of, with_scaling
+from ._common import (ERROR_PREFIX, _error_text, _is_predict, _prepare, _seed_of,  # noqa: F401
+                      predict_scores, resolve_cv)
+from .tuning import TuneSpec, format_params, tune_estimator, tuning_grid
 
 __all__ = ["RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "predict_scores"]
 
-RESULT_COLUMNS = ["method", "fold", "measure", "value", "fit_seconds", "predict_seconds"]
-ERROR_PREFIX = "error: "
+RESULT_COLUMNS = ["method", "fold", "measure", "value", "fit_seconds", "predict_seconds",
+                  "decision_rule", "scaling", "tuned_params", "tune_seconds"]
 
 
-def resolve_cv(cv, X, Y, random_state=None):
-    """Turn ``cv`` into a list of (train_index, test_index) pairs.
+def _final_step(estimator):
+    steps = getattr(estimator, "steps", None)
+    return steps[-1][1] if steps else estimator
 
-    Parameters
-    ----------
-    cv : int, scikit-learn splitter or iterable of (train, test) index pairs
-        An int gives :func:`multilabel_kfold` with that many folds; an object
-        with a ``split`` method is called as ``cv.split(X, Y)``.
-    X : array-like or sparse, shape (n_samples, n_features)
-    Y : ndarray, shape (n_samples, n_labels)
-    random_state : int, RandomState or None
-        Used only when ``cv`` is an int.
 
-    Returns
-    -------
-    folds : list of (ndarray, ndarray)
+def describe_rule(estimator, threshold):
+    """How the label-based measures of a fitted ``estimator`` were binarized, as a short string.
+
+    With ``threshold="predict"``: the model's ``decision_rule_`` when it has
+    one, else ``"<Class>.predict"``; without a ``predict`` method,
+    ``"threshold 0.5 on <scores>"``. Otherwise the threshold that was applied.
     """
-    n = Y.shape[0]
-    if isinstance(cv, Integral) and not isinstance(cv, bool):
-        return multilabel_kfold(Y, n_splits=int(cv), random_state=random_state)
-    if isinstance(cv, (str, bytes, bool)) or cv is None:
-        pairs = None
-    elif hasattr(cv, "split"):
-        pairs = cv.split(X, Y)
-    elif hasattr(cv, "__iter__"):
-        pairs = cv
-    else:
-        pairs = None
-    if pairs is None:
-        raise ValueError(f"cv must be an int, a splitter with .split or a list of (train, test) pairs, got {cv!r}.")
-    folds = []
-    for pair in pairs:
-        try:
-            train, test = pair
-        except (TypeError, ValueError):
-            raise ValueError("Each cv element must be a (train_index, test_index) pair.") from None
-        train, test = np.asarray(train), np.asarray(test)
-        if train.dtype == bool:
-            train = np.flatnonzero(train)
-        if test.dtype == bool:
-            test = np.flatnonzero(test)
-        for idx in (train, test):
-            if idx.size and (idx.dtype.kind not in "iu" or idx.min() < -n or idx.max() >= n):
-                raise ValueError(f"cv indices must be integers in [0, {n}).")
-        if train.size == 0 or test.size == 0:
-            raise ValueError("Every cv fold needs a non-empty training and test set.")
-        folds.append((train.astype(np.intp), test.astype(np.intp)))
-    if not folds:
-        raise ValueError("cv produced no folds.")
-    return folds
+    final = _final_step(estimator)
+    source = next((n for n in ("predict_proba", "decision_function", "predict") if hasattr(final, n)),
+                  "predict")
+    if _is_predict(threshold):
+        if not hasattr(estimator, "predict"):
+            return f"threshold 0.5 on {source}"
+        rule = getattr(final, "decision_rule_", None)
+        if isinstance(rule, str) and rule.strip():
+            return rule.strip()
+        t = getattr(final, "threshold", None)
+        mixin = getattr(type(final).predict, "__qualname__", "") == "MultiLabelClassifierMixin.predict"
+        if mixin and isinstance(t, (int, float)) and not isinstance(t, bool):
+            return f"threshold {t:g} on predict_proba"
+        return f"{type(final).__name__}.predict"
+    if isinstance(threshold, RCut):
+        return f"top {threshold.r} labels by {source}"
+    t = np.asarray(threshold)
+    if t.ndim == 0:
+        return f"threshold {float(t):g} on {source}"
+    return f"per-label thresholds on {source}"
 
 
-def predict_scores(estimator, X):
-    """Dense (n_samples, n_labels) float scores of a fitted multi-label estimator.
+def _fit_and_score(key, estimator, X, Y, train, test, measures, threshold, tune):
+    """Fit (after inner tuning when ``tune``) on ``train``, score on ``test``.
 
-    Uses ``predict_proba``, else ``decision_function``, else ``predict``.
-    scikit-learn's list-of-(n, 2)-arrays multi-output probabilities are
-    turned into the positive-class columns.
+    Returns (key, list of row tuples in :data:`RESULT_COLUMNS` order).
     """
-    for name in ("predict_proba", "decision_function", "predict"):
-        method = getattr(estimator, name, None)
-        if method is not None:
-            break
-    S = method(X)
-    if isinstance(S, list):
-        S = np.column_stack([s[:, -1] if np.ndim(s) == 2 else s for s in S])
-    if sp.issparse(S):
-        S = S.toarray()
-    S = np.asarray(S, dtype=np.float64)
-    return S[:, None] if S.ndim == 1 else S
-
-
-def _seed_of(random_state):
-    if random_state is None:
-        return None
-    if isinstance(random_state, Integral):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def _prepare(estimator, seed):
-    """Clone; give ``seed`` to every (nested) ``random_state`` parameter that is None."""
-    est = clone(estimator)
-    if seed is not None:
-        unset = {k: seed for k, v in est.get_params(deep=True).items()
-                 if (k == "random_state" or k.endswith("__random_state")) and v is None}
-        if unset:
-            est.set_params(**unset)
-    return est
-
-
-def _error_text(exc):
-    msg = str(exc).strip().splitlines()
-    text = f"{ERROR_PREFIX}{type(exc).__name__}: {msg[0] if msg else ''}".rstrip(": ")
-    return text[:300]
-
-
-def _fit_and_score(key, estimator, X, Y, train, test, measures, threshold):
-    """Fit on ``train``, score on ``test``; returns (key, list of row tuples)."""
     method, fold = key
-    fit_s = np.nan
+    fit_s = tune_s = np.nan
+    rule, tuned = "", ""
+    scaling = scaling_of(estimator)
     try:
         t0 = time.perf_counter()
-        estimator.fit(X[train], Y[train])
+        if tune is not None:
+            estimator, best, tune_s = tune_estimator(estimator, X[train], Y[train], tune)
+            tuned = format_params(best)
+        else:
+            estimator.fit(X[train], Y[train])
         fit_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         S = predict_scores(estimator, X[test])
-        y_pred = estimator.predict(X[test]) if _is_predict(threshold) else None
+        own = _is_predict(threshold) and hasattr(estimator, "predict")
+        y_pred = estimator.predict(X[test]) if own else None
         pred_s = time.perf_counter() - t0
-        values = evaluate(Y[test], S, threshold=0.5 if y_pred is not None else threshold,
+        rule = describe_rule(estimator, threshold)
+        values = evaluate(Y[test], S, threshold=0.5 if _is_predict(threshold) else threshold,
                           measures=measures, y_pred=y_pred)
     except Exception as exc:  # noqa: BLE001 -- reported as an error row by design
-        return key, [(method, fold, _error_text(exc), np.nan, fit_s, np.nan)]
-    return key, [(method, fold, m, float(v), fit_s, pred_s) for m, v in values.items()]
+        return key, [(method, fold, _error_text(exc), np.nan, fit_s, np.nan, rule, scaling, tuned, tune_s)]
+    return key, [(method, fold, m, float(v), fit_s, pred_s, rule, scaling, tuned, tune_s)
+                 for m, v in values.items()]
 
 
-def _is_predict(threshold):
-    return isinstance(threshold, str) and threshold == "predict"
+def _per_method(value, names, what):
+    """Broadcast a setting to every method, or check a dict name -> setting."""
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in names]
+        if unknown:
+            raise ValueError(f"{what} names unknown methods: {', '.join(map(str, unknown))[:200]}.")
+        return {n: value.get(n) for n in names}
+    return dict.fromkeys(names, value)
 
 
-def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jobs=1,
-                   random_state=None, progress=None):
+def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold="predict", scaling=None,
+                   tune=False, inner_cv=3, n_jobs=1, random_state=None, progress=None):
     """Cross-validate several multi-label estimators on the same folds.
 
     Parameters
@@ -176,10 +138,33 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jo
         An int means iterative stratification (:func:`multilabel_kfold`).
     measures : list of str, optional
         Keys of :data:`mlviz.metrics.MEASURES`; default ``DEFAULT_MEASURES``.
-    threshold : float, (n_labels,) array, RCut or "predict"
-        How label-based measures binarize the test scores (see
-        :func:`mlviz.metrics.binarize`); ``"predict"`` uses each estimator's
-        own ``predict`` (e.g. MLRH winner-take-all, MLLEM rank cut).
+    threshold : "predict" (default), float, (n_labels,) array or RCut
+        How label-based measures binarize the test predictions. ``"predict"``
+        uses each estimator's own ``predict`` -- its documented decision rule
+        (threshold 0.5 on calibrated probabilities, MLRH winner-take-all,
+        MLLEM rank cut, ...) -- and falls back to 0.5 on ``predict_proba`` for
+        an estimator without ``predict``. A number, array or RCut applies that
+        rule to every method's scores (see :func:`mlviz.metrics.binarize`);
+        meaningful only where those scores are probabilities. Ranking measures
+        always use ``predict_proba`` (else ``decision_function``).
+    scaling : str, dict[str, str] or None
+        Feature scaling put in front of each estimator and fitted on the
+        training fold only (:mod:`mlviz.preprocessing`): ``"auto"`` (the
+        documented default for X), ``"standard"``, ``"l2"``, ``"tfidf"``,
+        ``"maxabs"`` or ``"none"``; a dict gives one per method. None (the
+        default) uses the estimators as given (a Pipeline keeps its own
+        scaler, reported in the ``scaling`` column).
+    tune : bool or dict[str, dict]
+        Nested cross-validation: within each training fold, choose the
+        method's key hyperparameters by ``inner_cv``-fold
+        :func:`mlviz.evaluation.grid_search` (micro-F1 of ``predict``) over
+        :func:`mlviz.evaluation.tuning_grid` (or the grid given per method in
+        a dict), then refit the best on the whole training fold. The chosen
+        parameters are in ``tuned_params`` and the inner search time in
+        ``tune_seconds`` (also included in ``fit_seconds``): the cost of a
+        tuned comparison. Methods without a grid are fitted as given.
+    inner_cv : int
+        Folds of the inner search (iterative stratification).
     n_jobs : int
         Parallel method x fold tasks through joblib; the active joblib
         backend is used, so ``with joblib.parallel_config(backend="dask"):``
@@ -197,8 +182,9 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jo
     -------
     results : pandas.DataFrame
         Columns exactly :data:`RESULT_COLUMNS`; see the module docstring for
-        row order and the error-row convention. Values do not depend on
-        ``n_jobs`` or the backend (timings do).
+        row order, the error-row convention and the ``decision_rule``,
+        ``scaling``, ``tuned_params`` and ``tune_seconds`` columns. Values do
+        not depend on ``n_jobs`` or the backend (timings do).
 
     Examples
     --------
@@ -207,46 +193,55 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold=0.5, n_jo
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3)); Y = (X[:, :2] > 0).astype(int)
     >>> res = cross_validate({"knn": KNeighborsClassifier(3)}, X, Y, cv=3,
-    ...                      measures=["hamming_loss"], random_state=0)
-    >>> list(res.columns), len(res)
-    (['method', 'fold', 'measure', 'value', 'fit_seconds', 'predict_seconds'], 3)
+    ...                      measures=["hamming_loss"], scaling="standard", random_state=0)
+    >>> len(res), res["scaling"].iloc[0], res["decision_rule"].iloc[0]
+    (3, 'standard', 'KNeighborsClassifier.predict')
     """
     if not isinstance(estimators, dict) or not estimators:
         raise ValueError("estimators must be a non-empty dict name -> estimator.")
     X = check_X(X)
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if Y.ndim != 2 or Y.shape[0] != X.shape[0] or (Y.size and not np.isin(Y, (0, 1)).all()):
-        raise ValueError(f"Y must be a 0/1 matrix with {X.shape[0]} rows, got shape {Y.shape}.")
-    Y = Y.astype(np.uint8)
+    Y = check_Y(Y, n_samples=X.shape[0])
     measures = list(DEFAULT_MEASURES if measures is None else measures)
     for m in measures:
         get_measure(m)
     if not _is_predict(threshold) and isinstance(threshold, str):
         raise ValueError(f"threshold must be a number, a per-label array, RCut or 'predict', got {threshold!r}.")
+    names = list(estimators)
+    scalings = _per_method(scaling, names, "scaling")
+    tunes = _per_method(tune, names, "tune")
     folds = resolve_cv(cv, X, Y, random_state=random_state)
     seed = _seed_of(random_state)
     thr = "predict" if _is_predict(threshold) else threshold
+    models = {}
+    for name in names:
+        est = estimators[name]
+        if scalings[name] is not None:
+            est = with_scaling(est, scalings[name], X)
+        grid = tunes[name]
+        if grid is True:
+            grid = tuning_grid(est)
+        spec = None if not grid else TuneSpec(grid=grid, cv=inner_cv, random_state=seed)
+        models[name] = (est, spec)
 
-    names = list(estimators)
-    tasks = [((name, f), _prepare(estimators[name], seed), train, test)
+    tasks = [((name, f), _prepare(models[name][0], seed), models[name][1], train, test)
              for name in names for f, (train, test) in enumerate(folds)]
     total = len(tasks)
     if progress is not None:
         progress(0, total)
     collected = {}
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    jobs = (joblib.delayed(_fit_and_score)(key, est, X, Y, tr, te, measures, thr)
-            for key, est, tr, te in tasks)
+    jobs = (joblib.delayed(_fit_and_score)(key, est, X, Y, tr, te, measures, thr, spec)
+            for key, est, spec, tr, te in tasks)
     for key, rows in parallel(jobs):
         collected[key] = rows
         if progress is not None:
             progress(len(collected), total)
-    rows = [row for key, _, _, _ in tasks for row in collected[key]]
+    rows = [row for key, *_ in tasks for row in collected[key]]
     df = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     return df.astype({"method": str, "fold": np.int64, "measure": str, "value": np.float64,
-                      "fit_seconds": np.float64, "predict_seconds": np.float64})
+                      "fit_seconds": np.float64, "predict_seconds": np.float64,
+                      "decision_rule": str, "scaling": str, "tuned_params": str,
+                      "tune_seconds": np.float64})
 
 
 def error_rows(results):

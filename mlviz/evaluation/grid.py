@@ -21,12 +21,11 @@ from dataclasses import dataclass
 import joblib
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from sklearn.model_selection import ParameterGrid
 
 from ..metrics import evaluate, get_measure
-from ..models._base import check_X
-from .cross_validation import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
+from ..models import check_X, check_Y
+from ._common import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
 
@@ -60,7 +59,16 @@ class GridSearchResult:
 
 
 def refit_parameters(estimator):
-    """Names accepted by ``estimator.refit`` (empty set when there is no such method)."""
+    """Names accepted by ``estimator.refit`` (empty set when there is no such method).
+
+    For a :class:`sklearn.pipeline.Pipeline` (e.g. a scaler in front of the
+    model, :func:`mlviz.preprocessing.with_scaling`), the names of its last
+    step's ``refit``, prefixed ``"<step>__"`` as in ``get_params``: the
+    earlier steps do not depend on them, so the fitted pipeline is reused.
+    """
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        return {f"{steps[-1][0]}__{n}" for n in refit_parameters(steps[-1][1])}
     refit = getattr(estimator, "refit", None)
     if not callable(refit):
         return set()
@@ -68,11 +76,21 @@ def refit_parameters(estimator):
     return {n for n, p in inspect.signature(refit).parameters.items() if p.kind in kinds and n != "self"}
 
 
+def _refit(est, params):
+    """Call the (last step's) ``refit`` in place with ``params`` (names as in :func:`refit_parameters`)."""
+    steps = getattr(est, "steps", None)
+    if steps:
+        prefix = f"{steps[-1][0]}__"
+        steps[-1][1].refit(**{k[len(prefix):]: v for k, v in params.items()})
+    else:
+        est.refit(**params)
+
+
 def _score(est, X, Y, measure, threshold):
     S = predict_scores(est, X)
-    if _is_predict(threshold):
+    if _is_predict(threshold) and hasattr(est, "predict"):
         return evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
-    return evaluate(Y, S, threshold=threshold, measures=[measure])[measure]
+    return evaluate(Y, S, threshold=0.5 if _is_predict(threshold) else threshold, measures=[measure])[measure]
 
 
 def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold):
@@ -88,7 +106,7 @@ def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, me
     for i, params in enumerate(candidates):
         try:
             if i > 0:
-                est.refit(**{k: params[k] for k in varying})
+                _refit(est, {k: params[k] for k in varying})
             scores[i] = _score(est, X_test, Y_test, measure, threshold)
         except Exception as exc:  # noqa: BLE001
             errors[i] = _error_text(exc)
@@ -104,7 +122,7 @@ def _fold_one_candidate(key, estimator, params, X, Y, train, test, measure, thre
         return key, np.nan, _error_text(exc)
 
 
-def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold=0.5,
+def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold="predict",
                 random_state=None, n_jobs=1, refit_best=True, use_refit=True, progress=None):
     """Choose hyper-parameters by multi-label cross-validation.
 
@@ -121,9 +139,10 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     measure : str
         Key of :data:`mlviz.metrics.MEASURES`; its ``greater_is_better``
         decides the direction. Ties go to the earlier candidate.
-    threshold : float, array, RCut or "predict"
-        Binarization for label-based measures (``"predict"``: the model's own
-        ``predict``).
+    threshold : "predict" (default), float, array or RCut
+        Binarization for label-based measures: ``"predict"`` is the model's
+        own ``predict`` (its documented decision rule; 0.5 on the scores when
+        it has none), as in :func:`mlviz.evaluation.cross_validate`.
     random_state : int, RandomState or None
         Seeds the folds and estimators whose ``random_state`` is None.
     n_jobs : int
@@ -143,8 +162,7 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     """
     get_measure(measure)
     X = check_X(X)
-    Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y).astype(np.uint8)
-    Y = Y[:, None] if Y.ndim == 1 else Y
+    Y = check_Y(Y, n_samples=X.shape[0])
     candidates = list(ParameterGrid(param_grid))
     folds = resolve_cv(cv, X, Y, random_state=random_state)
     seed = _seed_of(random_state)

@@ -11,9 +11,10 @@ implemented by the maintained ``iterative-stratification`` package
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from iterstrat.ml_stratifiers import MultilabelStratifiedKFold
 from sklearn.utils import check_random_state
+
+from ..models import check_Y
 
 __all__ = ["multilabel_kfold"]
 
@@ -53,13 +54,7 @@ def multilabel_kfold(Y, n_splits=5, random_state=None):
     >>> [Y[test].sum(0).tolist() for _, test in folds]
     [[2, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2], [2, 2, 2, 2]]
     """
-    if sp.issparse(Y):
-        Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if Y.ndim != 2 or (Y.size and not np.isin(Y, (0, 1)).all()):
-        raise ValueError("Y must be a 2-D 0/1 label matrix.")
+    Y = check_Y(Y)
     if not isinstance(n_splits, Integral) or isinstance(n_splits, bool) or n_splits < 2:
         raise ValueError(f"n_splits must be an integer >= 2, got {n_splits!r}.")
     n = Y.shape[0]

@@ -7,7 +7,7 @@ import pandas as pd
 from scipy import stats
 
 from ..metrics import get_measure
-from .cross_validation import ERROR_PREFIX
+from ._common import ERROR_PREFIX
 
 __all__ = ["Summary", "summarize"]
 

@@ -10,9 +10,18 @@ One method family per module:
 
 Names are imported lazily so that importing one family never pays for the
 others (and a broken optional module cannot break the rest).
+
+Shared, public helpers (eager; numpy/scipy/scikit-learn only):
+``check_X``, ``check_Y``, ``check_X_Y``, ``check_param`` (input validation used
+by models, metrics and evaluation), ``TooLargeError`` (a shape that cannot be
+fitted within budget) and ``NotFittedError``.
 """
 
 from importlib import import_module
+
+from sklearn.exceptions import NotFittedError
+
+from ._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
 
 _LAZY = {
     "LSPC": "lspc",
@@ -28,7 +37,9 @@ _LAZY = {
     "MLkNN": "baselines",
 }
 
-__all__ = sorted(_LAZY)
+_HELPERS = ["NotFittedError", "TooLargeError", "check_X", "check_X_Y", "check_Y", "check_param"]
+
+__all__ = sorted(_LAZY) + _HELPERS
 
 
 def __getattr__(name):

@@ -1,111 +1,38 @@
-"""Shared validation and the multi-label classifier mixin.
+"""The multi-label classifier mixin every estimator inherits.
 
 Every estimator in :mod:`mlviz.models` inherits from
 :class:`MultiLabelClassifierMixin` and :class:`sklearn.base.BaseEstimator`:
 ``__init__`` stores hyperparameters verbatim, ``fit`` validates them with
 :func:`check_param`, learned attributes end in ``_``.
+
+The estimator contract (tested by ``tests/contract.py``)
+--------------------------------------------------------
+- ``refit(**params)`` (where it exists) refits *in place* and returns ``self``;
+- ``score(X, Y)`` is the default measure of :meth:`MultiLabelClassifierMixin.score`
+  (micro-F1 of ``predict``; greater is better), so
+  ``sklearn.model_selection.GridSearchCV(estimator, grid)`` works without a scorer;
+- ``predict``/``predict_proba`` raise ``NotFittedError`` before ``fit``;
+- ``random_state`` seeds every randomised step;
+- ``predict(X)`` equals the documented decision rule applied to ``predict_proba(X)``,
+  and the fitted estimator states it in ``decision_rule_`` (a short string such as
+  ``"threshold 0.5 on calibrated probabilities"``);
+- a shape that cannot be fitted within budget raises :class:`TooLargeError`
+  before any work starts, with an estimate and the alternative.
+
+Validation (``check_X``, ``check_Y``, ``check_X_Y``, ``check_param``) and
+:class:`TooLargeError` live in :mod:`mlviz.models._validation` and are
+re-exported here so the model modules keep importing them from ``_base``.
 """
 
-from numbers import Real
-
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: F401  (re-exported)
 from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
+from ._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
 
-def check_X(X, *, accept_sparse=True, name="X"):
-    """Validate a feature matrix: 2-D, finite, float64; CSR if sparse.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix, shape (n_samples, n_features)
-
-    Returns
-    -------
-    X : ndarray or scipy.sparse.csr_matrix, shape (n_samples, n_features), float64
-    """
-    X = check_array(
-        X,
-        accept_sparse=["csr"] if accept_sparse else False,
-        dtype=np.float64,
-        ensure_all_finite=True,
-        input_name=name,
-    )
-    return X
-
-
-def check_X_Y(X, Y, *, accept_sparse=True, min_samples=2):
-    """Validate a multi-label training pair.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix, shape (n_samples, n_features)
-    Y : array-like or sparse matrix, shape (n_samples, n_labels), entries in {0, 1}
-
-    Returns
-    -------
-    X : ndarray or csr_matrix, float64, shape (n_samples, n_features)
-    Y : ndarray of uint8, shape (n_samples, n_labels)
-
-    Raises
-    ------
-    ValueError
-        If shapes disagree, Y is not binary, or there are fewer than
-        ``min_samples`` rows.
-    """
-    X = check_X(X, accept_sparse=accept_sparse)
-    if sp.issparse(Y):
-        Y = Y.toarray()
-    Y = np.asarray(Y)
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    if Y.ndim != 2:
-        raise ValueError(f"Y must be a 2-D (n_samples, n_labels) 0/1 matrix, got shape {Y.shape}.")
-    if Y.shape[0] != X.shape[0]:
-        raise ValueError(f"X and Y have different numbers of rows: {X.shape[0]} != {Y.shape[0]}.")
-    if X.shape[0] < min_samples:
-        raise ValueError(f"Need at least {min_samples} training samples, got {X.shape[0]}.")
-    if Y.size and not np.isin(Y, (0, 1)).all():
-        raise ValueError("Y must contain only 0 and 1.")
-    return X, Y.astype(np.uint8)
-
-
-def check_param(owner, name, value, *, low=None, high=None, low_inclusive=True,
-                high_inclusive=True, options=None, allow_none=False):
-    """Validate one hyperparameter with a scikit-learn style message.
-
-    Examples
-    --------
-    >>> check_param("MLLSPC", "gamma", -1, low=0)
-    Traceback (most recent call last):
-    ...
-    ValueError: The 'gamma' parameter of MLLSPC must be >= 0, got -1.
-    """
-    owner_name = owner if isinstance(owner, str) else type(owner).__name__
-    if value is None and allow_none:
-        return value
-    if options is not None:
-        if value not in options:
-            raise ValueError(
-                f"The {name!r} parameter of {owner_name} must be one of "
-                f"{sorted(map(str, options))}, got {value!r}."
-            )
-        return value
-    if not isinstance(value, Real) or isinstance(value, bool) or not np.isfinite(value):
-        raise ValueError(f"The {name!r} parameter of {owner_name} must be a finite number, got {value!r}.")
-    if low is not None:
-        bad = value < low if low_inclusive else value <= low
-        if bad:
-            op = ">=" if low_inclusive else ">"
-            raise ValueError(f"The {name!r} parameter of {owner_name} must be {op} {low}, got {value!r}.")
-    if high is not None:
-        bad = value > high if high_inclusive else value >= high
-        if bad:
-            op = "<=" if high_inclusive else "<"
-            raise ValueError(f"The {name!r} parameter of {owner_name} must be {op} {high}, got {value!r}.")
-    return value
+DEFAULT_SCORE = "micro_f1"
+"""The measure of :meth:`MultiLabelClassifierMixin.score` (a key of :data:`mlviz.metrics.MEASURES`)."""
 
 
 class MultiLabelClassifierMixin:
@@ -127,6 +54,42 @@ class MultiLabelClassifierMixin:
         """
         proba = self.predict_proba(X)
         return (proba >= getattr(self, "threshold", 0.5)).astype(np.uint8)
+
+    def score(self, X, Y, sample_weight=None):
+        """Micro-averaged F1 of ``predict(X)`` against ``Y`` (greater is better).
+
+        The default measure of every mlviz estimator, used by
+        ``sklearn.model_selection.GridSearchCV`` and ``cross_val_score`` when
+        no scorer is given. It scores the estimator's own decision rule
+        (``decision_rule_``), pools true/false positives over all labels and
+        instances (Guo & Xue 2013, §4.1) and follows the Mulan convention: 1
+        when nothing is relevant and nothing is predicted, 0 when only one of
+        them is empty (:func:`mlviz.metrics.evaluate`, ``"micro_f1"``).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix, shape (n_samples, n_features)
+        Y : array-like, shape (n_samples, n_labels), entries in {0, 1}
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative instance weights on the pooled counts.
+
+        Returns
+        -------
+        score : float in [0, 1]
+        """
+        Y = check_Y(Y, n_samples=check_X(X).shape[0])
+        P = check_Y(self.predict(X), n_samples=Y.shape[0], name="predict(X)")
+        if Y.shape != P.shape:
+            raise ValueError(f"Y has {Y.shape[1]} labels, but the model predicts {P.shape[1]}.")
+        w = np.ones(Y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (Y.shape[0],) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"sample_weight must be {Y.shape[0]} finite non-negative numbers.")
+        Yb, Pb = Y.astype(bool), P.astype(bool)
+        tp = float(w @ (Yb & Pb).sum(axis=1))
+        den = float(w @ (Yb.sum(axis=1) + Pb.sum(axis=1)))
+        if den == 0.0:
+            return 1.0
+        return 2.0 * tp / den
 
     def _check_fitted(self, attributes=None):
         check_is_fitted(self, attributes)

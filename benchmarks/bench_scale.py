@@ -1,0 +1,273 @@
+"""Scale benchmarks (issue 15), on synthetic data generated in code (no downloads).
+
+Two shapes with the sparsity and label-frequency profile of two Mulan sets:
+
+- ``bibtex``: 7,395 x 1,836 binary bag-of-words features (68 word draws per row,
+  ~42 distinct after duplicates), 159 labels, cardinality 2.40 (Zipf-like label
+  frequencies); 2/3 for training.
+- ``delicious``: 16,105 x 500 binary features (18 draws per row, ~23 distinct with
+  the label topic words), 983 labels, cardinality 19.0.
+
+Labels are drawn first (per label a Zipf-ranked frequency scaled to the target
+cardinality); each label owns a few "topic" words that its instances carry on top
+of Zipf-distributed background words, so features predict labels as in text.
+
+Commands
+--------
+``describe [--old-rows N]``
+    :func:`mlviz.data.describe` on the delicious-shaped label matrix (16,105 x 983),
+    new (O(nnz)) vs the session-4 implementation (int64 ``Y^T Y``, ``np.unique(axis=0)``,
+    dense float copies) side by side. The old one is O(n L^2) in integer arithmetic
+    without BLAS (234 s on the real delicious); it runs on the first ``--old-rows``
+    rows (default 2,000; 0 = all) with the new one on the same rows, and the full-size
+    old time is extrapolated linearly in n (its cost is linear in n), marked as such.
+``fit [--quick] [--timeout S] [--shapes bibtex,delicious] [--methods br,...]``
+    Every estimator with its CLI defaults (``mlviz.cli.build_estimator``: default
+    hyperparameters, the default scaling -- L2 rows for these sparse features --,
+    ``random_state=0``), each in its own subprocess with a timeout: fit seconds,
+    fit time as a ratio to per-label scikit-learn ``LogisticRegression()`` fitted in
+    the same run on the same data, and peak resident memory of the process
+    (``ru_maxrss``; the data alone is reported as ``data MB``). An estimator that
+    raises ``mlviz.models.TooLargeError`` is reported as such, with its message.
+    ``--quick`` uses 1/6 of the rows (same columns, labels, profile) and a 120 s timeout.
+
+Targets (issue 15): bibtex shape <= 10x per-label LR and <= 2 GB; delicious shape
+<= 20x and <= 4 GB; describe on 16k x 983 <= 2 s.
+
+Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py describe``
+       ``PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py fit --quick``
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+SHAPES = {
+    # name: (n_samples, n_features, n_labels, cardinality, words per row, top label frequency)
+    "bibtex": (7395, 1836, 159, 2.40, 68, 0.12),
+    "delicious": (16105, 500, 983, 19.02, 18, 0.45),
+}
+
+
+# ------------------------------------------------------------------ data
+def zipf_frequencies(L, cardinality, top, exponent=1.0):
+    """Per-label positive rates, Zipf-ranked, summing to ``cardinality``, capped at ``top``."""
+    p = 1.0 / np.arange(1, L + 1) ** exponent
+    for _ in range(50):  # rescale, cap, repeat: sum -> cardinality with no rate above ``top``
+        p = np.minimum(p * cardinality / p.sum(), top)
+        if abs(p.sum() - cardinality) < 1e-9 * cardinality:
+            break
+    return p
+
+
+def make_labels(n, L, cardinality, top, rng):
+    """CSR 0/1 label matrix, column l with ~Binomial(n, p_l) positives (O(nnz) memory)."""
+    p = zipf_frequencies(L, cardinality, top)
+    rows, cols = [], []
+    for label, rate in enumerate(p):
+        k = max(1, rng.binomial(n, rate))
+        rows.append(rng.choice(n, size=k, replace=False))
+        cols.append(np.full(k, label))
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    return sp.csr_matrix((np.ones(rows.size, np.uint8), (rows, cols)), shape=(n, L))
+
+
+def make_features(Y, d, words_per_row, rng, topic_words=8, per_label=2):
+    """Binary CSR bag of words: Zipf background words plus each present label's topic words."""
+    n, L = Y.shape
+    word_p = 1.0 / np.arange(1, d + 1) ** 1.1
+    word_p /= word_p.sum()
+    topics = rng.choice(d, size=(L, topic_words), p=word_p)
+    n_back = rng.poisson(max(words_per_row - per_label * Y.sum() / n, 1.0), size=n)
+    back_rows = np.repeat(np.arange(n), n_back)
+    back_cols = rng.choice(d, size=back_rows.size, p=word_p)
+    Yc = Y.tocoo()
+    topic_rows = np.repeat(Yc.row, per_label)
+    topic_cols = topics[np.repeat(Yc.col, per_label), rng.integers(0, topic_words, Yc.nnz * per_label)]
+    rows = np.concatenate([back_rows, topic_rows])
+    cols = np.concatenate([back_cols, topic_cols])
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
+    X.data[:] = 1.0  # binary, as the Mulan files
+    return X
+
+
+def make_dataset(shape, *, fraction=1.0, seed=0):
+    """(X, Y) of the named shape (rows scaled by ``fraction``), deterministic in ``seed``."""
+    n, d, L, card, words, top = SHAPES[shape]
+    n = max(int(round(n * fraction)), 50)
+    rng = np.random.default_rng(seed)
+    Y = make_labels(n, L, card, top, rng)
+    X = make_features(Y, d, words, rng)
+    return X, Y
+
+
+# ------------------------------------------------------------------ describe
+def old_describe_core(Y):
+    """The session-4 ``describe`` computations (verbatim maths), for the side-by-side timing."""
+    Y = np.asarray(Y)
+    counts = Y.sum(axis=0).astype(np.int64)
+    Yf = np.asarray(Y, dtype=np.float64)
+    c = Yf.sum(axis=0)
+    present = c > 0
+    irlbl = c.max() / np.maximum(c, 1.0)
+    sizes = Yf.sum(axis=1)
+    lab = sizes > 0
+    log_geo = (Yf[lab] @ np.log(irlbl)) / sizes[lab]
+    arith = (Yf[lab] @ irlbl) / sizes[lab]
+    scumble = float(np.mean(np.r_[1.0 - np.exp(log_geo) / arith, np.zeros((~lab).sum())]))
+    n_sets = len(np.unique(Y, axis=0))
+    cooc = Y.T.astype(np.int64) @ Y.astype(np.int64)
+    return counts, float(irlbl[present].mean()), scumble, n_sets, cooc
+
+
+def bench_describe(old_rows):
+    from mlviz.data import MultiLabelDataset, describe
+
+    n, d, L, card, _, top = SHAPES["delicious"]
+    rng = np.random.default_rng(0)
+    Ys = make_labels(n, L, card, top, rng)
+    Y = Ys.toarray()
+    X = sp.csr_matrix((n, d))
+    print(f"label matrix {n} x {L}, nnz {Ys.nnz} (cardinality {Ys.nnz / n:.2f}, "
+          f"top label rate {Ys.sum(0).max() / n:.3f}, positives per label min {Ys.sum(0).min()} "
+          f"median {int(np.median(np.asarray(Ys.sum(0)).ravel()))}, labels with < 10 positives "
+          f"{int((np.asarray(Ys.sum(0)).ravel() < 10).sum())})")
+    ds = MultiLabelDataset(X, Y, name="synthetic-delicious")
+    t0 = time.perf_counter()
+    stats = describe(ds)
+    t_new = time.perf_counter() - t0
+    print(f"new describe, all {n} rows: {t_new:.3f} s (co-occurrence block "
+          f"{len(stats['cooccurrence_labels'])} x {len(stats['cooccurrence_labels'])})")
+    m = n if old_rows <= 0 else min(old_rows, n)
+    sub = MultiLabelDataset(X[:m], Y[:m], name="sub")
+    t0 = time.perf_counter()
+    s_new = describe(sub, max_cooccurrence_labels=L)  # full L x L, as the old one computes
+    t_new_sub = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    counts, mean_ir, scumble, n_sets, cooc = old_describe_core(Y[:m])
+    t_old_sub = time.perf_counter() - t0
+    assert np.array_equal(cooc, s_new["cooccurrence"].to_numpy()) and n_sets == s_new["n_labelsets"]
+    assert abs(scumble - s_new["scumble"]) < 1e-12 and abs(mean_ir - s_new["mean_ir"]) < 1e-12
+    print(f"first {m} rows, full {L} x {L} co-occurrence: old {t_old_sub:.2f} s, new {t_new_sub:.3f} s, "
+          f"ratio old/new {t_old_sub / t_new_sub:.0f}x (identical statistics)")
+    if m < n:
+        print(f"old on all {n} rows, extrapolated linearly in n: ~{t_old_sub * n / m:.0f} s "
+              f"(~{t_old_sub * n / m / t_new:.0f}x the new describe)")
+
+
+# ------------------------------------------------------------------ fit
+def _peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_one(data_path, method):
+    """Child process: fit one estimator on the saved training split; print one JSON line."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    z = np.load(data_path, allow_pickle=False)
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    Y = z["Y"]
+    data_mb = _peak_mb()
+    out = {"method": method, "data_mb": data_mb}
+    try:
+        if method == "lr-per-label":
+            from sklearn.linear_model import LogisticRegression
+
+            t0 = time.perf_counter()
+            for j in range(Y.shape[1]):
+                if 0 < Y[:, j].sum() < Y.shape[0]:
+                    LogisticRegression().fit(X, Y[:, j])
+            out["fit_seconds"] = time.perf_counter() - t0
+        else:
+            from mlviz.cli import build_estimator
+            from mlviz.models import TooLargeError
+
+            est = build_estimator(method, scaling="auto", X=X, random_state=0)
+            t0 = time.perf_counter()
+            try:
+                est.fit(X, Y)
+                out["fit_seconds"] = time.perf_counter() - t0
+            except TooLargeError as exc:
+                out["status"] = f"TooLargeError after {time.perf_counter() - t0:.2f} s: {exc}"
+    except Exception as exc:  # noqa: BLE001 -- reported in the table
+        out["status"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+    out["peak_mb"] = _peak_mb()
+    print(json.dumps(out))
+
+
+def bench_fit(quick, timeout, shapes, methods):
+    from mlviz.cli import METHODS
+
+    methods = methods or [m for m in METHODS if not m.startswith("cdn-")]
+    fraction = 1 / 6 if quick else 1.0
+    with tempfile.TemporaryDirectory(prefix="bench_scale_") as tmp:
+        for shape in shapes:
+            X, Y = make_dataset(shape, fraction=fraction, seed=0)
+            n_train = int(round(X.shape[0] * 2 / 3))
+            Xt, Yt = X[:n_train].tocsr(), Y[:n_train].toarray().astype(np.uint8)
+            path = Path(tmp) / f"{shape}.npz"
+            np.savez(path, data=Xt.data, indices=Xt.indices, indptr=Xt.indptr, shape=np.array(Xt.shape), Y=Yt)
+            print(f"\n== {shape}-shaped: training split {Xt.shape[0]} x {Xt.shape[1]} (nnz/row "
+                  f"{Xt.nnz / Xt.shape[0]:.1f}) x {Yt.shape[1]} labels (cardinality {Yt.sum(1).mean():.2f})"
+                  f"{' [quick: 1/6 of the rows]' if quick else ''}; timeout {timeout:.0f} s per estimator")
+            rows = []
+            for method in ["lr-per-label", *methods]:
+                t0 = time.perf_counter()
+                try:
+                    proc = subprocess.run([sys.executable, __file__, "_one", str(path), method],
+                                          capture_output=True, text=True, timeout=timeout,
+                                          env={**os.environ, "OMP_NUM_THREADS": "1",
+                                               "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+                    line = (proc.stdout.strip().splitlines() or [""])[-1]
+                    res = json.loads(line) if line.startswith("{") else {
+                        "method": method, "status": f"crashed: {proc.stderr.strip()[-200:]}"}
+                except subprocess.TimeoutExpired:
+                    res = {"method": method, "status": f"timeout after {timeout:.0f} s"}
+                res["wall"] = time.perf_counter() - t0
+                rows.append(res)
+                print("  " + _row_text(res, rows[0]), flush=True)
+
+
+def _row_text(res, base):
+    name = f"{res['method']:<13}"
+    if "fit_seconds" not in res:
+        return f"{name} {res.get('status', '?')}"
+    ratio = res["fit_seconds"] / base["fit_seconds"] if base.get("fit_seconds") else float("nan")
+    return (f"{name} fit {res['fit_seconds']:8.2f} s   x{ratio:6.1f} per-label LR   "
+            f"peak {res['peak_mb']:7.0f} MB (data {res['data_mb']:.0f} MB)")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "_one":
+        return run_one(argv[1], argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("describe")
+    p.add_argument("--old-rows", type=int, default=2000)
+    p = sub.add_parser("fit")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--timeout", type=float, default=None)
+    p.add_argument("--shapes", default="bibtex,delicious")
+    p.add_argument("--methods", default="")
+    args = parser.parse_args(argv)
+    if args.command == "describe":
+        return bench_describe(args.old_rows)
+    timeout = args.timeout or (120.0 if args.quick else 600.0)
+    shapes = [s for s in args.shapes.split(",") if s]
+    methods = [m for m in args.methods.split(",") if m]
+    return bench_fit(args.quick, timeout, shapes, methods)
+
+
+if __name__ == "__main__":
+    main()
