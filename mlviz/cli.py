@@ -26,7 +26,7 @@ Usage
     training fold (nested CV) and prints what it chose and what it cost.
     The sparse CDN's variants are the methods ``cdn`` (sparse, the paper's),
     ``cdn-lr``, ``cdn-cdn``, ``cdn-l1`` and ``cdn-l21``.
-``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,all}... [--quick] [--out-dir DIR]``
+``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,reference-check,all}... [--quick] [--out-dir DIR]``
     Runs paper-reproduction protocols, prints our numbers beside the
     paper's and merges them into ``DIR/reproductions.md`` and ``.csv``.
     Full runs write to ``docs/`` by default; ``--quick`` runs write only
@@ -45,6 +45,8 @@ import shlex
 import sys
 import time
 from pathlib import Path
+
+from mlviz.reproductions import EXPERIMENTS
 
 __all__ = ["main", "METHODS", "build_estimator"]
 
@@ -76,7 +78,7 @@ ERROR_LIMIT = 300
 
 SCALING_CHOICES = ["standard", "l2", "tfidf", "maxabs", "none"]
 
-EXPERIMENT_CHOICES = ["lspc-toy", "lspc-enron", "cdn-tables", "mlrh-table", "mllem-ranking", "all"]
+EXPERIMENT_CHOICES = [*EXPERIMENTS, "all"]
 
 
 class CLIError(Exception):

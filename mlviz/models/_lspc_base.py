@@ -15,16 +15,10 @@ from scipy.spatial.distance import squareform
 from sklearn.utils import check_random_state
 
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_eig
-from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, check_param,
+from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, TooLargeError, check_param,
                     check_X_Y)
 from ._kernels import (AUTO_MAX_CENTERS, CENTER_SELECTIONS, gaussian_kernel, median_sigma,
                        resolve_n_centers, select_centers, squared_distances)
-
-try:
-    from ._base import TooLargeError
-except ImportError:  # until evalcli's _base.py change is merged
-    class TooLargeError(ValueError):
-        """The requested fit would exceed the time/memory budget; raised before any work."""
 
 _MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 
