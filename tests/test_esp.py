@@ -177,3 +177,62 @@ def test_bad_orders_raise():
         log_esp(np.zeros(3), -1)
     with pytest.raises(ValueError, match="2-D"):
         esp_marginals(np.zeros((2, 2, 2)), 1)
+
+
+# ---------------------------------------------------------------- empty set (min_labels=0)
+def brute_with_empty(s, M):
+    """log Z, marginals and argmax over every set with 0 <= |y| <= M (∅ included), by enumeration."""
+    Ys = np.array([y for y in itertools.product((0, 1), repeat=len(s)) if sum(y) <= M], dtype=float)
+    a = Ys @ s
+    log_Z = logsumexp(a)
+    return log_Z, np.exp(a - log_Z) @ Ys, Ys[np.argmax(a)]
+
+
+@pytest.mark.parametrize("K", [1, 2, 4, 7])
+def test_empty_set_partition_marginals_argmax_match_enumeration(K):
+    rng = np.random.default_rng(10 + K)
+    S = rng.normal(loc=-1.0, scale=2.0, size=(6, K))
+    S[0] = -np.abs(S[0]) - 0.1  # every score negative: ∅ is the most probable set
+    Ys = rng.integers(0, 2, size=(6, K))
+    Ys[1] = 0
+    for M in range(1, K + 1):
+        marg, logZ = esp_marginals(S, M, min_labels=0, return_log_partition=True)
+        np.testing.assert_allclose(log_partition(S, M, min_labels=0), logZ, rtol=1e-13, atol=1e-12)
+        best = best_subset(S, M, min_labels=0)
+        lp = log_set_probability(S, Ys, M, min_labels=0)
+        for i, s in enumerate(S):
+            bz, bmu, bset = brute_with_empty(s, M)
+            assert logZ[i] == pytest.approx(bz, rel=1e-12, abs=1e-12)
+            np.testing.assert_allclose(marg[i], bmu, rtol=1e-10, atol=1e-12)
+            np.testing.assert_array_equal(best[i], bset)
+            expect = Ys[i] @ s - bz if Ys[i].sum() <= M else -np.inf
+            assert lp[i] == pytest.approx(expect, rel=1e-12, abs=1e-12)
+        assert best[0].sum() == 0
+        assert np.isneginf(log_set_probability(S[1:2], Ys[1:2], M)[0])  # ∅ outside the paper's support
+
+
+def test_empty_set_marginals_are_gradient_of_log_partition():
+    rng = np.random.default_rng(5)
+    s = rng.normal(size=6)
+    g = esp_marginals(s, 3, min_labels=0)
+    h = 1e-6
+    fd = [(log_partition(s + h * e, 3, min_labels=0) - log_partition(s - h * e, 3, min_labels=0)) / (2 * h)
+          for e in np.eye(6)]
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
+
+
+def test_chunked_marginals_equal_unchunked(monkeypatch):
+    import mlviz.solvers.esp as esp
+
+    rng = np.random.default_rng(6)
+    S = rng.normal(size=(50, 9))
+    full = esp_marginals(S, 4, min_labels=0, return_log_partition=True)
+    monkeypatch.setattr(esp, "CHUNK_BYTES", 1)  # one row per chunk
+    chunked = esp_marginals(S, 4, min_labels=0, return_log_partition=True)
+    np.testing.assert_array_equal(full[0], chunked[0])
+    np.testing.assert_array_equal(full[1], chunked[1])
+
+
+def test_bad_min_labels_raise():
+    with pytest.raises(ValueError, match="min_labels must be 0"):
+        log_partition(np.zeros(3), 2, min_labels=2)
