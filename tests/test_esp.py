@@ -236,3 +236,32 @@ def test_chunked_marginals_equal_unchunked(monkeypatch):
 def test_bad_min_labels_raise():
     with pytest.raises(ValueError, match="min_labels must be 0"):
         log_partition(np.zeros(3), 2, min_labels=2)
+
+
+@pytest.mark.parametrize("m0", [0, 1])
+def test_linear_space_path_equals_log_space_path(m0):
+    from mlviz.solvers.esp import _linear_rows, _marginals_linear, _marginals_log
+
+    rng = np.random.default_rng(7)
+    S = rng.normal(scale=4.0, size=(40, 12))
+    S[0] += 30.0  # large positive scores, still linear
+    S[1] -= 60.0  # all strongly negative
+    for M in (1, 3, 12):
+        assert _linear_rows(S, M, m0).all()
+        ml, zl = _marginals_linear(S, M, m0)
+        mg, zg = _marginals_log(S, M, m0)
+        np.testing.assert_allclose(ml, mg, rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(zl, zg, rtol=1e-12, atol=1e-12)
+
+
+def test_extreme_rows_fall_back_to_log_space():
+    from mlviz.solvers.esp import _linear_rows
+
+    S = np.array([[900.0, 800.0, 0.0, -1.0], [-2000.0, -1900.0, -2100.0, -1950.0], [1.0, -1.0, 0.5, 0.0]])
+    assert _linear_rows(S, 2, 1).tolist() == [False, False, True]
+    assert _linear_rows(S, 2, 0).tolist() == [False, True, True]
+    marg, logZ = esp_marginals(S, 2, return_log_partition=True)
+    for i, s in enumerate(S):
+        bz, bmu, _, _ = brute(s, 2)
+        assert logZ[i] == pytest.approx(bz, rel=1e-12)
+        np.testing.assert_allclose(marg[i], bmu, rtol=1e-9, atol=1e-12)
