@@ -235,22 +235,30 @@ def _marginals_chunk(s, M, m0):
 
 
 def _marginals_linear(s, M, m0):
-    """Linear-space forward/backward ESP tables on z = exp(s); see :func:`_marginals_chunk`."""
+    """Linear-space forward/backward ESP tables on z = exp(s); see :func:`_marginals_chunk`.
+
+    Tables are laid out label-major, (K + 1, n, ·), so every step of the
+    recursions reads and writes contiguous memory.
+    """
     n, K = s.shape
-    z = np.exp(s)
-    F = np.zeros((n, K + 1, M + 1))
-    F[:, 0, 0] = 1.0
+    z = np.ascontiguousarray(np.exp(s).T)[:, :, None]  # (K, n, 1)
+    F = np.empty((K + 1, n, M + 1))
+    F[0] = 0.0
+    F[0, :, 0] = 1.0
     for j in range(K):
-        F[:, j + 1] = F[:, j]
-        F[:, j + 1, 1:] += z[:, j, None] * F[:, j, :-1]
-    R = np.empty((n, K + 1, M))
-    R[:, K, :] = 1.0
+        F[j + 1, :, 0] = 1.0
+        np.multiply(z[j], F[j, :, :-1], out=F[j + 1, :, 1:])
+        F[j + 1, :, 1:] += F[j, :, 1:]
+    R = np.empty((K + 1, n, M))
+    R[K] = 1.0
     for j in range(K - 1, -1, -1):
-        R[:, j] = R[:, j + 1]
+        R[j, :, 0] = 1.0
         if M > 1:
-            R[:, j, 1:] += z[:, j, None] * R[:, j + 1, :-1]
-    Z = F[:, K, m0:].sum(axis=1)
-    marg = z * np.einsum("nka,nka->nk", F[:, :K, :M], R[:, 1:, ::-1]) / Z[:, None]
+            np.multiply(z[j], R[j + 1, :, :-1], out=R[j, :, 1:])
+            R[j, :, 1:] += R[j + 1, :, 1:]
+    Z = F[K, :, m0:].sum(axis=1)
+    inner = np.einsum("kna,kna->kn", F[:K, :, :M], R[1:, :, ::-1])
+    marg = (z[:, :, 0] * inner).T / Z[:, None]
     np.clip(marg, 0.0, 1.0, out=marg)
     return marg, np.log(Z)
 
