@@ -332,3 +332,24 @@ def test_factor_two_majorises_and_joint_factor_four_does_not():
     f = m._objective_parts(Phi, Yf, W, 1)[0]
     assert f > _surrogate(m, Phi, Yf, W0, W, 1, 0.25)
     assert f <= _surrogate(m, Phi, Yf, W0, W, 1, 0.5)
+
+
+def test_too_large_raises_before_fitting_with_estimate():
+    from mlviz.models.mlrh import ESTIMATE_EVALUATIONS, SECONDS_PER_DP_CELL, TooLargeError
+
+    X, Y = make_data(n=200, K=5, M=3, seed=30)
+    M = int(Y.sum(1).max())
+    expect = SECONDS_PER_DP_CELL * 200 * 5 * (M + 1) * ESTIMATE_EVALUATIONS
+    with pytest.raises(TooLargeError, match="BinaryRelevance or MLkNN") as err:
+        MLRH(time_budget=1e-3).fit(X, Y)
+    assert err.value.estimate_seconds == pytest.approx(expect)
+    # a budget that fits M = 1 (but not M) suggests max_labels=1
+    with pytest.raises(TooLargeError, match="max_labels=1 \\(drops"):
+        MLRH(time_budget=expect * 2.5 / (M + 1)).fit(X, Y)
+    m = MLRH(time_budget=1e-3)
+    with pytest.raises(TooLargeError):
+        m.fit(X, Y)
+    assert not hasattr(m, "intercept_")
+    Xw = sp.csr_matrix((200, 20_000))  # 20k features: 3.2 GB preconditioner
+    with pytest.raises(TooLargeError, match="preconditioner"):
+        MLRH().fit(Xw, Y)

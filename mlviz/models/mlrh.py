@@ -96,6 +96,26 @@ from ..solvers.esp import best_subset, esp_marginals
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
+try:
+    from ._base import TooLargeError
+except ImportError:  # until evalcli's _base.py is merged
+    class TooLargeError(ValueError):
+        """Shape cannot be fitted within budget; raised before any work starts."""
+
+        def __init__(self, message, *, estimate_seconds=None, estimate_bytes=None, alternative=None):
+            super().__init__(message)
+            self.estimate_seconds = estimate_seconds
+            self.estimate_bytes = estimate_bytes
+            self.alternative = alternative
+
+#: Seconds per DP cell (instance × label × set size) of one objective evaluation, measured on a
+#: loaded 2-core machine (benchmarks/bench_mlrh.py --scale); used only for the up-front estimate.
+SECONDS_PER_DP_CELL = 3e-8
+#: Objective evaluations assumed by the estimate (typical accelerated-MM / L-BFGS runs use 100-600).
+ESTIMATE_EVALUATIONS = 400
+#: Largest MM/L-BFGS preconditioner (D × D doubles, D = features + 1 or centres + 1).
+MAX_GRAM_BYTES = 2e9
+
 __all__ = ["MLRH"]
 
 
@@ -151,6 +171,13 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         Stop when the largest absolute gradient entry is <= tol.
     random_state : int, RandomState or None
         Centre selection and the σ subsample (RBF only).
+    time_budget : float > 0, default 900
+        Seconds. ``fit`` estimates its time before starting (DP cells
+        n·K·(M + 1) per objective evaluation × :data:`ESTIMATE_EVALUATIONS`
+        evaluations × :data:`SECONDS_PER_DP_CELL`) and its preconditioner
+        memory (D² doubles) and raises :class:`TooLargeError` with the
+        estimate and an alternative when either is over budget
+        (time_budget, 2 GB).
 
     Attributes
     ----------
@@ -197,8 +224,9 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
 
     def __init__(self, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
                  solver="mm", prediction="wta", threshold=0.5, max_iter=2000, tol=1e-5,
-                 random_state=None, empty_set="auto"):
+                 random_state=None, empty_set="auto", time_budget=900.0):
         self.max_labels = max_labels
+        self.time_budget = time_budget
         self.empty_set = empty_set
         self.reg = reg
         self.kernel = kernel
@@ -220,6 +248,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
                 raise ValueError(f"The 'max_labels' parameter of {name} must be an integer, got {self.max_labels!r}.")
         check_param(name, "reg", self.reg, low=0)
         check_param(name, "empty_set", self.empty_set, options=("auto", True, False))
+        check_param(name, "time_budget", self.time_budget, low=0, low_inclusive=False)
         check_param(name, "kernel", self.kernel, options=("linear", "rbf"))
         if not (isinstance(self.sigma, str) and self.sigma == "median"):
             check_param(name, "sigma", self.sigma, low=0, low_inclusive=False)
@@ -268,6 +297,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
             X, Y = X[keep], Y[keep]
         if X.shape[0] == 0:
             raise ValueError(f"MLRH: no training row has between {m0} and max_labels={M} labels.")
+        self._check_size(X.shape[0], n_features, K, M, sizes)
         self.min_labels_ = m0
 
         if self.kernel == "rbf":
@@ -283,6 +313,28 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         self._solve(np.zeros((Phi.shape[1], K)))
         self.decision_rule_ = self._describe_rule()
         return self
+
+    def _check_size(self, n, n_features, K, M, sizes):
+        """Raise TooLargeError before fitting if the estimate exceeds the time or memory budget."""
+        D = (n_features if self.kernel == "linear" else min(n, self.n_centers or n)) + 1
+        gram = 8.0 * D * D
+        seconds = SECONDS_PER_DP_CELL * n * K * (M + 1) * ESTIMATE_EVALUATIONS
+        if gram <= MAX_GRAM_BYTES and seconds <= self.time_budget:
+            return
+        # the alternative: the largest M that fits the time budget, and how many rows it would drop
+        m_fit = int(self.time_budget / (SECONDS_PER_DP_CELL * n * K * ESTIMATE_EVALUATIONS)) - 1
+        why = (f"its {D} × {D} preconditioner needs {gram / 1e9:.1f} GB" if gram > MAX_GRAM_BYTES else
+               f"~{seconds:.0f} s estimated ({n} rows × {K} labels × sets up to M={M}; "
+               f"time_budget={self.time_budget:g} s)")
+        if gram > MAX_GRAM_BYTES:
+            alt = "kernel='rbf' with n_centers=2000, or reduce the features, or use BinaryRelevance"
+        elif m_fit >= 1:
+            alt = (f"max_labels={m_fit} (drops {int((sizes > m_fit).sum())} training rows with more labels), "
+                   "or BinaryRelevance / MLkNN")
+        else:
+            alt = "BinaryRelevance or MLkNN (MLRH's DP is O(n·K·M) per iteration)"
+        raise TooLargeError(f"MLRH cannot fit this within budget: {why}. Alternative: {alt}.",
+                            estimate_seconds=seconds, estimate_bytes=gram, alternative=alt)
 
     def _describe_rule(self):
         sizes = f"{self.min_labels_}..{self.max_labels_}"
