@@ -84,7 +84,7 @@ def test_mm_and_lbfgs_reach_the_same_objective(kernel, M):
 @pytest.mark.parametrize("kernel,M,reg", [("linear", 2, 1e-3), ("linear", 4, 1e-4), ("rbf", 3, 1e-3)])
 def test_mm_objective_monotone_with_factor_two(kernel, M, reg, accelerate):
     X, Y = make_data(n=150, K=5, M=M, seed=4)
-    m = MLRH(kernel=kernel, reg=reg, max_iter=300, tol=1e-12, n_centers=40, random_state=0)
+    m = MLRH(kernel=kernel, solver="mm", reg=reg, max_iter=300, tol=1e-12, n_centers=40, random_state=0)
     m._mm_accelerate = accelerate  # False: the paper's plain MM iteration
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=Warning)
