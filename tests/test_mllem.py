@@ -266,8 +266,8 @@ def test_refit_equals_fresh_fit():
     cached = m.neighbors_
     for params in ({"alpha": 0.3, "beta": 2.0}, {"k_labels": 1, "ridge": 3.0},
                    {"k_instances": 3, "n_components": 2, "mapping": "nonlinear"},
-                   {"k_instances": 9}):
-        m.refit(**params)
+                   {"k_instances": 9}, {"calibration_folds": 4}):
+        assert m.refit(**params) is m  # in place
         fresh = clone(m).fit(X, Y)
         np.testing.assert_allclose(m.embedding_, fresh.embedding_, atol=1e-12)
         np.testing.assert_allclose(m.predict_proba(X), fresh.predict_proba(X), atol=1e-12)

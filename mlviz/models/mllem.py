@@ -12,19 +12,37 @@ coordinates H. Test points are mapped by ridge regression X → G (MLLEM-L) or
 as the mean of their k nearest training instances' coordinates (MLLEM-NL,
 §2.2); labels are ranked by distance to the label points.
 
+Probabilities and the decision rule
+-----------------------------------
+Distances are similarities, not probabilities: thresholding them at 0.5 gave
+Hamming loss 0.49 where predicting nothing gives 0.053 (issue 14).
+``predict_proba`` is calibrated per label by Platt scaling fitted on
+cross-fitted training distances (class Notes), and ``predict`` is
+``predict_proba >= 0.5`` (``decision_rule_`` says so).
+
+Large N
+-------
+Neighbour lists come from :class:`mlviz.models._neighbors.NeighborIndex`
+(exact chunked brute force / k-d tree up to 20,000 training rows, NN-descent
+above; memory O(N·k)), W is sparse and the eigenproblem is solved by ARPACK
+Lanczos on the normalised affinity (memory O((N + L)(k + K))); distances to
+the label points are computed in row chunks. The linear mapping switches from
+a Cholesky-factored Gram matrix to LSQR when min(N, F)² doubles exceed 512 MB.
+Nothing is O(N²) in memory. The label co-occurrence graph is L × L dense.
+
 Slider-fast refits
 ------------------
-The instance kNN lists (the only O(F N²) step) are computed once in ``fit``
-for ``k_instances`` neighbours and kept. :meth:`MLLEM.refit` changes
-``alpha``, ``beta``, ``k_labels``, ``n_components``, ``k_test``, ``ridge``,
-``mapping``, ``threshold`` (or a smaller ``k_instances``) and rebuilds only W,
-the eigenproblem and the test mapping from the cached lists; asking for more
-instance neighbours than cached recomputes them. If only ``mapping``,
-``k_test``, ``ridge`` or ``threshold`` change, the eigenproblem is skipped too
-(the ridge Gram factorisation is cached per ``ridge`` value). ``refit(**p)``
-gives exactly the same model as ``set_params(**p).fit(X, Y)`` on the training
-data. On scene (N = 1211 or 2407, L = 6, K = 20) a refit takes 0.03–0.2 s
-(Lanczos eigensolver; ``benchmarks/bench_mllem.py``).
+The instance kNN lists are computed once in ``fit`` for ``k_instances``
+neighbours and kept. :meth:`MLLEM.refit` changes ``alpha``, ``beta``,
+``k_labels``, ``n_components``, ``k_test``, ``ridge``, ``mapping``,
+``threshold``, the calibration (or a smaller ``k_instances``) IN PLACE and
+rebuilds only W, the eigenproblem and the test mapping from the cached lists;
+asking for more instance neighbours than cached recomputes them. If only
+``mapping``, ``k_test``, ``ridge`` or ``threshold`` change, the eigenproblem is
+skipped too (the ridge Gram factorisation is cached per ``ridge`` value). The
+calibration's fold models are refitted the same way, lazily, on the next
+``predict_proba``. ``refit(**p)`` gives exactly the same model as
+``set_params(**p).fit(X, Y)`` on the training data.
 """
 
 import warnings
