@@ -264,9 +264,9 @@ def test_refit_equals_fresh_fit():
     X, Y = contract_data(n=80, d=4, L=3, random_state=8)
     m = MLLEM(n_components=3, k_instances=6, mapping="linear", random_state=0).fit(X, Y)
     cached = m.neighbors_
-    for params in ({"alpha": 0.3, "beta": 2.0}, {"k_labels": 1, "ridge": 3.0},
+    for params in ({"calibration_folds": 4}, {"alpha": 0.3, "beta": 2.0}, {"k_labels": 1, "ridge": 3.0},
                    {"k_instances": 3, "n_components": 2, "mapping": "nonlinear"},
-                   {"k_instances": 9}, {"calibration_folds": 4}):
+                   {"k_instances": 9}):
         assert m.refit(**params) is m  # in place
         fresh = clone(m).fit(X, Y)
         np.testing.assert_allclose(m.embedding_, fresh.embedding_, atol=1e-12)
