@@ -8,7 +8,7 @@ provides both and never forms an N × N matrix:
 * ``algorithm="exact"``: scikit-learn ``NearestNeighbors``. Dense inputs with
   at most :data:`TREE_MAX_FEATURES` features use a k-d / ball tree
   (``algorithm="auto"``), everything else the brute-force search, which
-  scikit-learn evaluates in row chunks of ``working_memory`` (1 GB by default):
+  scikit-learn evaluates in row chunks of :data:`WORKING_MEMORY_MB`:
   peak memory O(chunk · N + N · k), time O(N² F).
 * ``algorithm="approximate"``: NN-descent (``pynndescent.NNDescent``, installed
   with umap-learn; Dong, Charikar, Li 2011), seeded by ``random_state``, memory
@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import config_context
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
@@ -41,6 +42,9 @@ METRICS = ("euclidean", "cosine")
 
 EXACT_MAX_SAMPLES = 20_000
 """``algorithm="auto"`` searches exactly up to this many training points."""
+
+WORKING_MEMORY_MB = 128
+"""Chunk size (MB) of scikit-learn's brute-force distance blocks (its default is 1024)."""
 
 TREE_MAX_FEATURES = 15
 """Dense data with at most this many features uses a k-d/ball tree (exact)."""
@@ -118,7 +122,8 @@ class NeighborIndex:
         if k > self.n_samples_ - 1:
             raise ValueError(f"k={k} must be < n_samples={self.n_samples_}.")
         if self.algorithm_ == "exact":
-            return self._nn.kneighbors(n_neighbors=k, return_distance=False)
+            with config_context(working_memory=WORKING_MEMORY_MB):
+                return self._nn.kneighbors(n_neighbors=k, return_distance=False)
         if k > self._k_built:
             self._build_approximate(k)
         if self._train_lists is None:
@@ -137,7 +142,8 @@ class NeighborIndex:
         if self.algorithm_ == "exact":
             if self._dense_queries and sp.issparse(X):
                 X = X.toarray()  # trees take dense queries; F <= TREE_MAX_FEATURES here
-            return self._nn.kneighbors(X, n_neighbors=k, return_distance=False)
+            with config_context(working_memory=WORKING_MEMORY_MB):
+                return self._nn.kneighbors(X, n_neighbors=k, return_distance=False)
         if k > self._k_built + 1:
             self._build_approximate(k)
         Xq = X.tocsr().astype(np.float32) if sp.issparse(X) else np.asarray(X, np.float32)

@@ -16,6 +16,7 @@ References
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit, softmax
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
@@ -311,6 +312,19 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         return self.label_sets_[np.argmax(P_sets, axis=1)].copy()
 
 
+def _neighbour_label_counts(neighbours, Y, n_train):
+    """C[i, l] = Σ_{j ∈ neighbours[i]} Y[j, l] as a sparse product (memory O(n L), not O(n k L)).
+
+    Returns
+    -------
+    C : ndarray of int64, shape (n, L)
+    """
+    n, k = neighbours.shape
+    A = sp.csr_matrix((np.ones(n * k, dtype=np.int64), neighbours.ravel(), np.arange(0, n * k + 1, k)),
+                      shape=(n, n_train))
+    return np.asarray((A @ sp.csr_matrix(Y, dtype=np.int64)).toarray(), dtype=np.int64)
+
+
 class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     """Multi-label k-nearest neighbours (Zhang & Zhou 2007), vectorised.
 
@@ -402,15 +416,13 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
                                  random_state=self.random_state).fit(X)
         self.neighbor_algorithm_ = self.nn_.algorithm_
         neighbours = self.nn_.training_neighbors(k)  # excludes self
-        Yf = Y.astype(np.float64)
-        counts = Yf[neighbours].sum(axis=1).astype(np.int64)  # (N, L), C_l(x_i)
-        self.prior_ = (s + Yf.sum(axis=0)) / (2.0 * s + N)
-        # c1[l, j] = #{i : y_il = 1, C_il = j}; c0 likewise for y_il = 0
-        label_idx = np.broadcast_to(np.arange(L), (N, L))
-        c1 = np.zeros((L, k + 1))
-        c0 = np.zeros((L, k + 1))
-        np.add.at(c1, (label_idx[Y == 1], counts[Y == 1]), 1.0)
-        np.add.at(c0, (label_idx[Y == 0], counts[Y == 0]), 1.0)
+        counts = _neighbour_label_counts(neighbours, Y, N)  # (N, L), C_l(x_i)
+        self.prior_ = (s + Y.sum(axis=0, dtype=np.float64)) / (2.0 * s + N)
+        # c1[l, j] = #{i : y_il = 1, C_il = j}; c0 likewise for y_il = 0 (bincount: memory O(N L) ints)
+        cells = np.arange(L)[None, :] * (k + 1) + counts
+        c_all = np.bincount(cells.ravel(), minlength=L * (k + 1)).reshape(L, k + 1).astype(np.float64)
+        c1 = np.bincount(cells[Y == 1], minlength=L * (k + 1)).reshape(L, k + 1).astype(np.float64)
+        c0 = c_all - c1
         like1 = (s + c1) / (s * (k + 1) + c1.sum(axis=1, keepdims=True))
         like0 = (s + c0) / (s * (k + 1) + c0.sum(axis=1, keepdims=True))
         num1 = self.prior_[:, None] * like1
@@ -434,7 +446,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         self._check_fitted("posterior_")
         X = self._check_predict_X(X)
         neighbours = self.nn_.query(X, self.k_)
-        return self.Y_train_[neighbours].sum(axis=1, dtype=np.int64)
+        return _neighbour_label_counts(neighbours, self.Y_train_, self.Y_train_.shape[0])
 
     def predict_proba(self, X):
         """Posterior P(y_l = 1 | C_l(x)); shape (n_samples, n_labels)."""
