@@ -343,9 +343,12 @@ def test_too_large_raises_before_fitting_with_estimate():
     with pytest.raises(TooLargeError, match="BinaryRelevance or MLkNN") as err:
         MLRH(time_budget=1e-3).fit(X, Y)
     assert err.value.estimate_seconds == pytest.approx(expect)
-    # a budget that fits M = 1 (but not M) suggests max_labels=1
-    with pytest.raises(TooLargeError, match="max_labels=1 \\(drops"):
-        MLRH(time_budget=expect * 2.5 / (M + 1)).fit(X, Y)
+    # a budget that fits M = 1 (but not M = 3) suggests max_labels=1 when that keeps >= 90 % of rows
+    X1, Y1 = make_data(n=200, K=5, M=1, seed=31)
+    Y1[:5] = [1, 1, 1, 0, 0]
+    e1 = SECONDS_PER_DP_CELL * 200 * 5 * 4 * ESTIMATE_EVALUATIONS
+    with pytest.raises(TooLargeError, match="max_labels=1 \\(drops 5 training rows"):
+        MLRH(time_budget=e1 * 2.5 / 4).fit(X1, Y1)
     m = MLRH(time_budget=1e-3)
     with pytest.raises(TooLargeError):
         m.fit(X, Y)

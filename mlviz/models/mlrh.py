@@ -330,7 +330,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
                f"time_budget={self.time_budget:g} s)")
         if gram > MAX_GRAM_BYTES:
             alt = "kernel='rbf' with n_centers=2000, or reduce the features, or use BinaryRelevance"
-        elif m_fit >= 1:
+        elif m_fit >= 1 and (sizes > m_fit).mean() <= 0.1:  # suggest a smaller M only if it keeps 90 % of rows
             alt = (f"max_labels={m_fit} (drops {int((sizes > m_fit).sum())} training rows with more labels), "
                    "or BinaryRelevance / MLkNN")
         else:
