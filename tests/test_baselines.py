@@ -295,3 +295,15 @@ def test_drop_self_and_recall_helpers():
     idx = np.array([[0, 2, 1], [2, 1, 0], [1, 0, 2]])  # row 2 lacks itself -> last column dropped
     np.testing.assert_array_equal(_drop_self(idx), [[2, 1], [2, 0], [1, 0]])
     assert knn_recall(np.array([[1, 2], [0, 3]]), np.array([[2, 1], [0, 2]])) == 0.75
+
+
+def test_auto_neighbour_search_switch(monkeypatch):
+    import mlviz.models._neighbors as nb
+
+    X = np.random.default_rng(0).normal(size=(50, 4))
+    assert nb.NeighborIndex().fit(X).algorithm_ == "exact"
+    monkeypatch.setattr(nb, "EXACT_MAX_SAMPLES", 10)
+    assert nb.NeighborIndex().fit(X).algorithm_ == "exact"  # 50² × 4 = 1e4 <= EXACT_MAX_COST
+    monkeypatch.setattr(nb, "EXACT_MAX_COST", 9_999)
+    monkeypatch.setattr(nb.NeighborIndex, "_build_approximate", lambda self, k: None)
+    assert nb.NeighborIndex().fit(X).algorithm_ == "approximate"

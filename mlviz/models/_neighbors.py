@@ -15,8 +15,9 @@ provides both and never forms an N × N matrix:
   O(N · k), time roughly O(N^1.14 F). Its recall against the exact lists is
   measured by :func:`knn_recall` (``tests/test_baselines.py`` on a small set,
   ``benchmarks/bench_mllem.py`` at scale).
-* ``algorithm="auto"``: exact up to :data:`EXACT_MAX_SAMPLES` training points
-  (exact search is then a few seconds at most), approximate above.
+* ``algorithm="auto"``: exact up to :data:`EXACT_MAX_SAMPLES` training points,
+  or while the brute-force cost N² × (features or non-zeros per row) stays
+  below :data:`EXACT_MAX_COST`; approximate above.
 
 Metrics: ``"euclidean"`` or ``"cosine"``. On L2-normalised rows (the default
 scaling of sparse/count features in :mod:`mlviz.preprocessing`) both give the
@@ -41,7 +42,12 @@ ALGORITHMS = ("auto", "exact", "approximate")
 METRICS = ("euclidean", "cosine")
 
 EXACT_MAX_SAMPLES = 20_000
-"""``algorithm="auto"`` searches exactly up to this many training points."""
+"""``algorithm="auto"`` searches exactly up to this many training points ..."""
+
+EXACT_MAX_COST = 3e11
+"""... or while N² × (features, or non-zeros per row if sparse) stays below this (≈ 20–60 s of
+brute force on one core). Measured (``benchmarks/bench_mllem.py --knn``): 30,000 × 30 dense,
+exact 18 s vs NN-descent 163 s (incl. ≈ 30 s numba compilation)."""
 
 WORKING_MEMORY_MB = 128
 """Chunk size (MB) of scikit-learn's brute-force distance blocks (its default is 1024)."""
@@ -86,7 +92,10 @@ class NeighborIndex:
         self.n_samples_ = X.shape[0]
         algo = self.algorithm
         if algo == "auto":
-            algo = "exact" if self.n_samples_ <= EXACT_MAX_SAMPLES else "approximate"
+            N = self.n_samples_
+            width = X.nnz / max(N, 1) if sp.issparse(X) else X.shape[1]  # cost of one distance
+            exact = N <= EXACT_MAX_SAMPLES or N * N * width <= EXACT_MAX_COST
+            algo = "exact" if exact else "approximate"
         self.algorithm_ = algo
         self._train_lists = None
         if algo == "exact":
