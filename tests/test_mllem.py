@@ -151,6 +151,22 @@ def test_linear_mapping_equals_sklearn_ridge(n, d):
     np.testing.assert_allclose(ms.coef_, m.coef_, atol=1e-10)
 
 
+@pytest.mark.parametrize("n,d", [(60, 5), (30, 50)])
+def test_lsqr_ridge_path_equals_sklearn_ridge(monkeypatch, n, d):
+    """Above RIDGE_DENSE_MAX_BYTES the linear map is solved by LSQR (no Gram matrix); same V, b."""
+    import mlviz.models.mllem as mod
+
+    monkeypatch.setattr(mod, "RIDGE_DENSE_MAX_BYTES", 1.0)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(n, d)) + 0.3
+    Y = (X[:, :3] + 0.5 * rng.normal(size=(n, 3)) > 0).astype(np.uint8)
+    m = MLLEM(n_components=3, k_instances=4, mapping="linear", ridge=0.5).fit(sp.csr_matrix(X), Y)
+    assert m._gram_cache == {}  # no factorisation was formed
+    ref = Ridge(alpha=0.5, fit_intercept=True, solver="svd").fit(X, m.embedding_)
+    np.testing.assert_allclose(m.coef_, ref.coef_.T, atol=1e-8)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-8)
+
+
 def test_nonlinear_mapping_is_mean_of_nearest_training_points():
     X, Y = contract_data(n=50, d=3, L=3, random_state=6)
     m = MLLEM(n_components=3, k_test=4).fit(X, Y)
