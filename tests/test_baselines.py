@@ -166,7 +166,7 @@ def test_mlknn_self_not_neighbour_with_duplicates():
     X = np.array([[0.0], [0.0], [5.0], [6.0]])
     Y = np.array([[1], [0], [0], [0]])
     m = MLkNN(k=1).fit(X, Y)
-    neighbours = m.nn_.kneighbors(n_neighbors=1, return_distance=False)
+    neighbours = m.nn_.training_neighbors(1)
     np.testing.assert_array_equal(neighbours[:2, 0], [1, 0])
 
 
@@ -213,3 +213,97 @@ def test_scene_anchors_br_lr_and_mlknn():
     assert br["micro_f1"] == pytest.approx(0.636, abs=0.006)
     assert br["macro_auc"] == pytest.approx(0.883, abs=0.006)
     assert br["p@1"] == pytest.approx(0.707, abs=0.006)
+
+
+# ---------------------------------------------------------------- session 5: caps, metrics, rules
+def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    base = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]])
+    Y = base[rng.integers(0, 3, size=60)].copy()
+    Y[:3] = [[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 0, 1]]  # rare sets, one row each
+    Y[3:6] = [0, 1, 1, 0]  # make {1,2} clearly the most frequent
+    lp = LabelPowerset(max_label_sets=3).fit(X, Y)
+    assert lp.n_observed_sets_ == 6 and lp.n_relabelled_ == 3
+    # independent: the three frequent sets; Hamming-nearest (ties -> more frequent) for the rest
+    sets, counts = np.unique(Y, axis=0, return_counts=True)
+    keep = sets[counts > 1]
+    np.testing.assert_array_equal(lp.label_sets_, keep)
+    freq = {tuple(r): c for r, c in zip(sets, counts)}
+    target = []
+    for row in Y:
+        d = np.abs(keep - row).sum(1)
+        cand = [j for j in range(len(keep)) if d[j] == d.min()]
+        target.append(max(cand, key=lambda j: (freq[tuple(keep[j])], -j)))
+    ref = LogisticRegression(C=1.0, max_iter=2000).fit(X, target)
+    np.testing.assert_allclose(lp.predict_set_proba(X), ref.predict_proba(X), atol=1e-8)
+    np.testing.assert_array_equal(lp.set_counts_, np.bincount(target))
+    assert "3 kept" in lp.decision_rule_
+
+
+def test_lp_not_fitted_and_too_large():
+    from sklearn.exceptions import NotFittedError
+
+    from mlviz.models.baselines import TooLargeError
+
+    X, Y = contract_data()
+    for call in (LabelPowerset().predict, LabelPowerset().predict_proba, LabelPowerset().predict_set_proba):
+        with pytest.raises(NotFittedError):
+            call(X)
+    with pytest.raises(TooLargeError, match="lower max_label_sets") as err:
+        LabelPowerset(max_coef_bytes=100).fit(X, Y)
+    assert err.value.estimate_bytes > 100 and isinstance(err.value, ValueError)
+
+
+def _text_like(n=80, F=40, L=3, seed=7):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, F, density=0.15, random_state=seed, format="csr",
+                  data_rvs=lambda m: rng.integers(1, 5, size=m).astype(float))
+    Y = (np.asarray(X[:, :L].todense()) > 0).astype(np.uint8)
+    return X, Y
+
+
+@pytest.mark.parametrize("k", [3, 7])
+def test_mlknn_cosine_and_l2_rows_equal_loop_reference(k):
+    """Issue 14: text features; cosine = Euclidean on L2-normalised rows = the literal algorithm."""
+    from sklearn.preprocessing import normalize
+
+    X, Y = _text_like()
+    X = X[np.asarray(X.sum(1)).ravel() > 0]
+    Y = Y[: X.shape[0]]
+    Xt, Xtr, Yt = X[:20], X[20:], Y[20:]
+    ref = _mlknn_loop_reference(normalize(Xtr).toarray(), Yt, normalize(Xt).toarray(), k, 1.0)
+    P_cos = MLkNN(k=k, metric="cosine").fit(Xtr, Yt).predict_proba(Xt)
+    P_l2 = MLkNN(k=k).fit(normalize(Xtr), Yt).predict_proba(normalize(Xt))
+    np.testing.assert_allclose(P_l2, ref, atol=1e-12)
+    # cosine may order exact distance ties differently; compare where the reference has no tie
+    np.testing.assert_allclose(P_cos, P_l2, atol=1e-12)
+
+
+def test_decision_rules_and_neighbor_algorithm():
+    X, Y = contract_data()
+    assert BinaryRelevance().fit(X, Y).decision_rule_ == "threshold 0.5 on per-label probabilities"
+    m = MLkNN(k=3).fit(X, Y)
+    assert m.decision_rule_ == "threshold 0.5 on the ML-kNN posterior" and m.neighbor_algorithm_ == "exact"
+    with pytest.raises(ValueError, match="'metric' parameter of MLkNN"):
+        MLkNN(metric="manhattan").fit(X, Y)
+
+
+def test_drop_self_and_recall_helpers():
+    from mlviz.models._neighbors import _drop_self, knn_recall
+
+    idx = np.array([[0, 2, 1], [2, 1, 0], [1, 0, 2]])  # row 2 lacks itself -> last column dropped
+    np.testing.assert_array_equal(_drop_self(idx), [[2, 1], [2, 0], [1, 0]])
+    assert knn_recall(np.array([[1, 2], [0, 3]]), np.array([[2, 1], [0, 2]])) == 0.75
+
+
+def test_auto_neighbour_search_switch(monkeypatch):
+    import mlviz.models._neighbors as nb
+
+    X = np.random.default_rng(0).normal(size=(50, 4))
+    assert nb.NeighborIndex().fit(X).algorithm_ == "exact"
+    monkeypatch.setattr(nb, "EXACT_MAX_SAMPLES", 10)
+    assert nb.NeighborIndex().fit(X).algorithm_ == "exact"  # 50² × 4 = 1e4 <= EXACT_MAX_COST
+    monkeypatch.setattr(nb, "EXACT_MAX_COST", 9_999)
+    monkeypatch.setattr(nb.NeighborIndex, "_build_approximate", lambda self, k: None)
+    assert nb.NeighborIndex().fit(X).algorithm_ == "approximate"

@@ -177,3 +177,91 @@ def test_bad_orders_raise():
         log_esp(np.zeros(3), -1)
     with pytest.raises(ValueError, match="2-D"):
         esp_marginals(np.zeros((2, 2, 2)), 1)
+
+
+# ---------------------------------------------------------------- empty set (min_labels=0)
+def brute_with_empty(s, M):
+    """log Z, marginals and argmax over every set with 0 <= |y| <= M (∅ included), by enumeration."""
+    Ys = np.array([y for y in itertools.product((0, 1), repeat=len(s)) if sum(y) <= M], dtype=float)
+    a = Ys @ s
+    log_Z = logsumexp(a)
+    return log_Z, np.exp(a - log_Z) @ Ys, Ys[np.argmax(a)]
+
+
+@pytest.mark.parametrize("K", [1, 2, 4, 7])
+def test_empty_set_partition_marginals_argmax_match_enumeration(K):
+    rng = np.random.default_rng(10 + K)
+    S = rng.normal(loc=-1.0, scale=2.0, size=(6, K))
+    S[0] = -np.abs(S[0]) - 0.1  # every score negative: ∅ is the most probable set
+    Ys = rng.integers(0, 2, size=(6, K))
+    Ys[1] = 0
+    for M in range(1, K + 1):
+        marg, logZ = esp_marginals(S, M, min_labels=0, return_log_partition=True)
+        np.testing.assert_allclose(log_partition(S, M, min_labels=0), logZ, rtol=1e-13, atol=1e-12)
+        best = best_subset(S, M, min_labels=0)
+        lp = log_set_probability(S, Ys, M, min_labels=0)
+        for i, s in enumerate(S):
+            bz, bmu, bset = brute_with_empty(s, M)
+            assert logZ[i] == pytest.approx(bz, rel=1e-12, abs=1e-12)
+            np.testing.assert_allclose(marg[i], bmu, rtol=1e-10, atol=1e-12)
+            np.testing.assert_array_equal(best[i], bset)
+            expect = Ys[i] @ s - bz if Ys[i].sum() <= M else -np.inf
+            assert lp[i] == pytest.approx(expect, rel=1e-12, abs=1e-12)
+        assert best[0].sum() == 0
+        assert np.isneginf(log_set_probability(S[1:2], Ys[1:2], M)[0])  # ∅ outside the paper's support
+
+
+def test_empty_set_marginals_are_gradient_of_log_partition():
+    rng = np.random.default_rng(5)
+    s = rng.normal(size=6)
+    g = esp_marginals(s, 3, min_labels=0)
+    h = 1e-6
+    fd = [(log_partition(s + h * e, 3, min_labels=0) - log_partition(s - h * e, 3, min_labels=0)) / (2 * h)
+          for e in np.eye(6)]
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9)
+
+
+def test_chunked_marginals_equal_unchunked(monkeypatch):
+    import mlviz.solvers.esp as esp
+
+    rng = np.random.default_rng(6)
+    S = rng.normal(size=(50, 9))
+    full = esp_marginals(S, 4, min_labels=0, return_log_partition=True)
+    monkeypatch.setattr(esp, "CHUNK_BYTES", 1)  # one row per chunk
+    chunked = esp_marginals(S, 4, min_labels=0, return_log_partition=True)
+    np.testing.assert_array_equal(full[0], chunked[0])
+    np.testing.assert_array_equal(full[1], chunked[1])
+
+
+def test_bad_min_labels_raise():
+    with pytest.raises(ValueError, match="min_labels must be 0"):
+        log_partition(np.zeros(3), 2, min_labels=2)
+
+
+@pytest.mark.parametrize("m0", [0, 1])
+def test_linear_space_path_equals_log_space_path(m0):
+    from mlviz.solvers.esp import _linear_rows, _marginals_linear, _marginals_log
+
+    rng = np.random.default_rng(7)
+    S = rng.normal(scale=4.0, size=(40, 12))
+    S[0] += 30.0  # large positive scores, still linear
+    S[1] -= 60.0  # all strongly negative
+    for M in (1, 3, 12):
+        assert _linear_rows(S, M, m0).all()
+        ml, zl = _marginals_linear(S, M, m0)
+        mg, zg = _marginals_log(S, M, m0)
+        np.testing.assert_allclose(ml, mg, rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(zl, zg, rtol=1e-12, atol=1e-12)
+
+
+def test_extreme_rows_fall_back_to_log_space():
+    from mlviz.solvers.esp import _linear_rows
+
+    S = np.array([[900.0, 800.0, 0.0, -1.0], [-2000.0, -1900.0, -2100.0, -1950.0], [1.0, -1.0, 0.5, 0.0]])
+    assert _linear_rows(S, 2, 1).tolist() == [False, False, True]
+    assert _linear_rows(S, 2, 0).tolist() == [False, True, True]
+    marg, logZ = esp_marginals(S, 2, return_log_partition=True)
+    for i, s in enumerate(S):
+        bz, bmu, _, _ = brute(s, 2)
+        assert logZ[i] == pytest.approx(bz, rel=1e-12)
+        np.testing.assert_allclose(marg[i], bmu, rtol=1e-9, atol=1e-12)

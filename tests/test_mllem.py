@@ -118,7 +118,9 @@ def test_isolated_label_is_finite_and_ranked_last():
     assert np.isfinite(S).all() and np.isfinite(P).all()
     others = np.delete(S, 1, axis=1)
     assert (S[:, 1] < others.min(axis=1)).all()
-    assert (P[:, 1] < np.delete(P, 1, axis=1).min(axis=1)).all()
+    np.testing.assert_allclose(P[:, 1], 1.0 / (len(X) + 2), rtol=1e-8)  # Platt: smoothed frequency 0
+    P0 = m.refit(calibration="none").predict_proba(X)
+    assert (P0[:, 1] < np.delete(P0, 1, axis=1).min(axis=1)).all()
     assert m.predict(X)[:, 1].sum() == 0
 
 
@@ -149,6 +151,22 @@ def test_linear_mapping_equals_sklearn_ridge(n, d):
     np.testing.assert_allclose(ms.coef_, m.coef_, atol=1e-10)
 
 
+@pytest.mark.parametrize("n,d", [(60, 5), (30, 50)])
+def test_lsqr_ridge_path_equals_sklearn_ridge(monkeypatch, n, d):
+    """Above RIDGE_DENSE_MAX_BYTES the linear map is solved by LSQR (no Gram matrix); same V, b."""
+    import mlviz.models.mllem as mod
+
+    monkeypatch.setattr(mod, "RIDGE_DENSE_MAX_BYTES", 1.0)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(n, d)) + 0.3
+    Y = (X[:, :3] + 0.5 * rng.normal(size=(n, 3)) > 0).astype(np.uint8)
+    m = MLLEM(n_components=3, k_instances=4, mapping="linear", ridge=0.5).fit(sp.csr_matrix(X), Y)
+    assert m._gram_cache == {}  # no factorisation was formed
+    ref = Ridge(alpha=0.5, fit_intercept=True, solver="svd").fit(X, m.embedding_)
+    np.testing.assert_allclose(m.coef_, ref.coef_.T, atol=1e-8)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-8)
+
+
 def test_nonlinear_mapping_is_mean_of_nearest_training_points():
     X, Y = contract_data(n=50, d=3, L=3, random_state=6)
     m = MLLEM(n_components=3, k_test=4).fit(X, Y)
@@ -158,9 +176,9 @@ def test_nonlinear_mapping_is_mean_of_nearest_training_points():
     np.testing.assert_allclose(m.transform(Xt), ref, atol=1e-12)
 
 
-def test_scores_proba_and_rank_cut():
+def test_scores_similarity_and_rank_cut():
     X, Y = contract_data(n=60, d=4, L=3, random_state=7)
-    m = MLLEM(n_components=3).fit(X, Y)
+    m = MLLEM(n_components=3, calibration="none", threshold=None).fit(X, Y)
     G = m.transform(X)
     dist = np.sqrt(((G[:, None] - m.label_embedding_[None]) ** 2).sum(-1))
     np.testing.assert_allclose(m.decision_function(X), -dist, atol=1e-12)
@@ -171,18 +189,101 @@ def test_scores_proba_and_rank_cut():
     assert (pred.sum(1) == r).all()
     top = np.argsort(-m.decision_function(X), axis=1)[:, :r]
     assert all(pred[i, top[i]].all() for i in range(len(X)))
+    assert m.decision_rule_.startswith(f"top-{r} labels")
     thr = m.set_params(threshold=0.4).predict(X)
     np.testing.assert_array_equal(thr, (m.predict_proba(X) >= 0.4).astype(np.uint8))
+
+
+# ---------------------------------------------------------------- calibration
+def _platt_reference(s, t):
+    """Per-label Platt fit by scipy.optimize (independent of the Newton solver), a >= 0."""
+    from scipy.optimize import minimize
+
+    def f(p):
+        z = p[0] * s + p[1]
+        return np.sum(np.logaddexp(0, z) - t * z)
+
+    res = minimize(f, [0.0, 0.0], method="L-BFGS-B", bounds=[(0, None), (None, None)],
+                   options=dict(ftol=1e-15, gtol=1e-12, maxiter=1000))
+    return res.x
+
+
+def test_platt_fit_matches_scipy_per_label():
+    from mlviz.models.mllem import platt_fit, platt_targets
+
+    rng = np.random.default_rng(3)
+    N = 200
+    S = rng.normal(size=(N, 4))
+    Y = np.column_stack([
+        rng.random(N) < 1 / (1 + np.exp(-2 * S[:, 0] + 1)),  # ordinary label
+        S[:, 1] > 0.5,                                         # separable: smoothed targets keep it finite
+        rng.random(N) < 1 / (1 + np.exp(+1.5 * S[:, 2])),      # decreasing: constrained to a = 0
+        np.zeros(N, bool),                                      # no positives
+    ]).astype(np.uint8)
+    a, b = platt_fit(S, Y)
+    T = platt_targets(Y)
+    assert T[Y[:, 0] == 1, 0][0] == (Y[:, 0].sum() + 1) / (Y[:, 0].sum() + 2)
+    for l in range(4):
+        ra, rb = _platt_reference(S[:, l], T[:, l])
+        np.testing.assert_allclose([a[l], b[l]], [ra, rb], atol=1e-5)
+    assert a[2] == 0.0 and abs(a[3]) < 1e-10
+    np.testing.assert_allclose(1 / (1 + np.exp(-b[3])), 1 / (N + 2), rtol=1e-8)
+
+
+def test_calibration_uses_cross_fitted_scores():
+    """Held-out scores equal independent fits on the folds; the maps equal Platt on them."""
+    from sklearn.model_selection import KFold
+    from sklearn.utils import check_random_state
+
+    from mlviz.models.mllem import platt_fit
+
+    X, Y = contract_data(n=90, d=4, L=3, random_state=2)
+    m = MLLEM(n_components=3, k_instances=5, calibration_folds=3, random_state=4).fit(X, Y)
+    seed = check_random_state(4).randint(np.iinfo(np.int32).max)
+    S = np.empty(Y.shape)
+    for tr, te in KFold(3, shuffle=True, random_state=seed).split(X):
+        sub = MLLEM(n_components=3, k_instances=5, calibration="none", random_state=4).fit(X[tr], Y[tr])
+        S[te] = sub.decision_function(X[te]) * np.sqrt(sub.affinity_.sum())
+    np.testing.assert_allclose(m.cross_fitted_scores(), S, atol=1e-10)
+    scale = np.median(-S[S < 0])
+    a, b = platt_fit(S / scale, Y)
+    Xt = np.random.default_rng(9).normal(size=(7, 4))
+    ref = 1 / (1 + np.exp(-(m.decision_function(Xt) * np.sqrt(m.affinity_.sum()) / scale * a + b)))
+    np.testing.assert_allclose(m.predict_proba(Xt), ref, atol=1e-10)
+    np.testing.assert_array_equal(m.predict(Xt), (ref >= 0.5).astype(np.uint8))
+    assert m.decision_rule_ == ("threshold 0.5 on probabilities calibrated by per-label Platt "
+                                "scaling on 3-fold cross-fitted distances")
+
+
+def test_calibrated_default_beats_predicting_nothing_on_emotions():
+    """The issue-14 failure: Hamming 0.49 at threshold 0.5 on similarities (BR-LR: ~0.2)."""
+    from sklearn.preprocessing import StandardScaler
+
+    from mlviz.data import load_sample_split
+    from mlviz.metrics import evaluate
+
+    tr, te = load_sample_split("emotions")
+    sc = StandardScaler().fit(tr.X)
+    m = MLLEM(random_state=0).fit(sc.transform(tr.X), tr.Y)
+    P = m.predict_proba(sc.transform(te.X))
+    r = evaluate(te.Y, P, y_pred=m.predict(sc.transform(te.X)))
+    empty = te.Y.mean()  # Hamming loss of predicting nothing
+    assert r["hamming_loss"] < empty
+    assert r["micro_f1"] > 0.42  # measured 0.469 (α=β=1 with similarities at 0.5: Hamming 0.49, issue 14)
+    # calibration: lower Brier score than the training label frequencies and than the similarities
+    brier = np.mean((P - te.Y) ** 2)
+    assert brier < np.mean((tr.Y.mean(0) - te.Y) ** 2)
+    assert brier < np.mean((m.refit(calibration="none").predict_proba(sc.transform(te.X)) - te.Y) ** 2)
 
 
 def test_refit_equals_fresh_fit():
     X, Y = contract_data(n=80, d=4, L=3, random_state=8)
     m = MLLEM(n_components=3, k_instances=6, mapping="linear", random_state=0).fit(X, Y)
     cached = m.neighbors_
-    for params in ({"alpha": 0.3, "beta": 2.0}, {"k_labels": 1, "ridge": 3.0},
+    for params in ({"calibration_folds": 4}, {"alpha": 0.3, "beta": 2.0}, {"k_labels": 1, "ridge": 3.0},
                    {"k_instances": 3, "n_components": 2, "mapping": "nonlinear"},
                    {"k_instances": 9}):
-        m.refit(**params)
+        assert m.refit(**params) is m  # in place
         fresh = clone(m).fit(X, Y)
         np.testing.assert_allclose(m.embedding_, fresh.embedding_, atol=1e-12)
         np.testing.assert_allclose(m.predict_proba(X), fresh.predict_proba(X), atol=1e-12)

@@ -255,22 +255,27 @@ def laplacian_eigenmap(W, n_components, *, method="auto", random_state=None):
     S = (sp.diags(inv_sqrt_d) @ Wa @ sp.diags(inv_sqrt_d)).tocsr()  # D^{-1/2} W D^{-1/2}
     # L_sym is block diagonal over components: solve each block, drop its
     # constant vector (its eigenvalue 0 is simple), merge by eigenvalue.
-    all_vals, all_vecs, used = [], [], set()
+    # Each component's vectors are kept on its own nodes only (memory O(m K), not
+    # O(m K n_cc)); the selected columns are scattered into U at the end.
+    all_vals, pieces, used = [], [], set()
+    by_component = np.argsort(labels, kind="stable")
+    bounds = np.searchsorted(labels[by_component], np.arange(n_cc + 1))
     for c in range(n_cc):
-        idx = np.flatnonzero(labels == c)
+        idx = by_component[bounds[c]:bounds[c + 1]]
         kc = min(k_use, idx.size - 1)
         if kc <= 0:
             continue
         S_c = S[idx][:, idx] if n_cc > 1 else S
-        vals, U, used_method = _solve_block(S_c, kc + 1, method, random_state)
+        vals, U_c, used_method = _solve_block(S_c, kc + 1, method, random_state)
         used.add(used_method)
-        U_full = np.zeros((m, kc))
-        U_full[idx] = U[:, 1:]
         all_vals.append(vals[1:])
-        all_vecs.append(U_full)
+        pieces.extend((idx, U_c[:, j]) for j in range(1, kc + 1))
     vals = np.concatenate(all_vals)
     order = np.argsort(vals, kind="stable")[:k_use]
-    U = np.hstack(all_vecs)[:, order]
+    U = np.zeros((m, k_use))
+    for col, p in enumerate(order):
+        idx, vec = pieces[p]
+        U[idx, col] = vec
     Ea = U * inv_sqrt_d[:, None]  # E = D^{-1/2} U
     E[active, :k_use] = _fix_signs(Ea)
     eigenvalues[:k_use] = np.maximum(vals[order], 0.0)
