@@ -393,7 +393,7 @@ def build_parser():
     p.add_argument("--measures", help="comma-separated measure keys (default: mlviz.metrics.DEFAULT_MEASURES)")
     p.add_argument("--threshold", type=_threshold, default="predict",
                    help="'predict' (default): each method's own decision rule (its predict: threshold 0.5 "
-                   "on calibrated probabilities, MLRH winner-take-all, MLLEM rank cut, ...); or a number "
+                   "on calibrated probabilities, MLRH winner-take-all, MLLEM threshold on calibrated probabilities, ...); or a number "
                    "in [0, 1] applied to every method's predict_proba")
     p.add_argument("--scaling", default="auto", choices=["auto", *SCALING_CHOICES],
                    help="feature scaling fitted inside each training fold (default auto: 'l2' rows for "

@@ -236,7 +236,10 @@ def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
     res = pd.read_csv(out_csv, keep_default_na=False)
     assert set(res["scaling"]) == {"l2"} and res["tuned_params"].str.fullmatch(r"k=(5|10|20)").all()
     table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
-    assert "l2" in table and "threshold 0.5 on predict_proba" in table and "tuning s/fold" in table
+    from mlviz.models import MLkNN
+
+    rule = MLkNN(k=5).fit(np.eye(4)[[0, 1, 2, 3, 0, 1]], np.eye(2, dtype=np.uint8)[[0, 1, 0, 1, 0, 1]]).decision_rule_
+    assert "l2" in table and rule in table and "tuning s/fold" in table
     assert "tuned by 2-fold inner CV" in out
     code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
                        "micro_f1")

@@ -142,7 +142,7 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold="predict"
         How label-based measures binarize the test predictions. ``"predict"``
         uses each estimator's own ``predict`` -- its documented decision rule
         (threshold 0.5 on calibrated probabilities, MLRH winner-take-all,
-        MLLEM rank cut, ...) -- and falls back to 0.5 on ``predict_proba`` for
+        MLLEM threshold 0.5 on calibrated probabilities, ...) -- and falls back to 0.5 on ``predict_proba`` for
         an estimator without ``predict``. A number, array or RCut applies that
         rule to every method's scores (see :func:`mlviz.metrics.binarize`);
         meaningful only where those scores are probabilities. Ranking measures

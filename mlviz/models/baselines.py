@@ -23,17 +23,7 @@ from sklearn.linear_model import LogisticRegression
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
-try:
-    from ._base import TooLargeError
-except ImportError:  # until evalcli's _base.py is merged
-    class TooLargeError(ValueError):
-        """Shape cannot be fitted within budget; raised before any work starts."""
-
-        def __init__(self, message, *, estimate_seconds=None, estimate_bytes=None, alternative=None):
-            super().__init__(message)
-            self.estimate_seconds = estimate_seconds
-            self.estimate_bytes = estimate_bytes
-            self.alternative = alternative
+from ._base import TooLargeError
 
 
 def _default_logistic():

@@ -96,17 +96,7 @@ from ..solvers.esp import best_subset, esp_marginals
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
-try:
-    from ._base import TooLargeError
-except ImportError:  # until evalcli's _base.py is merged
-    class TooLargeError(ValueError):
-        """Shape cannot be fitted within budget; raised before any work starts."""
-
-        def __init__(self, message, *, estimate_seconds=None, estimate_bytes=None, alternative=None):
-            super().__init__(message)
-            self.estimate_seconds = estimate_seconds
-            self.estimate_bytes = estimate_bytes
-            self.alternative = alternative
+from ._base import TooLargeError
 
 #: Seconds per DP cell (instance × label × set size) of one objective evaluation, measured on a
 #: loaded 2-core machine (benchmarks/bench_mlrh.py --scale); used only for the up-front estimate.
