@@ -1,0 +1,351 @@
+"""Run every slow piece of dashboard work in background threads: one job per key, cancellable, cached by bytes.
+
+No Streamlit here (tests drive it directly).  A job is ``fn(token)`` submitted
+under a string ``key``:
+
+* **de-duplicated** by key: while a job runs, or its result is cached, the same
+  key returns the same :class:`Job`;
+* **owned**: ``owner = (session, slot)``, e.g. a browser session and a page's
+  panel.  An owner holds one job at a time; a newer request of the same owner
+  for another key releases the old job, which is cancelled when nobody else
+  (no other owner, no anonymous caller) wants it any more;
+* **cancellable**: ``fn`` receives a :class:`Token`; ``token.check()`` (for
+  example from an estimator's progress callback) raises :class:`Cancelled`;
+* **prioritised per session**: :data:`USER` jobs (someone waits) leave the
+  queue before :data:`PREFETCH` jobs, and a running prefetch job *of the same
+  session* pauses in ``token.check()`` while that session has user work running
+  (other sessions' work never pauses it);
+* **cached**: finished results live in a locked LRU bounded by bytes
+  (:class:`ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
+
+Jobs may need other jobs: :meth:`Runner.need` inside ``fn`` runs a queued
+dependency in the calling thread (no worker waits for a job that has no
+worker), or waits for it if it already runs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import sys
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor, wait, FIRST_COMPLETED
+
+import numpy as np
+
+USER, PREFETCH = 0, 1
+
+
+class Cancelled(Exception):
+    """Raised by :meth:`Token.check` once nobody wants the job's result."""
+
+
+def nbytes(obj, _seen=None, _depth=0) -> int:
+    """Rough size in bytes of ``obj``: numpy/scipy arrays by ``nbytes``, containers and
+    object attributes walked (each object counted once), anything else by ``sys.getsizeof``."""
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen or _depth > 12:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes) + (nbytes(obj.base, seen, _depth + 1) if obj.base is not None else 0)
+    if hasattr(obj, "to_plotly_json"):
+        return nbytes(obj.to_plotly_json(), seen, _depth + 1)
+    if isinstance(obj, (str, bytes, int, float, bool, type(None))):
+        return sys.getsizeof(obj)
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        items = itertools.chain.from_iterable(obj.items())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = obj
+    elif hasattr(obj, "__dict__"):
+        items = vars(obj).values()
+    else:
+        return size
+    return size + sum(nbytes(x, seen, _depth + 1) for x in items)
+
+
+def budget_from_env(name="MLVIZ_CACHE_MB", default_mb=1024) -> int:
+    """Bytes allowed by environment variable ``name`` (in MB; ``default_mb`` if unset or invalid)."""
+    try:
+        mb = float(os.environ.get(name, default_mb))
+    except ValueError:
+        mb = default_mb
+    return int(max(mb, 0) * 2**20)
+
+
+class ByteLRU:
+    """A thread-safe LRU mapping whose values' total :func:`nbytes` stays under ``budget`` bytes
+    (a value larger than the whole budget is not kept)."""
+
+    def __init__(self, budget: int):
+        self.budget = int(budget)
+        self._lock = threading.Lock()
+        self._data: OrderedDict = OrderedDict()
+        self._bytes = 0
+
+    def get(self, key, default=None):
+        with self._lock:
+            if key not in self._data:
+                return default
+            self._data.move_to_end(key)
+            return self._data[key][0]
+
+    def __contains__(self, key):
+        with self._lock:
+            return key in self._data
+
+    def put(self, key, value, size: int | None = None) -> None:
+        size = nbytes(value) if size is None else int(size)
+        with self._lock:
+            if key in self._data:
+                self._bytes -= self._data.pop(key)[1]
+            if size > self.budget:
+                return
+            self._data[key] = (value, size)
+            self._bytes += size
+            while self._bytes > self.budget:
+                self._bytes -= self._data.popitem(last=False)[1][1]
+
+    def pop(self, key) -> None:
+        with self._lock:
+            if key in self._data:
+                self._bytes -= self._data.pop(key)[1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+            self._bytes = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes held now."""
+        with self._lock:
+            return self._bytes
+
+    def __len__(self):
+        with self._lock:
+            return len(self._data)
+
+
+class Token:
+    """What a job's ``fn`` gets: :meth:`check` to stop early, :meth:`report` / :meth:`publish` for progress."""
+
+    def __init__(self, runner, job):
+        self._runner, self._job = runner, job
+
+    @property
+    def cancelled(self) -> bool:
+        return self._job.cancel_event.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if nobody wants the result; a prefetch job also waits here
+        while its session has user work running."""
+        job = self._job
+        if job.priority == PREFETCH:
+            self._runner._yield_to_session(job)
+        if job.cancel_event.is_set():
+            raise Cancelled(job.key)
+
+    def report(self, **progress) -> None:
+        """Record progress (e.g. ``stage``, ``n_iter``, ``objective``) and :meth:`check`."""
+        self._job.progress = dict(progress)
+        self.check()
+
+    def publish(self, partial) -> None:
+        """Make a partial result readable as ``job.partial`` (e.g. the γ points computed so far)."""
+        self._job.partial = partial
+        self._job.version += 1
+        self.check()
+
+
+class Job:
+    """One unit of work: ``key``, ``future`` (its result or exception), ``progress``, ``partial``."""
+
+    def __init__(self, key, fn, priority, session, seq):
+        self.key, self.fn, self.priority, self.session, self.seq = key, fn, priority, session, seq
+        self.future: Future = Future()
+        self.cancel_event = threading.Event()
+        self.cancelled = Future()  # done once cancelled (to wait for "result or cancel" without polling)
+        self.owners: set = set()
+        self.anonymous = False  # wanted by a caller without owner: never cancelled by owners
+        self.progress: dict = {}
+        self.partial = None
+        self.version = 0
+        self.claimed = False
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def cancel(self) -> None:
+        """Ask ``fn`` to stop at its next :meth:`Token.check`."""
+        self.cancel_event.set()
+        if not self.cancelled.done():
+            self.cancelled.set_result(None)
+
+    def result(self, timeout=None):
+        return self.future.result(timeout)
+
+    def __lt__(self, other):  # heap order: priority, then submission order
+        return (self.priority, self.seq) < (other.priority, other.seq)
+
+
+class Runner:
+    """A pool of ``workers`` threads running :class:`Job` s (see the module docstring)."""
+
+    def __init__(self, workers: int = 2, budget: int | None = None):
+        self.results = ByteLRU(budget_from_env() if budget is None else budget)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job")
+        self._cond = threading.Condition()
+        self._heap: list = []
+        self._jobs: dict = {}  # key -> Job not finished
+        self._owned: dict = {}  # owner -> key
+        self._busy: dict = {}  # session -> count of user jobs / reruns running
+        self._seq = itertools.count()
+
+    # ------------------------------------------------------------------ public
+    def submit(self, key: str, fn, *, owner=None, priority: int = USER) -> Job:
+        """The job computing ``fn(token)`` under ``key`` (an existing one if any; see module docstring).
+
+        ``owner``: ``(session, slot)`` or None (anonymous: the job is never cancelled by owners).
+        """
+        session = owner[0] if owner is not None else None
+        with self._cond:
+            if owner is not None and self._owned.get(owner) not in (None, key):
+                self._release(owner)
+            if key in self.results:
+                job = Job(key, fn, priority, session, next(self._seq))
+                job.future.set_result(self.results.get(key))
+                return job
+            job = self._jobs.get(key)
+            if job is None:
+                job = Job(key, fn, priority, session, next(self._seq))
+                self._jobs[key] = job
+                heapq.heappush(self._heap, job)
+                self._pool.submit(self._work)
+            elif priority < job.priority:  # someone waits now: up the queue, and no more yielding
+                job.priority = priority
+                job.session = session if session is not None else job.session
+                heapq.heapify(self._heap)
+                self._cond.notify_all()
+            if owner is None:
+                job.anonymous = True
+            else:
+                job.owners.add(owner)
+                self._owned[owner] = key
+            return job
+
+    def peek(self, key: str):
+        """The cached result of ``key`` or None (never computes)."""
+        return self.results.get(key)
+
+    def job(self, key: str):
+        """The unfinished job of ``key`` or None."""
+        with self._cond:
+            return self._jobs.get(key)
+
+    def need(self, key: str, fn, token: Token, priority: int | None = None):
+        """Inside a job: the result of ``key``, computed here if queued, awaited if running elsewhere.
+        Raises :class:`Cancelled` if the calling job is cancelled meanwhile."""
+        cached = self.results.get(key)
+        if cached is not None:
+            return cached
+        prio = token._job.priority if priority is None else priority
+        job = self.submit(key, fn, priority=prio)
+        with self._cond:
+            claim = not job.claimed and not job.done()
+            if claim:
+                job.claimed = True
+        if claim:
+            self._run(job)
+        else:
+            wait([job.future, token._job.cancelled], return_when=FIRST_COMPLETED)
+            if not job.done():
+                raise Cancelled(token._job.key)
+        return job.result()
+
+    def cancel(self, owner) -> None:
+        """``owner`` no longer waits for its job (cancelled if nobody else wants it)."""
+        with self._cond:
+            self._release(owner)
+
+    def busy(self, session: str):
+        """Context manager: user work of ``session`` runs (its prefetch jobs pause meanwhile)."""
+        runner = self
+
+        class _Busy:
+            def __enter__(self):
+                with runner._cond:
+                    runner._busy[session] = runner._busy.get(session, 0) + 1
+
+            def __exit__(self, *exc):
+                with runner._cond:
+                    runner._busy[session] -= 1
+                    if not runner._busy[session]:
+                        del runner._busy[session]
+                    runner._cond.notify_all()
+
+        return _Busy()
+
+    def clear(self) -> None:
+        """Cancel every job and empty the cache (tests, benchmarks)."""
+        with self._cond:
+            for job in self._jobs.values():
+                job.cancel()
+            self._owned.clear()
+            self._cond.notify_all()
+        self.results.clear()
+
+    def wait_idle(self, timeout: float | None = None) -> None:
+        """Wait until no job is queued or running (tests, benchmarks)."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._jobs, timeout)
+
+    # ----------------------------------------------------------------- private
+    def _release(self, owner) -> None:
+        key = self._owned.pop(owner, None)
+        job = self._jobs.get(key)
+        if job is not None:
+            job.owners.discard(owner)
+            if not job.owners and not job.anonymous:
+                job.cancel()
+                self._cond.notify_all()
+
+    def _yield_to_session(self, job) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: job.cancel_event.is_set() or job.priority == USER
+                                or not self._busy.get(job.session))
+
+    def _work(self) -> None:
+        with self._cond:
+            while self._heap and (self._heap[0].claimed or self._heap[0].done()):
+                heapq.heappop(self._heap)
+            if not self._heap:
+                return
+            job = heapq.heappop(self._heap)
+            job.claimed = True
+        self._run(job)
+
+    def _run(self, job) -> None:
+        user = job.priority == USER and job.session is not None
+        try:
+            if job.cancel_event.is_set():
+                raise Cancelled(job.key)
+            if user:
+                with self.busy(job.session):
+                    value = job.fn(Token(self, job))
+            else:
+                value = job.fn(Token(self, job))
+        except BaseException as exc:  # delivered to whoever waits (Cancelled included); never cached
+            with self._cond:
+                self._jobs.pop(job.key, None)
+                self._cond.notify_all()
+            job.future.set_exception(exc)
+            return
+        self.results.put(job.key, value)
+        with self._cond:
+            self._jobs.pop(job.key, None)
+            self._cond.notify_all()
+        job.future.set_result(value)
