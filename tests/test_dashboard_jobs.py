@@ -78,15 +78,38 @@ def test_cancel_releases_the_owner(runner):
 
 
 def test_user_jobs_leave_the_queue_before_prefetch_jobs():
-    r = Runner(workers=1, budget=2**20)
-    order, started, go = [], threading.Event(), threading.Event()
-    blocker = r.submit("blocker", gated(started, go, 0))
-    assert started.wait(T)
+    r = Runner(workers=1, budget=2**20, prefetch_workers=1)
+    order, started, go, started2, go2 = [], threading.Event(), threading.Event(), threading.Event(), threading.Event()
+    blockers = [r.submit("user blocker", gated(started, go, 0)),
+                r.submit("prefetch blocker", gated(started2, go2, 0), priority=PREFETCH)]
+    assert started.wait(T) and started2.wait(T)
     pre = r.submit("prefetch", lambda t: order.append("prefetch"), priority=PREFETCH)
     user = r.submit("user", lambda t: order.append("user"), priority=USER)
+    go2.set()  # the prefetch thread is free first: it takes the user job first
+    user.result(T), pre.result(T)
     go.set()
-    blocker.result(T), user.result(T), pre.result(T)
+    [b.result(T) for b in blockers]
     assert order == ["user", "prefetch"]
+
+
+def test_paused_prefetch_jobs_never_hold_up_that_sessions_user_job():
+    r = Runner(workers=1, budget=2**20, prefetch_workers=2)
+    started = [threading.Event(), threading.Event()]
+
+    def prefetch(i):
+        def fn(token):
+            started[i].set()
+            while True:
+                token.check()  # paused while A is busy, cancelled at the end
+        return fn
+
+    for i in range(2):  # every prefetch thread busy with session A's work
+        r.submit(f"p{i}", prefetch(i), owner=("A", f"prefetch{i}"), priority=PREFETCH)
+    assert all(e.wait(T) for e in started)
+    with r.busy("A"):  # A's rerun waits for A's user job
+        assert r.submit("user", lambda token: "answer", owner=("A", "graph")).result(T) == "answer"
+    r.clear()
+    r.wait_idle(T)
 
 
 def test_prefetch_of_a_session_pauses_for_that_sessions_user_work_only(runner):

@@ -30,6 +30,7 @@ import itertools
 import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor, wait, FIRST_COMPLETED
 
@@ -156,8 +157,10 @@ class Token:
 
     def publish(self, partial) -> None:
         """Make a partial result readable as ``job.partial`` (e.g. the γ points computed so far)."""
-        self._job.partial = partial
-        self._job.version += 1
+        with self._runner._cond:
+            self._job.partial = partial
+            self._job.version += 1
+            self._runner._cond.notify_all()
         self.check()
 
 
@@ -175,6 +178,7 @@ class Job:
         self.partial = None
         self.version = 0
         self.claimed = False
+        self.started = time.monotonic()  # (submitted; for "running for 3.2 s" notices)
 
     def done(self) -> bool:
         return self.future.done()
@@ -193,11 +197,14 @@ class Job:
 
 
 class Runner:
-    """A pool of ``workers`` threads running :class:`Job` s (see the module docstring)."""
+    """Threads running :class:`Job` s (see the module docstring): ``workers`` threads take user jobs
+    only, ``prefetch_workers`` more take any job, so a user job never waits for a thread held by a
+    paused prefetch job."""
 
-    def __init__(self, workers: int = 2, budget: int | None = None):
+    def __init__(self, workers: int = 2, budget: int | None = None, prefetch_workers: int = 2):
         self.results = ByteLRU(budget_from_env() if budget is None else budget)
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job")
+        self._pools = {USER: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job"),
+                       PREFETCH: ThreadPoolExecutor(max_workers=prefetch_workers, thread_name_prefix="mlviz-prefetch")}
         self._cond = threading.Condition()
         self._heap: list = []
         self._jobs: dict = {}  # key -> Job not finished
@@ -220,15 +227,17 @@ class Runner:
                 job.future.set_result(self.results.get(key))
                 return job
             job = self._jobs.get(key)
-            if job is None:
+            if job is None or job.cancel_event.is_set():  # (a cancelled job still running is left to end)
                 job = Job(key, fn, priority, session, next(self._seq))
                 self._jobs[key] = job
                 heapq.heappush(self._heap, job)
-                self._pool.submit(self._work)
+                self._pools[priority].submit(self._work, priority)
             elif priority < job.priority:  # someone waits now: up the queue, and no more yielding
                 job.priority = priority
                 job.session = session if session is not None else job.session
                 heapq.heapify(self._heap)
+                if not job.claimed:
+                    self._pools[priority].submit(self._work, priority)
                 self._cond.notify_all()
             if owner is None:
                 job.anonymous = True
@@ -265,6 +274,12 @@ class Runner:
             if not job.done():
                 raise Cancelled(token._job.key)
         return job.result()
+
+    def wait(self, job: Job, ready=None, timeout: float | None = None) -> bool:
+        """Wait at most ``timeout`` s until ``job`` is done or ``ready(job)`` (e.g. a partial result
+        arrived); True if so."""
+        with self._cond:
+            return self._cond.wait_for(lambda: job.done() or (ready is not None and ready(job)), timeout)
 
     def cancel(self, owner) -> None:
         """``owner`` no longer waits for its job (cancelled if nobody else wants it)."""
@@ -313,20 +328,26 @@ class Runner:
                 job.cancel()
                 self._cond.notify_all()
 
+    def _forget(self, job) -> None:
+        if self._jobs.get(job.key) is job:
+            del self._jobs[job.key]
+
     def _yield_to_session(self, job) -> None:
         with self._cond:
             self._cond.wait_for(lambda: job.cancel_event.is_set() or job.priority == USER
                                 or not self._busy.get(job.session))
 
-    def _work(self) -> None:
-        with self._cond:
-            while self._heap and (self._heap[0].claimed or self._heap[0].done()):
-                heapq.heappop(self._heap)
-            if not self._heap:
-                return
-            job = heapq.heappop(self._heap)
-            job.claimed = True
-        self._run(job)
+    def _work(self, pool: int) -> None:
+        """Run queued jobs, best first, until none is left that this pool takes (USER: user jobs only)."""
+        while True:
+            with self._cond:
+                while self._heap and (self._heap[0].claimed or self._heap[0].done()):
+                    heapq.heappop(self._heap)
+                if not self._heap or self._heap[0].priority > pool:
+                    return
+                job = heapq.heappop(self._heap)
+                job.claimed = True
+            self._run(job)
 
     def _run(self, job) -> None:
         user = job.priority == USER and job.session is not None
@@ -340,12 +361,12 @@ class Runner:
                 value = job.fn(Token(self, job))
         except BaseException as exc:  # delivered to whoever waits (Cancelled included); never cached
             with self._cond:
-                self._jobs.pop(job.key, None)
+                self._forget(job)
+                job.future.set_exception(exc)
                 self._cond.notify_all()
-            job.future.set_exception(exc)
             return
-        self.results.put(job.key, value)
+        self.results.put(job.key, value)  # (also when cancelled after its last check: results are pure)
         with self._cond:
-            self._jobs.pop(job.key, None)
+            self._forget(job)
+            job.future.set_result(value)
             self._cond.notify_all()
-        job.future.set_result(value)
