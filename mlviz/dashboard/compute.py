@@ -109,7 +109,7 @@ def _path_fn(ctx, method: Method, slow: dict):
                 if point in steps:
                     continue
                 t0 = time.perf_counter()
-                model = method.path.step(model, point, cb)
+                model = method.path.step(model, point, cb, keep=(ctx.X_train, ctx.Y_train))
                 steps[point] = dict(method.path.describe(model), model=model, point=point,
                                     seconds=time.perf_counter() - t0 + extra)
                 extra = 0.0

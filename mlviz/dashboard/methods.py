@@ -59,8 +59,9 @@ class PathSpec:
     """A warm-started path over one slider's grid, from its largest value downwards.
 
     ``start(estimator, X, Y, callback)`` fits the top of the path cold; ``step(model, value,
-    callback)`` returns a new model at ``value`` warm-started from ``model`` (never modifying
-    it); ``describe(model)`` the small summary the pages show.
+    callback, keep)`` returns a new model at ``value`` warm-started from ``model`` (never modifying
+    it; the objects in ``keep`` are shared, not copied); ``describe(model)`` the small summary the
+    pages show, with the absolute value of the path parameter under its name (e.g. ``gamma``).
     """
 
     start: Callable
@@ -173,9 +174,10 @@ def _cdn_start(estimator, X, Y, callback):
     return estimator.set_params(gamma=1e12).fit(X, Y, callback=callback)
 
 
-def _cdn_step(model, ratio, callback):
-    """``model`` refitted at γ = ratio · γ_max, warm-started; ``model`` itself is left as it was."""
-    return copy.deepcopy(model).refit(gamma_ratio=float(ratio), callback=callback)
+def _cdn_step(model, ratio, callback, keep=()):
+    """``model`` refitted at γ = ratio · γ_max, warm-started; ``model`` itself is left as it was
+    (a deep copy is refitted, sharing the objects in ``keep``, e.g. the training features)."""
+    return copy.deepcopy(model, {id(x): x for x in keep}).refit(gamma_ratio=float(ratio), callback=callback)
 
 
 def _cdn_describe(model) -> dict:
