@@ -12,9 +12,10 @@ under a string ``key``:
 * **cancellable**: ``fn`` receives a :class:`Token`; ``token.check()`` (for
   example from an estimator's progress callback) raises :class:`Cancelled`;
 * **prioritised per session**: :data:`USER` jobs (someone waits) leave the
-  queue before :data:`PREFETCH` jobs, and a running prefetch job *of the same
-  session* pauses in ``token.check()`` while that session has user work running
-  (other sessions' work never pauses it);
+  queue before :data:`PREFETCH` jobs and have threads of their own; a prefetch
+  job *of the same session* pauses in ``token.check()`` while that session has
+  user work running (a job or a rerun, see :meth:`Runner.busy`) and
+  :attr:`Runner.SETTLE` s after it (other sessions' work never pauses it);
 * **cached**: finished results live in a locked LRU bounded by bytes
   (:class:`ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
 
@@ -201,6 +202,9 @@ class Runner:
     only, ``prefetch_workers`` more take any job, so a user job never waits for a thread held by a
     paused prefetch job."""
 
+    #: Seconds a session's prefetch jobs keep pausing after its last user work (the next move may follow).
+    SETTLE = 0.3
+
     def __init__(self, workers: int = 2, budget: int | None = None, prefetch_workers: int = 2):
         self.results = ByteLRU(budget_from_env() if budget is None else budget)
         self._pools = {USER: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job"),
@@ -210,6 +214,7 @@ class Runner:
         self._jobs: dict = {}  # key -> Job not finished
         self._owned: dict = {}  # owner -> key
         self._busy: dict = {}  # session -> count of user jobs / reruns running
+        self._quiet_from: dict = {}  # session -> monotonic time its prefetch jobs may go on
         self._seq = itertools.count()
 
     # ------------------------------------------------------------------ public
@@ -300,6 +305,9 @@ class Runner:
                     runner._busy[session] -= 1
                     if not runner._busy[session]:
                         del runner._busy[session]
+                        now = time.monotonic()
+                        runner._quiet_from = {s: t for s, t in runner._quiet_from.items() if t > now}
+                        runner._quiet_from[session] = now + runner.SETTLE
                     runner._cond.notify_all()
 
         return _Busy()
@@ -333,9 +341,16 @@ class Runner:
             del self._jobs[job.key]
 
     def _yield_to_session(self, job) -> None:
+        """Wait while ``job``'s session has user work running, or finished it less than SETTLE s ago."""
         with self._cond:
-            self._cond.wait_for(lambda: job.cancel_event.is_set() or job.priority == USER
-                                or not self._busy.get(job.session))
+            while not job.cancel_event.is_set() and job.priority != USER:
+                if self._busy.get(job.session):
+                    self._cond.wait()
+                    continue
+                quiet_in = self._quiet_from.get(job.session, 0.0) - time.monotonic()
+                if quiet_in <= 0:
+                    return
+                self._cond.wait(quiet_in)
 
     def _work(self, pool: int) -> None:
         """Run queued jobs, best first, until none is left that this pool takes (USER: user jobs only)."""
@@ -352,8 +367,7 @@ class Runner:
     def _run(self, job) -> None:
         user = job.priority == USER and job.session is not None
         try:
-            if job.cancel_event.is_set():
-                raise Cancelled(job.key)
+            Token(self, job).check()  # (a prefetch job starts when its session is quiet)
             if user:
                 with self.busy(job.session):
                     value = job.fn(Token(self, job))
