@@ -7,7 +7,6 @@ exceptions.
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 from pathlib import Path
@@ -246,55 +245,6 @@ def test_label_graph_sliders_change_graph():
     figs = charts(ok(at))
     assert len(figs) == n_before + 1
     assert not at.error, [e.value for e in at.error]
-
-
-def _cold_cdn(ratio, mu, lam=0.1, variant="sparse"):
-    """The sparse CDN fitted from scratch at the dashboard's parameters (emotions split)."""
-    from mlviz.dashboard.state import standardise
-    from mlviz.data import load_sample_split
-    from mlviz.models.cdn import SparseCDN
-
-    train, test = load_sample_split("emotions")
-    X, _ = standardise(train.X, test.X)
-    Y = np.asarray(train.Y)
-    kw = dict(lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0)
-    gamma_max = SparseCDN(gamma=1e12, **kw).fit(X, Y).gamma_max_  # the empty graph's fit yields γ_max
-    return SparseCDN(gamma=ratio * gamma_max, **kw).fit(X, Y)
-
-
-def _shown_edges(at):
-    table = at.dataframe[0].value
-    return {(f, t): w for f, t, w in zip(table["from label"], table["to label"], table["weight"])}
-
-
-def _values(v):
-    """A trace array from a figure's JSON (plain list or plotly's base64 typed array)."""
-    if isinstance(v, dict) and "bdata" in v:
-        import base64
-
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).tolist()
-    return list(v)
-
-
-def _path_points(at):
-    """(γ values, edge counts) drawn in the regularisation-path figure."""
-    edges = next(t for t in charts(at)[2]["data"] if t.get("name") == "edges in the label graph")
-    return _values(edges["x"]), [int(y) for y in _values(edges["y"])]
-
-
-def _assert_equals_cold_fit(at, ratio, mu, lam):
-    """The graph on screen is a cold fit's at the same settings: same edges, weights equal to the
-    solver's tolerance (settings chosen so that no edge weight is within that tolerance of 0)."""
-    from mlviz.data import load_sample
-
-    L = list(load_sample("emotions").label_names)
-    cold = _cold_cdn(ratio, mu, lam=lam)
-    cold_edges = {(L[u], L[v]): d["weight"] for u, v, d in cold.label_graph_.edges(data=True)}
-    shown = _shown_edges(at)
-    assert set(shown) == set(cold_edges)
-    np.testing.assert_allclose([shown[e] for e in cold_edges], list(cold_edges.values()), atol=1e-2)
-    assert int(metrics(at)["edges (non-zero V entries)"]) == len(cold_edges)
-    return shown
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # provoked here

@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from mlviz.dashboard.jobs import PREFETCH, USER, ByteLRU, Cancelled, Runner, nbytes
+from mlviz.dashboard.jobs import PREFETCH, USER, Cancelled, Runner
+from mlviz.dashboard.memory import ByteLRU, nbytes
 
 T = 30  # safety timeout (s)
 
@@ -80,9 +81,10 @@ def test_cancel_releases_the_owner(runner):
 def test_user_jobs_leave_the_queue_before_prefetch_jobs():
     r = Runner(workers=1, budget=2**20, prefetch_workers=1)
     order, started, go, started2, go2 = [], threading.Event(), threading.Event(), threading.Event(), threading.Event()
-    blockers = [r.submit("user blocker", gated(started, go, 0)),
-                r.submit("prefetch blocker", gated(started2, go2, 0), priority=PREFETCH)]
-    assert started.wait(T) and started2.wait(T)
+    blockers = [r.submit("prefetch blocker", gated(started2, go2, 0), priority=PREFETCH)]
+    assert started2.wait(T)  # (first: a free prefetch thread would also take a user job)
+    blockers.append(r.submit("user blocker", gated(started, go, 0)))
+    assert started.wait(T)
     pre = r.submit("prefetch", lambda t: order.append("prefetch"), priority=PREFETCH)
     user = r.submit("user", lambda t: order.append("user"), priority=USER)
     go2.set()  # the prefetch thread is free first: it takes the user job first

@@ -85,22 +85,28 @@ def test_no_import_cycle():
     assert not cycles, "import cycles: " + "; ".join(" → ".join(c + [c[0]]) for c in cycles)
 
 
-def _private(module: str, name: str | None) -> bool:
+def _private_scope(module: str, name: str | None) -> str | None:
+    """The package inside which ``module``.``name`` may be used: the parent of its first private
+    part (``mlviz.models._base.check_X`` → ``mlviz.models``; ``mlviz._text`` → ``mlviz``), or None."""
     parts = module.split(".") + ([name] if name else [])
-    return any(p.startswith("_") and not p.startswith("__") for p in parts)
+    for i, p in enumerate(parts):
+        if p.startswith("_") and not p.startswith("__"):
+            prefix = ".".join(parts[:i])
+            if prefix in MODULES and MODULES[prefix].name != "__init__.py":  # a private name of a module:
+                return prefix.rpartition(".")[0]  # for its package (this test checks across packages)
+            return prefix
+    return None
 
 
 def private_imports_across_packages():
-    """``(importer, imported, line)`` where a module imports a private module or name of another package."""
+    """``(importer, imported, line)`` where a module imports a private module or name from outside
+    the package that owns it (a package's private parts are for that package and its subpackages)."""
     out = []
     for module in MODULES:
-        here = _package(module)
         for target, name, line in imports(module):
-            owner = _owner(target)
-            if not owner or not _private(target, name):
+            scope = _private_scope(target, name)
+            if scope is None or not _owner(target) or module == scope or module.startswith(scope + "."):
                 continue
-            if _package(owner) == here or owner.startswith(here + "."):
-                continue  # a package's own private modules and names
             out.append((module, f"{target}{'.' + name if name else ''}", line))
     return out
 

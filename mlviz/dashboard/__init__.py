@@ -1,8 +1,9 @@
 """Streamlit glue for the mlviz dashboard — the only mlviz package that imports streamlit.
 
-Imports run downwards: ``jobs`` ← ``methods`` (no Streamlit in either) ← ``compute`` ←
+Imports run downwards: ``memory`` ← ``jobs``, ``methods`` (no Streamlit in these) ← ``compute`` ←
 ``cache`` / ``progress`` / ``state`` / ``upload`` / ``widgets`` / ``explain`` ← pages.
 
+- :mod:`~mlviz.dashboard.memory`   : a thread-safe LRU bounded by bytes (``MLVIZ_CACHE_MB``)
 - :mod:`~mlviz.dashboard.jobs`     : background jobs: de-duplicated, cancellable, per-session priority, byte-bounded cache
 - :mod:`~mlviz.dashboard.methods`  : the methods, their sliders, the slider → estimator translation and cache keys
 - :mod:`~mlviz.dashboard.compute`  : every slow result (fits, γ paths, posteriors, UMAP, CV) as a job keyed by its settings

@@ -17,7 +17,7 @@ under a string ``key``:
   user work running (a job or a rerun, see :meth:`Runner.busy`) and
   :attr:`Runner.SETTLE` s after it (other sessions' work never pauses it);
 * **cached**: finished results live in a locked LRU bounded by bytes
-  (:class:`ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
+  (:class:`~mlviz.dashboard.memory.ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
 
 Jobs may need other jobs: :meth:`Runner.need` inside ``fn`` runs a queued
 dependency in the calling thread (no worker waits for a job that has no
@@ -28,108 +28,17 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import os
-import sys
 import threading
 import time
-from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor, wait, FIRST_COMPLETED
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
-import numpy as np
+from .memory import ByteLRU, budget_from_env
 
 USER, PREFETCH = 0, 1
 
 
 class Cancelled(Exception):
     """Raised by :meth:`Token.check` once nobody wants the job's result."""
-
-
-def nbytes(obj, _seen=None, _depth=0) -> int:
-    """Rough size in bytes of ``obj``: numpy/scipy arrays by ``nbytes``, containers and
-    object attributes walked (each object counted once), anything else by ``sys.getsizeof``."""
-    seen = set() if _seen is None else _seen
-    if id(obj) in seen or _depth > 12:
-        return 0
-    seen.add(id(obj))
-    if isinstance(obj, np.ndarray):
-        return int(obj.nbytes) + (nbytes(obj.base, seen, _depth + 1) if obj.base is not None else 0)
-    if hasattr(obj, "to_plotly_json"):
-        return nbytes(obj.to_plotly_json(), seen, _depth + 1)
-    if isinstance(obj, (str, bytes, int, float, bool, type(None))):
-        return sys.getsizeof(obj)
-    size = sys.getsizeof(obj)
-    if isinstance(obj, dict):
-        items = itertools.chain.from_iterable(obj.items())
-    elif isinstance(obj, (list, tuple, set, frozenset)):
-        items = obj
-    elif hasattr(obj, "__dict__"):
-        items = vars(obj).values()
-    else:
-        return size
-    return size + sum(nbytes(x, seen, _depth + 1) for x in items)
-
-
-def budget_from_env(name="MLVIZ_CACHE_MB", default_mb=1024) -> int:
-    """Bytes allowed by environment variable ``name`` (in MB; ``default_mb`` if unset or invalid)."""
-    try:
-        mb = float(os.environ.get(name, default_mb))
-    except ValueError:
-        mb = default_mb
-    return int(max(mb, 0) * 2**20)
-
-
-class ByteLRU:
-    """A thread-safe LRU mapping whose values' total :func:`nbytes` stays under ``budget`` bytes
-    (a value larger than the whole budget is not kept)."""
-
-    def __init__(self, budget: int):
-        self.budget = int(budget)
-        self._lock = threading.Lock()
-        self._data: OrderedDict = OrderedDict()
-        self._bytes = 0
-
-    def get(self, key, default=None):
-        with self._lock:
-            if key not in self._data:
-                return default
-            self._data.move_to_end(key)
-            return self._data[key][0]
-
-    def __contains__(self, key):
-        with self._lock:
-            return key in self._data
-
-    def put(self, key, value, size: int | None = None) -> None:
-        size = nbytes(value) if size is None else int(size)
-        with self._lock:
-            if key in self._data:
-                self._bytes -= self._data.pop(key)[1]
-            if size > self.budget:
-                return
-            self._data[key] = (value, size)
-            self._bytes += size
-            while self._bytes > self.budget:
-                self._bytes -= self._data.popitem(last=False)[1][1]
-
-    def pop(self, key) -> None:
-        with self._lock:
-            if key in self._data:
-                self._bytes -= self._data.pop(key)[1]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self._bytes = 0
-
-    @property
-    def size(self) -> int:
-        """Bytes held now."""
-        with self._lock:
-            return self._bytes
-
-    def __len__(self):
-        with self._lock:
-            return len(self._data)
 
 
 class Token:
