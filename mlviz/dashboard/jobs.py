@@ -88,6 +88,7 @@ class Job:
         self.partial = None
         self.version = 0
         self.claimed = False
+        self.waiting_on = None  # the job this one needs (see Runner.need): it inherits a higher priority
         self.started = time.monotonic()  # (submitted; for "running for 3.2 s" notices)
 
     def done(self) -> bool:
@@ -147,12 +148,7 @@ class Runner:
                 heapq.heappush(self._heap, job)
                 self._pools[priority].submit(self._work, priority)
             elif priority < job.priority:  # someone waits now: up the queue, and no more yielding
-                job.priority = priority
-                job.session = session if session is not None else job.session
-                heapq.heapify(self._heap)
-                if not job.claimed:
-                    self._pools[priority].submit(self._work, priority)
-                self._cond.notify_all()
+                self._raise(job, priority, session)
             if owner is None:
                 job.anonymous = True
             else:
@@ -175,18 +171,25 @@ class Runner:
         cached = self.results.get(key)
         if cached is not None:
             return cached
-        prio = token._job.priority if priority is None else priority
-        job = self.submit(key, fn, priority=prio)
+        caller = token._job
+        job = self.submit(key, fn, priority=caller.priority if priority is None else priority)
         with self._cond:
             claim = not job.claimed and not job.done()
             if claim:
                 job.claimed = True
-        if claim:
-            self._run(job)
-        else:
-            wait([job.future, token._job.cancelled], return_when=FIRST_COMPLETED)
-            if not job.done():
-                raise Cancelled(token._job.key)
+            caller.waiting_on = job  # (a later raise of the caller's priority reaches this job too)
+            if caller.priority < job.priority:
+                self._raise(job, caller.priority, caller.session)
+        try:
+            if claim:
+                self._run(job)
+            else:
+                wait([job.future, caller.cancelled], return_when=FIRST_COMPLETED)
+                if not job.done():
+                    raise Cancelled(caller.key)
+        finally:
+            with self._cond:
+                caller.waiting_on = None
         return job.result()
 
     def wait(self, job: Job, ready=None, timeout: float | None = None) -> bool:
@@ -244,6 +247,17 @@ class Runner:
             if not job.owners and not job.anonymous:
                 job.cancel()
                 self._cond.notify_all()
+
+    def _raise(self, job, priority, session) -> None:
+        """Give ``job`` and every job it waits for (transitively) ``priority`` (caller holds the lock)."""
+        while job is not None and priority < job.priority:
+            job.priority = priority
+            job.session = session if session is not None else job.session
+            if not job.claimed:
+                self._pools[priority].submit(self._work, priority)
+            job = job.waiting_on
+        heapq.heapify(self._heap)
+        self._cond.notify_all()
 
     def _forget(self, job) -> None:
         if self._jobs.get(job.key) is job:
