@@ -233,24 +233,24 @@ def test_a_user_request_reaches_what_the_prefetch_job_it_joins_is_waiting_for():
     """Priority inheritance: the user's job waits for prefetch job K, K waits for prefetch job D
     (paused while the session works); raising K must raise D too, or the three wait forever."""
     r = Runner(workers=1, budget=2**20, prefetch_workers=2)
-    d_started, k_waiting = threading.Event(), threading.Event()
+    d_started, k_started, busy = threading.Event(), threading.Event(), threading.Event()
 
     def d(token):
         d_started.set()
-        k_waiting.wait(T)
+        busy.wait(T)
         token.check()  # pauses while session A is busy, unless raised to USER
         return 1
 
     def k(token):
-        assert d_started.wait(T)
-        k_waiting.set()
+        k_started.set()
         return r.need("D", d, token) + 1
 
     r.submit("D", d, owner=("A", "prefetch-d"), priority=PREFETCH)
     assert d_started.wait(T)
     r.submit("K", k, owner=("A", "prefetch-k"), priority=PREFETCH)
+    assert k_started.wait(T)
     with r.busy("A"):
-        assert k_waiting.wait(T)
+        busy.set()
         assert r.submit("K", k, owner=("A", "graph")).result(T) == 2
     r.clear()
     r.wait_idle(T)
