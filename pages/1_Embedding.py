@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, explain, methods, state, widgets
+from mlviz.dashboard import cache, compute, explain, methods, progress, state, widgets
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
 st.title(":material/scatter_plot: Embedding — labels and instances in one map")
@@ -12,13 +12,8 @@ st.caption("MLLEM (Kimura, Kudo & Sun) embeds instances and labels together; an 
 explain.explain("embedding")
 
 MLLEM = methods.METHODS["mllem"]
-missing = methods.availability(MLLEM)
-if missing:
-    st.info(missing + " — this page will work once it lands.")
-    st.stop()
-
-label_sets_train = cache.labelset_strings(ctx.key + "|train", ctx.Y_train, tuple(ctx.label_names))
-label_sets_test = cache.labelset_strings(ctx.key + "|test", ctx.Y_test, tuple(ctx.label_names))
+label_sets_train = cache.labelset_strings(ctx, "train")
+label_sets_test = cache.labelset_strings(ctx, "test")
 
 
 def colour_controls():
@@ -38,19 +33,20 @@ def colour_controls():
     if mode == "a label":
         return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
     m = methods.METHODS[model_key]
-    reason = methods.availability(m) or methods.heavy_reason(ctx, m)
-    if reason:
-        st.warning(reason + "; colouring by the label instead.")
-        return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+    fallback = ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+    job = compute.model_result(
+        ctx, m, m.defaults(), "proba-train-test",
+        lambda mod: (compute.finite(mod.predict_proba(ctx.X_train)), compute.finite(mod.predict_proba(ctx.X_test))),
+        owner=progress.owner("embedding|colour"))
     try:
-        P_tr, P_te = cache.posterior(
-            "emb-colour|" + methods.values_key(ctx, m, m.defaults()),
-            lambda: methods.with_model(ctx, m, m.defaults(),
-                                       lambda mod: (mod.predict_proba(ctx.X_train), mod.predict_proba(ctx.X_test)))[0],
-        )
+        out, _ = progress.result(job, settings={"model": m.label}, slot="embedding|colour",
+                                 label=f"Fitting {m.label} for the colours")
     except Exception as exc:
         st.warning(f"{m.label} failed on this data set ({exc}); colouring by the label instead.")
-        return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
+        return fallback
+    if out is None:
+        return fallback
+    P_tr, P_te = out[0]
     return (np.clip(np.nan_to_num(P_tr[:, li]), 0, 1).astype(float),
             np.clip(np.nan_to_num(P_te[:, li]), 0, 1).astype(float), f"P({label} | x), {m.label}")
 
@@ -59,25 +55,29 @@ COLOR, TEST_COLOR, COLOR_TITLE = colour_controls()
 
 
 @st.fragment
+@progress.foreground  # this session's prefetch work waits for this rerun
 def embedding_view(color, test_color, color_title):
     left, right = st.columns([3, 2])
     with right:
         dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
                                     bind="query-params") or 2
-        values = widgets.param_controls(MLLEM, prefix="emb_")
+        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.params
+                                                                    if p.name != "n_components"])
         show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
     values["n_components"] = int(dims)
+    job = compute.model_result(ctx, MLLEM, values, "embedding",
+                               lambda m: (m.embedding_.copy(), m.label_embedding_.copy(), m.transform(ctx.X_test)),
+                               owner=progress.owner("embedding"))
     try:
-        G, H, T = cache.posterior(
-            "emb|" + methods.values_key(ctx, MLLEM, values),
-            lambda: methods.with_model(
-                ctx, MLLEM, values,
-                lambda m: (m.embedding_.copy(), m.label_embedding_.copy(), m.transform(ctx.X_test)),
-            )[0],
-        )
+        out, values = progress.result(job, settings=values, slot="embedding", label="Embedding with MLLEM",
+                                      widgets={k: f"emb_mllem_{k}" for k in values if k != "n_components"})
     except Exception as exc:
         st.error(f"MLLEM could not embed this data set with these settings: {exc}. Try a larger k (instances) or α > 0.")
         return
+    if out is None:
+        return
+    G, H, T = out[0]
+    dims = values["n_components"]
     from mlviz import plotting
 
     fig = plotting.embedding_scatter(
@@ -126,17 +126,21 @@ def comparison_view(color, color_title):
     with c1:
         if show_umap:
             try:
-                coords = cache.umap_layout(ctx.key, ctx.X_train, random_state=0)
-                fig = plotting.instance_scatter(coords, color=color, color_title=color_title,
+                job = compute.task(ctx.key, "umap", {"random_state": 0}, cache.umap_fn(ctx),
+                                   owner=progress.owner("umap"))
+                coords, _ = progress.result(job, settings={"random_state": 0}, slot="umap",
+                                            label="Computing the UMAP layout (first time: compiling numba, ~20 s)")
+                fig = None if coords is None else plotting.instance_scatter(coords, color=color, color_title=color_title,
                                                 hover_text=label_sets_train, title="UMAP (random_state=0)",
                                                 axis_title="UMAP")
-                widgets.show_figure(fig, f"{ctx.name}_umap", key="fig_umap")
+                if fig is not None:
+                    widgets.show_figure(fig, f"{ctx.name}_umap", key="fig_umap")
             except Exception as exc:
                 st.warning(f"UMAP failed on this data set: {exc}")
         else:
             st.info("UMAP is switched off.")
     with c2:
-        coords, ratio = cache.pca_layout(ctx.key, ctx.X_train)
+        coords, ratio = cache.pca_layout(ctx)
         fig = plotting.instance_scatter(
             coords, color=color, color_title=color_title, hover_text=label_sets_train,
             title=f"PCA (explained variance {100 * ratio[0]:.0f}% + {100 * ratio[1]:.0f}%)", axis_title="PC",

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, cdn_jobs, explain, methods, state, widgets
+from mlviz.dashboard import cache, compute, explain, methods, progress, state, widgets
 
 ctx = state.init_page("Posteriors", ":material/grid_on:")
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
@@ -32,47 +32,56 @@ def measures_table(P, threshold):
     return vals, pd.DataFrame(rows, columns=["measure", "better", "value"])
 
 
-@st.fragment
-@cache.in_foreground  # background work waits for this rerun
-def model_panel(key, threshold, thr_text, reliability_on):
+def posterior_figures(m, fkey, P):
+    """The heat map (and reliability plot) of posteriors ``P`` of method ``m`` (kept under ``fkey``)."""
     from mlviz import plotting
+
+    heat = cache.figure("heat|" + fkey, lambda: plotting.posterior_heatmap(
+        P, ctx.Y_test, ctx.label_names, title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)"))
+    rel = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
+        ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability")) if reliability_on else None
+    return heat, rel
+
+
+def prepare(m):
+    """``submit(values, owner, priority)``: posteriors and figures at ``values`` ahead of time."""
+    def submit(values, owner, priority):
+        def fn(token):
+            P, _ = compute.need_posteriors(ctx, m, values, token)
+            token.check()
+            posterior_figures(m, compute.model_key(ctx, m, values, "figures"), P)
+            return True
+        return compute.task(ctx.key, f"post-figures|{m.key}|{reliability_on}", m.complete(values), fn,
+                            owner=owner, priority=priority)
+    return submit
+
+
+@st.fragment
+@progress.foreground  # this session's prefetch work waits for this rerun
+def model_panel(key, threshold, thr_text, reliability_on):
     from mlviz.metrics import MEASURES, evaluate
 
     m = methods.METHODS[key]
     st.subheader(m.label)
     st.caption(m.description)
-    reason = methods.availability(m)
-    if reason:
-        st.info(reason + " — choose another model meanwhile.")
-        return
+    keys = {p.name: f"post_{key}_{p.name}" for p in m.params}
     if m.params:
         cols = st.columns(len(m.params))
-        values = {p.name: widgets.param_slider(p, f"post_{key}_{p.name}", cols[i]) for i, p in enumerate(m.params)}
+        values = {p.name: widgets.param_slider(p, keys[p.name], cols[i]) for i, p in enumerate(m.params)}
     else:
         values = {}
         st.caption("No hyperparameters to tune.")
-    if not methods.confirm_heavy(ctx, m, key=f"post_{key}"):
-        return
-    job = None
-    if key == "cdn":  # a refit that takes longer answers with the previous fit; the page updates by itself
-        try:
-            _, job = methods.request_cdn(ctx, values, owner=state.owner("posteriors"))
-        except Exception as exc:
-            st.error(f"{m.label} could not be fitted with these settings: {exc}. Try stronger regularisation.")
-            return
-        shown = cdn_jobs.shown_settings(job, methods.cdn_settings(values), "post_cdn_shown")
-        if shown is None:
-            return
-        values = {**values, "lam": shown["lam"], "mu": shown["mu"], "variant": shown["variant"],
-                  "gamma": shown["ratio"]}
+    slot = f"posteriors|{key}"
+    job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
     try:
-        with st.spinner(f"Fitting {m.label}…"):
-            P, info = methods.predict_test(ctx, m, values)
+        result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys)
     except Exception as exc:
         st.error(f"{m.label} could not be fitted with these settings: {exc}. "
                  "Try stronger regularisation or another data set.")
         return
-    fkey = methods.values_key(ctx, m, values)
+    if result is None:
+        return
+    P, info = result
     vals = evaluate(ctx.Y_test, P, threshold=threshold, measures=HEADLINE)
     mcols = st.columns(len(HEADLINE))
     for col, k in zip(mcols, HEADLINE):
@@ -81,39 +90,21 @@ def model_panel(key, threshold, thr_text, reliability_on):
                    help=f"At threshold {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
     timing = f"full fit {info['fit_seconds']:.2f} s (cached)"
     if info.get("warm_start"):
-        timing = f"fit {info['fit_seconds']:.2f} s, warm-started from a neighbouring fit (cached)"
+        timing = f"fit {info['fit_seconds']:.2f} s, warm-started along the regularisation path (cached)"
     elif info.get("reused"):
         timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
     st.caption(f":material/timer: {timing}. Threshold: {thr_text}.")
     for note in info.get("warnings", [])[:2]:
         st.caption(f":material/warning: {note[:300]}")
+    heat, rel = posterior_figures(m, compute.model_key(ctx, m, shown, "figures"), P)
     left, right = st.columns([3, 2]) if reliability_on else (st.container(), None)
     with left:
-        fig = cache.figure("heat|" + fkey, lambda: plotting.posterior_heatmap(
-            P, ctx.Y_test, ctx.label_names,
-            title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)"))
-        widgets.show_figure(fig, f"{ctx.name}_{key}_posteriors", key=f"fig_post_{key}")
+        widgets.show_figure(heat, f"{ctx.name}_{key}_posteriors", key=f"fig_post_{key}")
     if right is not None:
         with right:
-            fig = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
-                ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability"))
-            widgets.show_figure(fig, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
-    if key == "cdn" and job is None:  # the γ path is cached: prepare the other γ positions while the user looks
-        def figure_builders(holder, vkey):
-            def heat():
-                return plotting.posterior_heatmap(holder["P"][0], ctx.Y_test, ctx.label_names,
-                                                  title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)")
-
-            def rel():
-                return plotting.reliability_figure(ctx.Y_test, holder["P"][0], ctx.label_names,
-                                                   title=f"{m.label}: reliability")
-
-            out = {"heat|" + vkey: heat}
-            if reliability_on:
-                out["rel|" + vkey] = rel
-            return out
-
-        methods.prebuild_cdn_posteriors(ctx, values, figure_builders)
+            widgets.show_figure(rel, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
+    if shown == values:  # ahead of the next move: neighbouring slider values (and the other γ of a path)
+        compute.prefetch(m, values, progress.owner(slot), prepare(m), points=True)
     with st.expander("All measures, and the posterior matrix as CSV"):
         _, table = measures_table(P, threshold)
         st.dataframe(table, width="stretch", hide_index=True)

@@ -4,7 +4,7 @@
 import scipy.sparse as sp
 import streamlit as st
 
-from mlviz.dashboard import explain, methods, state, widgets
+from mlviz.dashboard import compute, explain, methods, progress, state, widgets
 
 ctx = state.init_page("Compare", ":material/bar_chart:")
 st.title(":material/bar_chart: Compare — cross-validation and timing")
@@ -26,49 +26,45 @@ st.caption(
 )
 
 
-def estimators_for(keys):
+def settings_of(keys) -> dict:
+    """Each method's slider values as set on the Posteriors page in this session (defaults otherwise)."""
+    return {k: methods.METHODS[k].complete({p.name: st.session_state.get(f"post_{k}_{p.name}", p.default)
+                                            for p in methods.METHODS[k].params}) for k in keys}
+
+
+def cross_validation(request):
+    """``fn(token)`` of the cross-validation job for ``request`` (methods, their settings, folds, rule)."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    out, skipped = {}, []
-    sparse = sp.issparse(ctx.dataset.X)  # bag-of-words features are used as they are (see state.py)
-    for k in keys:
-        m = methods.METHODS[k]
-        if methods.availability(m):
-            skipped.append(m.label)
-            continue
-        values = {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in m.params}
-        est = methods.make_estimator(ctx, m, values)
-        out[m.label] = est if sparse else make_pipeline(StandardScaler(), est)
-    return out, skipped
-
-
-slow = [methods.heavy_reason(ctx, methods.METHODS[k]) for k in chosen]
-slow = [r for r in slow if r]
-if slow:
-    st.warning("Slow on this data set (each fold is a full fit): " + " ".join(slow),
-               icon=":material/hourglass_top:")
-run = st.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen)
-result_key = f"{ctx.key}|{sorted(chosen)}|{folds}|{rule}"
-if run:
     from mlviz.evaluation import cross_validate
 
-    ests, skipped = estimators_for(chosen)
-    if skipped:
-        st.warning("Not available yet, skipped: " + ", ".join(skipped))
-    if ests:
-        bar = st.progress(0.0, text="Starting…")
-        try:
-            res = cross_validate(
-                ests, ctx.dataset.X, ctx.dataset.Y, cv=int(folds), random_state=0,
-                threshold="predict" if rule != "threshold 0.5" else 0.5,
-                progress=lambda d, t: bar.progress(d / max(t, 1), text=f"{d}/{t} method × fold fits done"),
-            )
-        except Exception as exc:
-            st.error(f"Cross-validation failed: {exc}")
-        else:
-            bar.empty()
-            st.session_state["cmp_results"] = (result_key, res)
+    sparse = sp.issparse(ctx.dataset.X)  # bag-of-words features are used as they are (see state.py)
+
+    def fn(token):
+        ests = {}
+        for k, values in request["settings"].items():
+            m = methods.METHODS[k]
+            est = compute.estimator(ctx, m, values, token)
+            ests[m.label] = est if sparse else make_pipeline(StandardScaler(), est)
+        return cross_validate(ests, ctx.dataset.X, ctx.dataset.Y, cv=int(request["folds"]), random_state=0,
+                              threshold="predict" if request["rule"] != "threshold 0.5" else 0.5,
+                              progress=lambda d, t: token.report(stage="method × fold fits", done=d, total=t))
+    return fn
+
+
+request = {"settings": settings_of(sorted(chosen)), "folds": int(folds), "rule": rule}
+if st.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen):
+    st.session_state["cmp_request"] = request
+asked = st.session_state.get("cmp_request")
+res = None
+if asked is not None:
+    job = compute.task(ctx.key, "cross-validation", asked, cross_validation(asked), owner=progress.owner("compare"))
+    try:
+        res, _ = progress.result(job, settings=asked, slot="compare", label="Cross-validating")
+    except Exception as exc:
+        st.error(f"Cross-validation failed: {exc}")
+
 
 def _measure_label(name):
     from mlviz.metrics import get_measure
@@ -80,12 +76,10 @@ def _measure_label(name):
         return str(name)
 
 
-stored = st.session_state.get("cmp_results")
-if stored is None:
+if res is None and asked is None:
     st.info("Pick methods and folds, then press **Run cross-validation** (a few seconds to a minute).")
-else:
-    key, res = stored
-    if key != result_key:
+elif res is not None:
+    if asked != request:
         st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
     from mlviz import plotting
     from mlviz.evaluation import summarize

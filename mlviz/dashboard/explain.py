@@ -69,10 +69,11 @@ TEXT = {
             "Raise $\\gamma$ and edges disappear (the path chart shows how many survive at each $\\gamma$; the "
             "marker is the current value). Blue edges are positive dependencies (one label makes the other "
             "more likely), red ones negative. Compare with the plain co-occurrence graph: the CDN keeps only "
-            "dependencies that the features do not already explain. A γ move is a lookup on the path; a μ or "
-            "λ move refits the network, warm-started from the fit on screen. If that fit takes longer than "
-            "a moment, the previous graph stays up with a notice showing the FISTA iteration, until the "
-            "new graph is ready."
+            "dependencies that the features do not already explain. A γ move is a lookup on the path. A μ or "
+            "λ move computes the path of the new values from γ_max downwards (each γ warm-started from the "
+            "previous one, as scikit-learn's lasso_path), so the same settings always give the same graph, "
+            "whatever was viewed before. Until the new γ point is ready, the previous graph stays up with a "
+            "notice showing the FISTA iteration; the neighbouring μ and λ values are prepared ahead."
         ),
         papers=["001"],
     ),

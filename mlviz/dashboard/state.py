@@ -145,9 +145,21 @@ def sample_names() -> list:
     return names
 
 
-def upload_id(name, content: bytes) -> str:
-    """Identifier of an upload: file name plus a short content hash."""
-    return f"{UPLOAD_PREFIX}{name}:{hashlib.sha1(content).hexdigest()[:8]}"
+def upload_id(name: str, content: bytes, label_file: bytes | None = None, options: dict | None = None) -> str:
+    """Identifier of an upload: its (shortened) file name and the full SHA-256 of everything that
+    makes the data set: the bytes, the XML label file's bytes, the label options, and the split
+    and scaling rules of this module.  Two uploads share an id only if they give the same data."""
+    import json
+
+    from mlviz._text import shorten
+
+    recipe = {"options": options or {}, "test_fraction": TEST_FRACTION, "split_seed": SPLIT_SEED,
+              "scaling": "standardise dense features on the training split; sparse as is"}
+    h = hashlib.sha256()
+    for part in (content, label_file or b"", json.dumps(recipe, sort_keys=True, default=str).encode()):
+        h.update(len(part).to_bytes(8, "little"))  # (length-prefixed: no two splits of bytes collide)
+        h.update(part)
+    return f"{UPLOAD_PREFIX}{shorten(str(name))}:{h.hexdigest()}"
 
 
 def register_upload(ctx: DataContext) -> None:
@@ -268,12 +280,3 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
     )
     return ctx
 
-
-def owner(page: str) -> str:
-    """Who asks for a background fit: this browser session's ``page`` (see
-    :func:`mlviz.dashboard.cdn_jobs.request`; a new request of the same owner
-    cancels its previous fit, other sessions' fits are not touched)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    run = get_script_run_ctx()
-    return f"{run.session_id if run is not None else 'no-session'}|{page}"

@@ -93,7 +93,8 @@ def dataset_from_upload(file, *, label_file=None, label_columns=None, n_labels=0
         raise
     except Exception as exc:  # loaders promise DataError; never show a traceback anyway
         raise DataError(f"{name}: could not read the file ({type(exc).__name__}: {exc}).") from exc
-    key = state.upload_id(name, content + (labels.getvalue() if hasattr(labels, "getvalue") else b""))
+    key = state.upload_id(name, content, labels.getvalue() if hasattr(labels, "getvalue") else None,
+                          {"labels": labels if not hasattr(labels, "getvalue") else "xml"})
     return state.context_from_dataset(key, dataset)
 
 

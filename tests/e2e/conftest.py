@@ -85,9 +85,9 @@ def app_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def no_wait_app_url(tmp_path_factory):
-    """The app with ``MLVIZ_CDN_WAIT=0``: every uncached sparse CDN fit answers first with the
+    """The app with ``MLVIZ_WAIT=0``: every uncached sparse CDN fit answers first with the
     previous fit and a notice (what a slow machine or a large data set shows)."""
-    with _serve(tmp_path_factory, MLVIZ_CDN_WAIT="0") as url:
+    with _serve(tmp_path_factory, MLVIZ_WAIT="0") as url:
         yield url
 
 

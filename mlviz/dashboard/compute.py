@@ -1,0 +1,266 @@
+"""Every slow dashboard result (fits, regularisation paths, posteriors, layouts, cross-validation) as a job of one runner, keyed by its settings only.
+
+A result is a pure function of the data set and the slider values in the URL:
+
+* a method without a path: a **base model** per value of its slow sliders is
+  fitted once (kernel eigendecompositions, kNN lists); a fast slider's result
+  is ``deepcopy(base).refit(**fast)`` (the estimators' ``refit`` equals a fresh
+  fit at those values), never a refit of whatever was shown before;
+* a method with a path (the sparse CDN's γ): the **whole path** of the other
+  sliders' values, from the top of the grid downwards with warm starts only
+  along it (as ``sklearn.linear_model.lasso_path``), published point by point
+  as it goes, so a γ move is a lookup and the same URL gives the same graph
+  whoever asked before.
+
+Pages call :func:`model_result` / :func:`task` with an ``owner`` (browser
+session, page slot) and draw the job with :func:`mlviz.dashboard.progress.show`;
+:func:`prefetch` prepares the neighbouring slider values at low priority.  No
+Streamlit here.  Environment: ``MLVIZ_WORKERS`` (threads for the work users wait for, default 2),
+``MLVIZ_PREFETCH_WORKERS`` (threads for work ahead of time, default 2),
+``MLVIZ_CACHE_MB`` (result cache, default 1024 MB), ``MLVIZ_WAIT`` (seconds a
+rerun waits for a job before answering without it, default 0.15).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import time
+
+import numpy as np
+
+from . import jobs
+from .methods import Method, Scale, key, median_distance
+
+
+def _env_float(name, default):
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if math.isfinite(value) and value >= 0 else default
+
+
+RUNNER = jobs.Runner(workers=max(1, int(_env_float("MLVIZ_WORKERS", 2))),
+                     prefetch_workers=max(1, int(_env_float("MLVIZ_PREFETCH_WORKERS", 2))))
+#: Seconds a rerun waits for its job before it answers with the previous result and a notice.
+WAIT = _env_float("MLVIZ_WAIT", 0.15)
+
+
+def scale(ctx) -> Scale:
+    """What slider values are relative to on ``ctx`` (median distance computed once per data set)."""
+    def median():
+        k = f"{ctx.key}|median-distance"
+        value = RUNNER.peek(k)
+        if value is None:
+            value = median_distance(ctx.X_train)
+            RUNNER.results.put(k, value)
+        return value
+
+    return Scale(n_train=int(ctx.Y_train.shape[0]), median_distance=median)
+
+
+def finite(P) -> np.ndarray:
+    """Probabilities as finite float64 in [0, 1] (NaN → 0, ±inf → 1 / 0)."""
+    P = np.nan_to_num(np.asarray(P, dtype=np.float64), nan=0.0, posinf=1.0, neginf=0.0)
+    return np.clip(P, 0.0, 1.0)
+
+
+# ------------------------------------------------------------------- the units of work
+
+def _progress(token):
+    """An estimator's ``callback(stage, n_iter, objective)`` that reports to ``token`` (and may cancel)."""
+    return lambda stage, n_iter, objective: token.report(stage=stage, n_iter=int(n_iter), objective=float(objective))
+
+
+def _base_fn(ctx, method: Method, slow: dict):
+    """Job: the base model of ``slow`` values (fast sliders at their defaults): ``(model, seconds)``."""
+    def fn(token):
+        values = {**method.defaults(), **slow}
+        est = method.estimator(values, scale(ctx))
+        token.check()
+        t0 = time.perf_counter()
+        model = est.fit(ctx.X_train, ctx.Y_train)
+        return model, time.perf_counter() - t0
+    return fn
+
+
+def _path_fn(ctx, method: Method, slow: dict):
+    """Job: the path of ``slow`` values over the path slider's grid, top down; ``{point: step}``
+    published as each point finishes.  A step is ``method.path.describe(model)`` plus ``model``,
+    ``point`` and ``seconds``.  A cancelled path keeps its points (``<key>|partial``) and a later
+    request resumes from its last point: the same computations, so the same results."""
+    grid = sorted(method.param(method.path_param).grid, reverse=True)
+    k = key(ctx.key, method.key, slow, "path")
+
+    def fn(token):
+        cb = _progress(token)
+        steps = dict(RUNNER.peek(k + "|partial") or {})
+        t0 = time.perf_counter()
+        if steps:
+            model = steps[min(steps)]["model"]
+        else:
+            model = method.path.start(method.estimator(slow, scale(ctx)), ctx.X_train, ctx.Y_train, cb)
+        extra = time.perf_counter() - t0
+        token.publish(dict(steps))
+        try:
+            for point in grid:
+                if point in steps:
+                    continue
+                t0 = time.perf_counter()
+                model = method.path.step(model, point, cb, keep=(ctx.X_train, ctx.Y_train))
+                steps[point] = dict(method.path.describe(model), model=model, point=point,
+                                    seconds=time.perf_counter() - t0 + extra)
+                extra = 0.0
+                token.publish(dict(steps))
+        except jobs.Cancelled:
+            if steps:
+                RUNNER.results.put(k + "|partial", dict(steps))
+            raise
+        RUNNER.results.pop(k + "|partial")
+        return steps
+    return fn
+
+
+def path_key(ctx, method: Method, values: dict) -> str:
+    slow, _, _ = method.split(values)
+    return key(ctx.key, method.key, slow, "path")
+
+
+def base_key(ctx, method: Method, values: dict) -> str:
+    slow, _, _ = method.split(values)
+    return key(ctx.key, method.key, slow, "base")
+
+
+def _model(ctx, method: Method, values: dict, token):
+    """Inside a job: ``(model, info)`` fitted at ``values`` (see the module docstring)."""
+    slow, fast, point = method.split(values)
+    if method.path is not None:
+        steps = RUNNER.need(path_key(ctx, method, values), _path_fn(ctx, method, slow), token)
+        step = steps[point]
+        return step["model"], {"fit_seconds": step["seconds"], "warm_start": True,
+                               "warnings": [step["note"]] if step.get("note") else []}
+    base, seconds = RUNNER.need(base_key(ctx, method, values), _base_fn(ctx, method, slow), token)
+    info = {"fit_seconds": seconds, "warnings": []}
+    if fast and hasattr(base, "refit"):
+        t0 = time.perf_counter()
+        model = copy.deepcopy(base).refit(**method.kwargs(fast, scale(ctx), with_fixed=False))
+        info.update(refit_seconds=time.perf_counter() - t0, reused=True)
+        return model, info
+    return base, info
+
+
+def estimator(ctx, method: Method, values: dict, token):
+    """Inside a job: an unfitted estimator at ``values`` (a path slider's value made absolute from
+    the training path, e.g. γ = ratio · γ_max)."""
+    est = method.estimator(values, scale(ctx))
+    if method.path is not None:
+        point = method.complete(values)[method.path_param]
+        step = need_path(ctx, method, values, token)[point]
+        est.set_params(**{method.path_param: step[method.path_param]})
+    return est
+
+
+def model_key(ctx, method: Method, values: dict, what: str) -> str:
+    """The key of ``what`` (e.g. "proba") computed from the model at ``values``."""
+    return key(ctx.key, method.key, method.complete(values), what)
+
+
+def _result_fn(ctx, method: Method, values: dict, fn):
+    def job(token):
+        model, info = _model(ctx, method, values, token)
+        t0 = time.perf_counter()
+        out = fn(model)
+        info["total_seconds"] = info.get("fit_seconds", 0.0) + time.perf_counter() - t0
+        return out, info
+    return job
+
+
+def model_result(ctx, method: Method, values: dict, what: str, fn, *, owner=None,
+                 priority=jobs.USER) -> jobs.Job:
+    """The job computing ``(fn(model), info)`` for the model at ``values``; ``what`` names ``fn``
+    in the cache key (same ``what`` ⇒ same ``fn``)."""
+    if method.path is not None:  # the path itself is owned too: a move away cancels it
+        path(ctx, method, values, owner=None if owner is None else (owner[0], owner[1] + "|path"),
+             priority=priority)
+    return RUNNER.submit(model_key(ctx, method, values, what), _result_fn(ctx, method, values, fn),
+                         owner=owner, priority=priority)
+
+
+def _proba(ctx):
+    return lambda model: finite(model.predict_proba(ctx.X_test))
+
+
+def posteriors(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
+    """Job: ``(P_test (n_test, L), info)``."""
+    return model_result(ctx, method, values, "proba", _proba(ctx), owner=owner, priority=priority)
+
+
+def need_posteriors(ctx, method: Method, values: dict, token):
+    """Inside a job: ``(P_test, info)`` (computed here if nobody does yet)."""
+    return RUNNER.need(model_key(ctx, method, values, "proba"), _result_fn(ctx, method, values, _proba(ctx)), token)
+
+
+def path(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
+    """Job: the path of ``method`` (which has one) at the non-path ``values``; partial steps in ``job.partial``."""
+    return RUNNER.submit(path_key(ctx, method, values), _path_fn(ctx, method, method.split(values)[0]),
+                         owner=owner, priority=priority)
+
+
+def need_path(ctx, method: Method, values: dict, token) -> dict:
+    """Inside a job: the finished path ``{point: step}`` of ``values``."""
+    return RUNNER.need(path_key(ctx, method, values), _path_fn(ctx, method, method.split(values)[0]), token)
+
+
+def known_steps(ctx, method: Method, values: dict) -> dict:
+    """The path steps of ``values`` known now (finished path, or the points published so far); never computes."""
+    k = path_key(ctx, method, values)
+    job = RUNNER.job(k)  # (first: a job stores its result before it leaves the list of jobs)
+    steps = RUNNER.peek(k)
+    if steps is None:
+        steps = (job.partial if job is not None else None) or RUNNER.peek(k + "|partial") or {}
+    return steps
+
+
+def task(data_key: str, name: str, params: dict, fn, *, owner=None, priority=jobs.USER) -> jobs.Job:
+    """Any other slow computation (UMAP, cross-validation, edge stability, figures ahead of time):
+    ``fn(token)`` under the key of ``name`` and ``params`` on the data set ``data_key``."""
+    return RUNNER.submit(key(data_key, name, params), fn, owner=owner, priority=priority)
+
+
+def wait(job: jobs.Job, ready=None, timeout: float | None = None) -> bool:
+    """Wait at most ``timeout`` (default :data:`WAIT`) s for ``job`` to finish (or ``ready(job)``)."""
+    return RUNNER.wait(job, ready, WAIT if timeout is None else timeout)
+
+
+def prefetch(method: Method, values: dict, owner: tuple, submit, *, points: bool = False) -> None:
+    """Prepare at low priority what one slider move from ``values`` asks for:
+    ``submit(other_values, owner=..., priority=PREFETCH)`` for the neighbouring value of each
+    non-path slider and, with ``points``, for every other point of the current path.
+    ``owner`` is ``(session, slot)``; each prefetch gets a slot of its own below it, so the next
+    move cancels the stale ones."""
+    todo = method.neighbours(values)
+    if points and method.path is not None:
+        current = method.complete(values)
+        todo += [(f"point={p!r}", {**current, method.path_param: p})
+                 for p in method.param(method.path_param).grid if p != current[method.path_param]]
+    for name, other in todo:
+        submit(other, owner=(owner[0], f"{owner[1]}|prefetch|{name}"), priority=jobs.PREFETCH)
+
+
+def edge_stability(ctx, method: Method, values: dict, gamma: float, n_folds: int = 3):
+    """``fn(token)``: fraction of ``n_folds`` training folds in which each edge t → k is present, (L, L)."""
+    from sklearn.model_selection import KFold
+
+    def fn(token):
+        L = ctx.n_labels
+        freq = np.zeros((L, L))
+        folds = KFold(n_splits=n_folds, shuffle=True, random_state=0).split(np.arange(ctx.Y_train.shape[0]))
+        for i, (tr, _) in enumerate(folds):
+            est = method.estimator(values, scale(ctx)).set_params(gamma=float(gamma))
+            m = est.fit(ctx.X_train[tr], ctx.Y_train[tr], callback=_progress(token))
+            freq += np.asarray(m.label_coef_) != 0
+            token.report(stage="folds", done=i + 1, total=n_folds)
+        return freq / n_folds
+    return fn

@@ -1,0 +1,309 @@
+"""Run every slow piece of dashboard work in background threads: one job per key, cancellable, cached by bytes.
+
+No Streamlit here (tests drive it directly).  A job is ``fn(token)`` submitted
+under a string ``key``:
+
+* **de-duplicated** by key: while a job runs, or its result is cached, the same
+  key returns the same :class:`Job`;
+* **owned**: ``owner = (session, slot)``, e.g. a browser session and a page's
+  panel.  An owner holds one job at a time; a newer request of the same owner
+  for another key releases the old job, which is cancelled when nobody else
+  (no other owner, no anonymous caller) wants it any more;
+* **cancellable**: ``fn`` receives a :class:`Token`; ``token.check()`` (for
+  example from an estimator's progress callback) raises :class:`Cancelled`;
+* **prioritised per session**: :data:`USER` jobs (someone waits) leave the
+  queue before :data:`PREFETCH` jobs and have threads of their own; a prefetch
+  job *of the same session* pauses in ``token.check()`` while that session has
+  user work running (a job or a rerun, see :meth:`Runner.busy`) and
+  :attr:`Runner.SETTLE` s after it (other sessions' work never pauses it);
+* **cached**: finished results live in a locked LRU bounded by bytes
+  (:class:`~mlviz.dashboard.memory.ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
+
+Jobs may need other jobs: :meth:`Runner.need` inside ``fn`` runs a queued
+dependency in the calling thread (no worker waits for a job that has no
+worker), or waits for it if it already runs.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+from .memory import ByteLRU, budget_from_env
+
+USER, PREFETCH = 0, 1
+
+
+class Cancelled(Exception):
+    """Raised by :meth:`Token.check` once nobody wants the job's result."""
+
+
+class Token:
+    """What a job's ``fn`` gets: :meth:`check` to stop early, :meth:`report` / :meth:`publish` for progress."""
+
+    def __init__(self, runner, job):
+        self._runner, self._job = runner, job
+
+    @property
+    def cancelled(self) -> bool:
+        return self._job.cancel_event.is_set()
+
+    def check(self) -> None:
+        """Raise :class:`Cancelled` if nobody wants the result; a prefetch job also waits here
+        while its session has user work running."""
+        job = self._job
+        if job.priority == PREFETCH:
+            self._runner._yield_to_session(job)
+        if job.cancel_event.is_set():
+            raise Cancelled(job.key)
+
+    def report(self, **progress) -> None:
+        """Record progress (e.g. ``stage``, ``n_iter``, ``objective``) and :meth:`check`."""
+        self._job.progress = dict(progress)
+        self.check()
+
+    def publish(self, partial) -> None:
+        """Make a partial result readable as ``job.partial`` (e.g. the γ points computed so far)."""
+        with self._runner._cond:
+            self._job.partial = partial
+            self._job.version += 1
+            self._runner._cond.notify_all()
+        self.check()
+
+
+class Job:
+    """One unit of work: ``key``, ``future`` (its result or exception), ``progress``, ``partial``."""
+
+    def __init__(self, key, fn, priority, session, seq):
+        self.key, self.fn, self.priority, self.session, self.seq = key, fn, priority, session, seq
+        self.future: Future = Future()
+        self.cancel_event = threading.Event()
+        self.cancelled = Future()  # done once cancelled (to wait for "result or cancel" without polling)
+        self.owners: set = set()
+        self.anonymous = False  # wanted by a caller without owner: never cancelled by owners
+        self.progress: dict = {}
+        self.partial = None
+        self.version = 0
+        self.claimed = False
+        self.waiting_on = None  # the job this one needs (see Runner.need): it inherits a higher priority
+        self.started = time.monotonic()  # (submitted; for "running for 3.2 s" notices)
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def cancel(self) -> None:
+        """Ask ``fn`` to stop at its next :meth:`Token.check`."""
+        self.cancel_event.set()
+        if not self.cancelled.done():
+            self.cancelled.set_result(None)
+
+    def result(self, timeout=None):
+        return self.future.result(timeout)
+
+    def __lt__(self, other):  # heap order: priority, then submission order
+        return (self.priority, self.seq) < (other.priority, other.seq)
+
+
+class Runner:
+    """Threads running :class:`Job` s (see the module docstring): ``workers`` threads take user jobs
+    only, ``prefetch_workers`` more take any job, so a user job never waits for a thread held by a
+    paused prefetch job."""
+
+    #: Seconds a session's prefetch jobs keep pausing after its last user work (the next move may follow).
+    SETTLE = 0.3
+
+    def __init__(self, workers: int = 2, budget: int | None = None, prefetch_workers: int = 2):
+        self.results = ByteLRU(budget_from_env() if budget is None else budget)
+        self._pools = {USER: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job"),
+                       PREFETCH: ThreadPoolExecutor(max_workers=prefetch_workers, thread_name_prefix="mlviz-prefetch")}
+        self._cond = threading.Condition()
+        self._heap: list = []
+        self._jobs: dict = {}  # key -> Job not finished
+        self._owned: dict = {}  # owner -> key
+        self._busy: dict = {}  # session -> count of user jobs / reruns running
+        self._quiet_from: dict = {}  # session -> monotonic time its prefetch jobs may go on
+        self._seq = itertools.count()
+
+    # ------------------------------------------------------------------ public
+    def submit(self, key: str, fn, *, owner=None, priority: int = USER) -> Job:
+        """The job computing ``fn(token)`` under ``key`` (an existing one if any; see module docstring).
+
+        ``owner``: ``(session, slot)`` or None (anonymous: the job is never cancelled by owners).
+        """
+        session = owner[0] if owner is not None else None
+        with self._cond:
+            if owner is not None and self._owned.get(owner) not in (None, key):
+                self._release(owner)
+            if key in self.results:
+                job = Job(key, fn, priority, session, next(self._seq))
+                job.future.set_result(self.results.get(key))
+                return job
+            job = self._jobs.get(key)
+            if job is None or job.cancel_event.is_set():  # (a cancelled job still running is left to end)
+                job = Job(key, fn, priority, session, next(self._seq))
+                self._jobs[key] = job
+                heapq.heappush(self._heap, job)
+                self._pools[priority].submit(self._work, priority)
+            elif priority < job.priority:  # someone waits now: up the queue, and no more yielding
+                self._raise(job, priority, session)
+            if owner is None:
+                job.anonymous = True
+            else:
+                job.owners.add(owner)
+                self._owned[owner] = key
+            return job
+
+    def peek(self, key: str):
+        """The cached result of ``key`` or None (never computes)."""
+        return self.results.get(key)
+
+    def job(self, key: str):
+        """The unfinished job of ``key`` or None."""
+        with self._cond:
+            return self._jobs.get(key)
+
+    def need(self, key: str, fn, token: Token, priority: int | None = None):
+        """Inside a job: the result of ``key``, computed here if queued, awaited if running elsewhere.
+        Raises :class:`Cancelled` if the calling job is cancelled meanwhile."""
+        cached = self.results.get(key)
+        if cached is not None:
+            return cached
+        caller = token._job
+        job = self.submit(key, fn, priority=caller.priority if priority is None else priority)
+        with self._cond:
+            claim = not job.claimed and not job.done()
+            if claim:
+                job.claimed = True
+            caller.waiting_on = job  # (a later raise of the caller's priority reaches this job too)
+            if caller.priority < job.priority:
+                self._raise(job, caller.priority, caller.session)
+        try:
+            if claim:
+                self._run(job)
+            else:
+                wait([job.future, caller.cancelled], return_when=FIRST_COMPLETED)
+                if not job.done():
+                    raise Cancelled(caller.key)
+        finally:
+            with self._cond:
+                caller.waiting_on = None
+        return job.result()
+
+    def wait(self, job: Job, ready=None, timeout: float | None = None) -> bool:
+        """Wait at most ``timeout`` s until ``job`` is done or ``ready(job)`` (e.g. a partial result
+        arrived); True if so."""
+        with self._cond:
+            return self._cond.wait_for(lambda: job.done() or (ready is not None and ready(job)), timeout)
+
+    def cancel(self, owner) -> None:
+        """``owner`` no longer waits for its job (cancelled if nobody else wants it)."""
+        with self._cond:
+            self._release(owner)
+
+    def busy(self, session: str):
+        """Context manager: user work of ``session`` runs (its prefetch jobs pause meanwhile)."""
+        runner = self
+
+        class _Busy:
+            def __enter__(self):
+                with runner._cond:
+                    runner._busy[session] = runner._busy.get(session, 0) + 1
+
+            def __exit__(self, *exc):
+                with runner._cond:
+                    runner._busy[session] -= 1
+                    if not runner._busy[session]:
+                        del runner._busy[session]
+                        now = time.monotonic()
+                        runner._quiet_from = {s: t for s, t in runner._quiet_from.items() if t > now}
+                        runner._quiet_from[session] = now + runner.SETTLE
+                    runner._cond.notify_all()
+
+        return _Busy()
+
+    def clear(self) -> None:
+        """Cancel every job and empty the cache (tests, benchmarks)."""
+        with self._cond:
+            for job in self._jobs.values():
+                job.cancel()
+            self._owned.clear()
+            self._cond.notify_all()
+        self.results.clear()
+
+    def wait_idle(self, timeout: float | None = None) -> None:
+        """Wait until no job is queued or running (tests, benchmarks)."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._jobs, timeout)
+
+    # ----------------------------------------------------------------- private
+    def _release(self, owner) -> None:
+        key = self._owned.pop(owner, None)
+        job = self._jobs.get(key)
+        if job is not None:
+            job.owners.discard(owner)
+            if not job.owners and not job.anonymous:
+                job.cancel()
+                self._cond.notify_all()
+
+    def _raise(self, job, priority, session) -> None:
+        """Give ``job`` and every job it waits for (transitively) ``priority`` (caller holds the lock)."""
+        while job is not None and priority < job.priority:
+            job.priority = priority
+            job.session = session if session is not None else job.session
+            if not job.claimed:
+                self._pools[priority].submit(self._work, priority)
+            job = job.waiting_on
+        heapq.heapify(self._heap)
+        self._cond.notify_all()
+
+    def _forget(self, job) -> None:
+        if self._jobs.get(job.key) is job:
+            del self._jobs[job.key]
+
+    def _yield_to_session(self, job) -> None:
+        """Wait while ``job``'s session has user work running, or finished it less than SETTLE s ago."""
+        with self._cond:
+            while not job.cancel_event.is_set() and job.priority != USER:
+                if self._busy.get(job.session):
+                    self._cond.wait()
+                    continue
+                quiet_in = self._quiet_from.get(job.session, 0.0) - time.monotonic()
+                if quiet_in <= 0:
+                    return
+                self._cond.wait(quiet_in)
+
+    def _work(self, pool: int) -> None:
+        """Run queued jobs, best first, until none is left that this pool takes (USER: user jobs only)."""
+        while True:
+            with self._cond:
+                while self._heap and (self._heap[0].claimed or self._heap[0].done()):
+                    heapq.heappop(self._heap)
+                if not self._heap or self._heap[0].priority > pool:
+                    return
+                job = heapq.heappop(self._heap)
+                job.claimed = True
+            self._run(job)
+
+    def _run(self, job) -> None:
+        user = job.priority == USER and job.session is not None
+        try:
+            Token(self, job).check()  # (a prefetch job starts when its session is quiet)
+            if user:
+                with self.busy(job.session):
+                    value = job.fn(Token(self, job))
+            else:
+                value = job.fn(Token(self, job))
+        except BaseException as exc:  # delivered to whoever waits (Cancelled included); never cached
+            with self._cond:
+                self._forget(job)
+                job.future.set_exception(exc)
+                self._cond.notify_all()
+            return
+        self.results.put(job.key, value)  # (also when cancelled after its last check: results are pure)
+        with self._cond:
+            self._forget(job)
+            job.future.set_result(value)
+            self._cond.notify_all()

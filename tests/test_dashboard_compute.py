@@ -1,0 +1,95 @@
+"""The compute layer: results are functions of the settings only (not of what was computed before),
+the registry's slider → estimator translation, and a cancelled γ path resuming to the same result."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mlviz.dashboard import compute, jobs, methods, state
+
+T = 120
+CDN = methods.METHODS["cdn"]
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return state.sample_context("emotions")
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(T)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(T)
+
+
+def _posteriors(ctx, values, owner=None):
+    return compute.posteriors(ctx, CDN, values, owner=owner).result(T)[0]
+
+
+def test_same_settings_same_posteriors_whatever_was_computed_before(ctx):
+    target = dict(gamma=0.1, mu=0.01, lam=0.1, variant="sparse")
+    reference = _posteriors(ctx, target)
+    steps = compute.RUNNER.peek(compute.path_key(ctx, CDN, target))
+    for history in ([dict(target, mu=0.1), dict(target, gamma=0.001)],
+                    [dict(target, lam=1.0, gamma=0.5), dict(target, variant="l1-cdn")]):
+        compute.RUNNER.clear()
+        for values in history:  # other settings first, by the same owner (each cancels the previous)
+            _posteriors(ctx, values, owner=("s", "panel"))
+        again = _posteriors(ctx, target, owner=("s", "panel"))
+        np.testing.assert_array_equal(again, reference)
+        other = compute.RUNNER.peek(compute.path_key(ctx, CDN, target))
+        assert [s["n_edges"] for _, s in sorted(other.items())] == [s["n_edges"] for _, s in sorted(steps.items())]
+
+
+def test_a_cancelled_path_resumes_to_the_same_steps(ctx):
+    values = dict(gamma=0.1, mu=0.003, lam=0.1, variant="sparse")
+    full = compute.path(ctx, CDN, values).result(T)
+    compute.RUNNER.clear()
+    job = compute.path(ctx, CDN, values, owner=("s", "graph"))
+    compute.RUNNER.wait(job, lambda j: len(j.partial or {}) >= 3, T)
+    compute.RUNNER.cancel(("s", "graph"))
+    with pytest.raises(jobs.Cancelled):
+        job.result(T)
+    known = compute.known_steps(ctx, CDN, values)  # the points computed before the cancel are kept
+    assert len(known) >= 3
+    resumed = compute.path(ctx, CDN, values).result(T)
+    assert sorted(resumed) == sorted(full)
+    for p in full:
+        np.testing.assert_array_equal(resumed[p]["model"].label_coef_, full[p]["model"].label_coef_)
+
+
+def test_a_fast_slider_is_a_refit_of_the_base_model_equal_to_a_fresh_fit(ctx):
+    m = methods.METHODS["mllspc"]
+    values = dict(lam=1.0, gamma=0.3, sigma_factor=1.0)
+    P = compute.posteriors(ctx, m, values).result(T)[0]
+    fresh = m.estimator(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+    np.testing.assert_allclose(P, compute.finite(fresh.predict_proba(ctx.X_test)), rtol=1e-9, atol=1e-12)
+    # the base model (fast sliders at their defaults) was fitted once and is left as it was
+    base, _ = compute.RUNNER.peek(compute.base_key(ctx, m, values))
+    assert base.lam == m.param("lam").default and base.gamma == m.param("gamma").default
+
+
+def test_the_registry_translates_sliders_in_one_place(ctx):
+    scale = compute.scale(ctx)
+    kw = CDN.kwargs(dict(gamma=0.3, mu=0.01, lam=1.0, variant="cdn"), scale)
+    assert kw["mu"] == pytest.approx(0.01 * ctx.Y_train.shape[0])  # μ / N → μ (eq. 4 sums over N)
+    assert kw["lam1"] == kw["lam2"] == 1.0 and kw["variant"] == "cdn" and "gamma" not in kw  # γ: the path
+    kw = methods.METHODS["klr"].kwargs({"sigma_factor": 2.0}, scale)
+    assert kw["sigma"] == pytest.approx(2.0 * scale.median_distance())
+    br = methods.METHODS["br"].estimator({"C": 10.0}, scale)
+    assert br.estimator.C == 10.0
+    assert methods.METHODS["mlknn"].complete({"k": 3, "unknown": 1}) == {"k": 3, "s": 1.0}
+    a = methods.key("d", "cdn", {"mu": 0.1, "lam": 1.0})
+    assert a == methods.key("d", "cdn", {"lam": 1.0, "mu": 0.1}) != methods.key("d", "cdn", {"lam": 1.0, "mu": 0.3})
+
+
+def test_median_distance_matches_its_definition(ctx):
+    from scipy.spatial.distance import pdist
+
+    X = np.random.default_rng(0).normal(size=(50, 4))
+    assert methods.median_distance(X) == pytest.approx(np.median(pdist(X)))
+    assert methods.median_distance(np.ones((5, 2))) == 1.0
