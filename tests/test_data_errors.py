@@ -157,7 +157,7 @@ def test_arff_truncated_and_garbled(tmp_path):
     with pytest.raises(DataError, match=r"csvlike.arff, line 1: unexpected header line 'a,b'"):
         load_arff(write(tmp_path, "csvlike.arff", "a,b\n1,2\n"), labels=1)
     dup = GOOD_ARFF.replace("@attribute f2 numeric", "@attribute f1 numeric")
-    with pytest.raises(DataError, match=r"dup.arff, line 3: cannot parse ARFF"):
+    with pytest.raises(DataError, match=r"dup.arff, line 3: attribute name .f1. declared twice \(lines 2 and 3\)"):
         load_arff(write(tmp_path, "dup.arff", dup), labels=XML)
 
 
@@ -279,7 +279,7 @@ def test_libsvm_errors(tmp_path):
 def test_npz_errors(tmp_path):
     np.savez(tmp_path / "obj.npz", X=np.array([[1.0], [2.0]]),
              Y=np.array([[1], [0]]), label_names=np.array(["a", None], dtype=object)[:1])
-    with pytest.raises(DataError, match=r"obj.npz: cannot read arrays .*object arrays"):
+    with pytest.raises(DataError, match=r"obj.npz: array .* holds Python objects .*never loaded"):
         load_npz(tmp_path / "obj.npz")
     np.savez(tmp_path / "noy.npz", X=np.ones((2, 2)))
     with pytest.raises(DataError, match=r"noy.npz: no array 'Y'"):

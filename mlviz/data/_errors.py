@@ -10,6 +10,20 @@ known, and what was expected, e.g.::
 
 from __future__ import annotations
 
+from mlviz._text import MESSAGE_NAME_LENGTH, shorten
+
+#: Longest ``reason`` kept in a message (a safety net: loaders already shorten
+#: every user string they embed to :data:`mlviz._text.MESSAGE_NAME_LENGTH`).
+MAX_REASON_LENGTH = 400
+
+
+def _shorten_tail(source, limit=MESSAGE_NAME_LENGTH):
+    """A file name or path cut from the left (the end names the file)."""
+    text = source if isinstance(source, str) else str(source)
+    if len(text) <= limit:
+        return text
+    return "…" + text[len(text) - limit + 1:]
+
 
 class DataError(ValueError):
     """Bad input data: the message says which file, where, and what was expected.
@@ -28,6 +42,9 @@ class DataError(ValueError):
     Attributes
     ----------
     source, line, column, reason : as given (``reason`` is the bare message).
+        ``source`` and a string ``column`` are shortened to
+        :data:`mlviz._text.MESSAGE_NAME_LENGTH` characters and ``reason`` to
+        :data:`MAX_REASON_LENGTH`, so a message stays short whatever the file holds.
 
     Examples
     --------
@@ -36,10 +53,11 @@ class DataError(ValueError):
     """
 
     def __init__(self, message, *, source=None, line=None, column=None):
-        self.reason = str(message)
-        self.source = source
+        self.reason = shorten(message, MAX_REASON_LENGTH)
+        self.source = None if source is None else _shorten_tail(source)
         self.line = line
-        self.column = column
+        self.column = shorten(column, MESSAGE_NAME_LENGTH) if isinstance(column, str) else column
+        source, column = self.source, self.column
         where = []
         if source:
             where.append(str(source))

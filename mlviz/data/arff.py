@@ -3,7 +3,9 @@
 The tokenising of data rows is liac-arff's; this module adds what a
 multi-label loader needs on top: line numbers for every problem, label
 selection by name (Mulan XML), by MEKA ``-C n`` / ``-C -n`` or by count,
-correct unescaping of quoted names (``'Swainson\\'s Thrush'``), one-hot
+names exactly as liac-arff reads them (XML/list lookup also accepts the
+Weka reading of quoted names, ``'Swainson\\'s Thrush'`` -> ``Swainson's
+Thrush``), size limits checked before parsing, one-hot
 encoding of nominal features, dropping string / ID attributes, and keeping
 sparse ARFF sparse (CSR).
 
@@ -20,30 +22,79 @@ Encoding rules for a non-label attribute
 * ``date`` attributes: dropped with a note (liac-arff cannot parse them).
 
 Label attributes must be nominal with values in {0, 1} or numeric holding
-only 0 and 1.  Missing values (``?``) are refused with their line number.
+only 0 and 1.  Missing values (``?``) are refused with their line number, and
+so is a sparse row naming the same attribute index twice.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 
+import arff as liac_arff
 import numpy as np
 import scipy.sparse as sp
 
 from ._arff_header import (  # noqa: F401  (re-exported)
     ArffHeader, meka_label_count, parse_with_liac, unescape_arff_name,
 )
+from mlviz._text import shorten
+
 from ._errors import DataError
 from ._labels_xml import is_xml_spec, read_label_xml
+from ._limits import no_memory_error
 from ._source import read_source
+from ._validate import check_name_length
 from .dataset import finish_dataset
 
 __all__ = ["load_arff", "meka_label_count", "unescape_arff_name"]
 
 _POSITIVE = {"1", "yes", "y", "true", "t", "positive", "pos", "+"}
+#: The closest-name hint compares against at most this many attribute names.
+_CLOSEST_CANDIDATES = 5000
 
 
-def _select_labels(labels, header, source, notes):
+_DATA_LINE = re.compile(r"^[ \t]*@data\b", re.IGNORECASE | re.MULTILINE)
+_ATTRIBUTE_LINE = re.compile(r"^[ \t]*@attribute\b", re.IGNORECASE | re.MULTILINE)
+
+
+def _check_attribute_count(text, limits, source):
+    """Size limits by regex scans, before any per-line work: the column limit on
+    the number of ``@attribute`` lines and, for dense data, the dense-cell limit
+    on (lines after ``@data``) x attributes (an upper bound on the rows)."""
+    end = _DATA_LINE.search(text)
+    head = text[: end.start()] if end else text
+    count = sum(1 for _ in _ATTRIBUTE_LINE.finditer(head))
+    limits.check_columns(count, "attribute count", source)
+    if end is not None:
+        body = text[end.end():end.end() + 4096].lstrip()
+        while body.startswith("%"):
+            body = body.split("\n", 1)[-1].lstrip() if "\n" in body else ""
+        if not body.startswith("{"):
+            limits.check_dense(text.count("\n", end.end()), count,
+                               "ARFF data (lines after @data x attributes)", source)
+
+
+def _few(values, k=6):
+    """At most ``k`` values, each shortened, for a message."""
+    shown = ", ".join(repr(shorten(str(v), 30)) for v in list(values)[:k])
+    return f"[{shown}{', ...' if len(values) > k else ''}]"
+
+
+def _closest_hint(name, names):
+    """`` (closest attribute: '...')`` or ``""``.
+
+    Bounded work whatever the file holds: the first ``_CLOSEST_CANDIDATES``
+    names, compared on their first 64 characters.
+    """
+    prefixes = {}
+    for candidate in names[:_CLOSEST_CANDIDATES]:
+        prefixes.setdefault(candidate[:64], candidate)
+    close = difflib.get_close_matches(name[:64], list(prefixes), n=1, cutoff=0.5)
+    return f" (closest attribute: {shorten(prefixes[close[0]])!r})" if close else ""
+
+
+def _select_labels(labels, header, source, notes, limits=None):
     """Indices of label attributes (in label order) and the label names."""
     names = header.names
     n_attr = len(names)
@@ -64,7 +115,7 @@ def _select_labels(labels, header, source, notes):
         idx = list(range(count)) if count > 0 else list(range(n_attr + count, n_attr))
         return idx, [names[i] for i in idx]
     if is_xml_spec(labels):
-        wanted, xml_name = read_label_xml(labels)
+        wanted, xml_name = read_label_xml(labels, limits)
         notes.append(f"labels chosen by name from {xml_name}")
     else:
         try:
@@ -75,23 +126,25 @@ def _select_labels(labels, header, source, notes):
         xml_name = "the label list"
         if not wanted:
             raise DataError("empty label list; expected at least one label", source=source)
+        for name in wanted:
+            check_name_length(name, "label name", source)
         if len(set(wanted)) != len(wanted):
             raise DataError("the label list repeats a name", source=source)
     position = {}
-    for i, name in enumerate(names):
-        position.setdefault(name, i)
-    stripped = {}
-    for i, name in enumerate(names):
-        stripped.setdefault(name.strip(), i)
+    for spelling in (names, [n.strip() for n in names], header.weka_names):
+        for i, name in enumerate(spelling):
+            position.setdefault(name, i)
     idx = []
     for name in wanted:
-        i = position.get(name, stripped.get(name.strip()))
+        i = position.get(name, position.get(name.strip()))
         if i is None:
-            close = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
-            hint = f" (closest attribute: {close[0]!r})" if close else ""
-            raise DataError(f"label {name!r} named in {xml_name} is not an attribute of "
-                            f"the ARFF file{hint}", source=source)
+            raise DataError(f"label {shorten(name)!r} named in {shorten(xml_name)} is not an "
+                            f"attribute of the ARFF file{_closest_hint(name, names)}",
+                            source=source)
         idx.append(i)
+    if len(set(idx)) != len(idx):
+        raise DataError(f"two labels named in {shorten(xml_name)} are the same attribute",
+                        source=source)
     return idx, list(wanted)
 
 
@@ -126,14 +179,14 @@ def _first_bad(mask, header):
 def _numeric(col, missing, header, source, name):
     if missing.any():
         row, line = _first_bad(missing, header)
-        raise DataError(f"missing value '?' for {name!r}; expected a number", source=source,
+        raise DataError(f"missing value '?' for {shorten(name)!r}; expected a number", source=source,
                         line=line)
     try:
         return col.astype(np.float64)
     except (TypeError, ValueError):
         bad = np.array([not _is_float(v) for v in col])
         row, line = _first_bad(bad, header)
-        raise DataError(f"value {col[row]!r} of {name!r} is not a number", source=source,
+        raise DataError(f"value {shorten(col[row])!r} of {shorten(name)!r} is not a number", source=source,
                         line=line) from None
 
 
@@ -149,7 +202,7 @@ def _codes(col, missing, values, header, source, name):
     """Index into ``values`` of every entry of ``col`` (DataError if absent)."""
     if missing.any():
         row, line = _first_bad(missing, header)
-        raise DataError(f"missing value '?' for {name!r}; expected one of {values}",
+        raise DataError(f"missing value '?' for {shorten(name)!r}; expected one of {_few(values)}",
                         source=source, line=line)
     if header.sparse:
         # only explicit entries need a lookup: implicit ones are the first value
@@ -169,7 +222,7 @@ def _lookup(entries, values, rows, header, source, name):
     found = ordered[pos] == as_text
     if not found.all():
         k = int(np.flatnonzero(~found)[0])
-        raise DataError(f"value {entries[k]!r} of {name!r} is not one of {values}",
+        raise DataError(f"value {shorten(entries[k])!r} of {shorten(name)!r} is not one of {_few(values)}",
                         source=source, line=header.data_line(int(rows[k])))
     return order[pos]
 
@@ -180,22 +233,22 @@ def _label_column(obj, header, j, n, source):
     col, missing = _column_values(obj, header, j, n)
     if missing.any():
         row, line = _first_bad(missing, header)
-        raise DataError(f"label {name!r} is missing ('?'); expected 0 or 1", source=source,
+        raise DataError(f"label {shorten(name)!r} is missing ('?'); expected 0 or 1", source=source,
                         line=line)
     if isinstance(kind, list):
         if not set(kind) <= {"0", "1"}:
-            raise DataError(f"label attribute {name!r} is nominal {{{','.join(kind)}}}; "
+            raise DataError(f"label attribute {shorten(name)!r} is nominal {{{shorten(','.join(kind))}}}; "
                             "expected {0,1}", source=source, line=header.attr_lines[j])
         codes = _codes(col, missing, kind, header, source, name)
         return np.array([int(v) for v in kind], dtype=np.uint8)[codes]
     if kind == "STRING":
-        raise DataError(f"label attribute {name!r} is a string attribute; expected {{0,1}}",
+        raise DataError(f"label attribute {shorten(name)!r} is a string attribute; expected {{0,1}}",
                         source=source, line=header.attr_lines[j])
     values = _numeric(col, missing, header, source, name)
     bad = (values != 0) & (values != 1)
     if bad.any():
         row, line = _first_bad(bad, header)
-        raise DataError(f"label {name!r} has value {values[row]:g}; expected 0 or 1",
+        raise DataError(f"label {shorten(name)!r} has value {values[row]:g}; expected 0 or 1",
                         source=source, line=line)
     return values.astype(np.uint8)
 
@@ -205,20 +258,20 @@ def _encode_feature(obj, header, j, n, source, notes, drop_ids):
     name = header.names[j]
     kind = obj["attributes"][j][1]
     if j in header.dropped_dates:
-        notes.append(f"dropped date attribute {name!r}")
+        notes.append(f"dropped date attribute {shorten(name)!r}")
         return []
     if kind == "STRING":
-        notes.append(f"dropped string attribute {name!r}")
+        notes.append(f"dropped string attribute {shorten(name)!r}")
         return []
     col, missing = _column_values(obj, header, j, n)
     if drop_ids and name.strip().lower() == "id":
-        notes.append(f"dropped ID attribute {name!r}")
+        notes.append(f"dropped ID attribute {shorten(name)!r}")
         return []
     if not isinstance(kind, list):
         return [(name, _numeric(col, missing, header, source, name))]
     codes = _codes(col, missing, kind, header, source, name)
     if drop_ids and len(kind) > 2 and n >= 10 and len(np.unique(codes)) == n:
-        notes.append(f"dropped ID attribute {name!r} (nominal, a distinct value on every row)")
+        notes.append(f"dropped ID attribute {shorten(name)!r} (nominal, a distinct value on every row)")
         return []
     if len(kind) <= 2:
         positive = [k for k, v in enumerate(kind) if v.strip().lower() in _POSITIVE]
@@ -226,13 +279,14 @@ def _encode_feature(obj, header, j, n, source, notes, drop_ids):
             pos = positive[0]
         else:
             pos = len(kind) - 1
-            notes.append(f"nominal {name!r} encoded as 1 = {kind[pos]!r}, 0 = otherwise")
+            notes.append(f"nominal {shorten(name)!r} encoded as 1 = {shorten(kind[pos])!r}, 0 = otherwise")
         return [(name, (codes == pos).astype(np.float64))]
-    notes.append(f"nominal {name!r} one-hot encoded into {len(kind)} columns")
+    notes.append(f"nominal {shorten(name)!r} one-hot encoded into {len(kind)} columns")
     return [(f"{name}={v}", (codes == k).astype(np.float64)) for k, v in enumerate(kind)]
 
 
-def load_arff(source, labels=None, *, name=None, drop_ids=True):
+@no_memory_error
+def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
     """Read a multi-label ARFF file (Mulan or MEKA; dense or sparse).
 
     Parameters
@@ -251,6 +305,8 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
     drop_ids : bool, default True
         Drop ID attributes (see module docstring).  String attributes are
         always dropped.
+    limits : Limits, optional
+        Default :meth:`~mlviz.data.Limits.from_env`.
 
     Returns
     -------
@@ -269,13 +325,15 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
     >>> ds.X.shape, ds.Y.shape  # doctest: +SKIP
     ((593, 72), (593, 6))
     """
-    src = read_source(source)
+    src = read_source(source, limits)
     display = src.name
     text = src.text()
+    src.data = b""  # the decoded text replaces the bytes (halves the peak)
     if not text.strip():
         raise DataError("file is empty; expected an ARFF file", source=display)
+    _check_attribute_count(text, src.limits, display)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    header = ArffHeader(lines, display)
+    header = ArffHeader(lines, display, src.limits)
     if not header.data_lines:
         raise DataError("no data rows after @data; expected at least 2 instances",
                         source=display)
@@ -286,6 +344,7 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
         n = len(header.data_lines)
         header._rows = np.asarray(rows, dtype=np.int64)
         header._cols = np.asarray(cols, dtype=np.int64)
+        _check_sparse_duplicates(lines, header, display)
         header._vals = np.empty(len(data), dtype=object)
         header._vals[:] = data
         header._order = np.argsort(header._cols, kind="stable")
@@ -299,7 +358,7 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
     if n < 2:
         raise DataError(f"only {n} data row; need at least 2 instances", source=display)
 
-    label_idx, label_names = _select_labels(labels, header, display, notes)
+    label_idx, label_names = _select_labels(labels, header, display, notes, src.limits)
     if len(set(label_idx)) == len(header.names):
         raise DataError("the label set selects every attribute; expected at least one "
                         "feature", source=display)
@@ -326,8 +385,40 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True):
     for suffix in (".gz", ".arff"):
         if stem.lower().endswith(suffix):
             stem = stem[: -len(suffix)]
-    notes.insert(0, f"read {display} (relation {unescape_arff_name(header.relation)[:80]!r})")
+    notes.insert(0, f"read {display} (relation {shorten(unescape_arff_name(header.relation))!r})")
     return finish_dataset(X, Y, feature_names, label_names, name or stem, notes, display)
+
+
+def _sparse_entry_count(line):
+    """Number of ``index value`` entries written on a sparse data line."""
+    inner = line.strip()[1:-1]
+    if not inner.strip():
+        return 0
+    if "'" in inner or '"' in inner:
+        return sum(1 for m in liac_arff._RE_SPARSE_KEY_VALUES.finditer(line.strip())
+                   if m.group(1))
+    return inner.count(",") + 1
+
+
+def _check_sparse_duplicates(lines, header, source):
+    """DataError for a sparse row that names the same attribute index twice.
+
+    liac-arff reads a sparse row into a dict, so a repeated index silently
+    keeps the last value; here the entries written on each line are counted
+    against the entries liac-arff kept.
+    """
+    kept = np.bincount(header._rows, minlength=len(header.data_lines))
+    for row, line_no in enumerate(header.data_lines):
+        line = lines[line_no - 1]
+        if line.count(",") + 1 <= kept[row]:
+            continue  # at most as many entries as kept: no repeat
+        if _sparse_entry_count(line) > kept[row]:
+            cols = [int(m.group(1)) for m in liac_arff._RE_SPARSE_KEY_VALUES.finditer(line.strip())
+                    if m.group(1)]
+            seen = set()
+            dup = next((c for c in cols if c in seen or seen.add(c)), None)
+            raise DataError(f"sparse row names attribute index {dup} twice; expected each "
+                            "index at most once", source=source, line=line_no)
 
 
 def _sparse_features(obj, header, feature_idx, n, source, notes, drop_ids):
@@ -357,7 +448,7 @@ def _sparse_features(obj, header, feature_idx, n, source, notes, drop_ids):
     if missing.any():
         k = int(np.flatnonzero(missing)[0])
         row = int(header._rows[sel][k])
-        raise DataError(f"missing value '?' for {header.names[header._cols[sel][k]]!r}; "
+        raise DataError(f"missing value '?' for {shorten(header.names[header._cols[sel][k]])!r}; "
                         "expected a number", source=source, line=header.data_line(row))
     try:
         fvals = vals.astype(np.float64)
@@ -365,7 +456,7 @@ def _sparse_features(obj, header, feature_idx, n, source, notes, drop_ids):
         bad = np.array([not _is_float(v) for v in vals])
         k = int(np.flatnonzero(bad)[0])
         row = int(header._rows[sel][k])
-        raise DataError(f"value {vals[k]!r} is not a number", source=source,
+        raise DataError(f"value {shorten(vals[k])!r} is not a number", source=source,
                         line=header.data_line(row)) from None
     rows = np.concatenate([header._rows[sel]] + extra_rows).astype(np.int64)
     cols = np.concatenate([new_col[header._cols[sel]]] + extra_cols).astype(np.int64)
@@ -387,5 +478,5 @@ def _check_finite(X, header, feature_names, source):
         row, col = int(coo.row[k]), int(coo.col[k])
     else:
         row, col = (int(v[0]) for v in np.nonzero(~finite))
-    raise DataError(f"feature {feature_names[col]!r} is NaN or infinite; expected finite "
+    raise DataError(f"feature {shorten(feature_names[col])!r} is NaN or infinite; expected finite "
                     "numbers", source=source, line=header.data_line(row))

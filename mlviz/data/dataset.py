@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from mlviz._text import MAX_NAME_LENGTH, shorten
+
 from ._errors import DataError
+from ._validate import check_names
 
 
 @dataclass
@@ -52,9 +55,19 @@ class MultiLabelDataset:
 
     def __post_init__(self):
         if sp.issparse(self.X):
+            if self.X.format in ("csr", "csc", "bsr"):
+                try:  # index arrays from outside: validate before any compiled routine
+                    self.X.check_format(full_check=True)
+                except ValueError as exc:
+                    raise DataError(f"inconsistent sparse X ({shorten(exc, 120)})",
+                                    source=self.name) from None
             X = sp.csr_matrix(self.X, dtype=np.float64)
             values = X.data
         else:
+            kind = getattr(getattr(self.X, "dtype", None), "kind", "f")
+            if kind not in "biufO":
+                raise DataError(f"features have dtype {self.X.dtype}; expected real numbers",
+                                source=self.name)
             try:
                 X = np.asarray(self.X, dtype=np.float64)
             except (TypeError, ValueError) as exc:
@@ -152,7 +165,10 @@ class MultiLabelDataset:
 def finish_dataset(X, Y, feature_names, label_names, name, notes, source):
     """Build a dataset after the checks every loader shares.
 
-    Checks: at least 2 rows, at least 1 feature and 1 label.
+    Checks: at least 2 rows, at least 1 feature and 1 label; feature and
+    label names at most :data:`mlviz._text.MAX_NAME_LENGTH` characters and
+    unique (within features, within labels, and between the two).  The data
+    set name is cut to ``MAX_NAME_LENGTH`` characters.
     """
     n = X.shape[0]
     if n == 0:
@@ -167,4 +183,13 @@ def finish_dataset(X, Y, feature_names, label_names, name, notes, source):
             "expected at least one feature",
             source=source,
         )
-    return MultiLabelDataset(X, Y, list(feature_names), list(label_names), name, list(notes))
+    feature_names = [str(v) for v in feature_names]
+    label_names = [str(v) for v in label_names]
+    check_names(feature_names, "feature", source)
+    check_names(label_names, "label", source)
+    both = set(feature_names).intersection(label_names)
+    if both:
+        raise DataError(f"{shorten(min(both))!r} names both a feature and a label; expected "
+                        "distinct names", source=source)
+    return MultiLabelDataset(X, Y, feature_names, label_names, shorten(name, MAX_NAME_LENGTH),
+                             list(notes))

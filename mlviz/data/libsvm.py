@@ -22,8 +22,12 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
+from mlviz._text import shorten
+
 from ._errors import DataError
+from ._limits import no_memory_error
 from ._source import read_source
+from ._validate import check_names
 from .dataset import finish_dataset
 
 __all__ = ["load_libsvm", "META_PREFIX"]
@@ -35,12 +39,24 @@ def _int(token, what, source, line):
     try:
         value = int(token)
     except ValueError:
-        raise DataError(f"{what} {token!r} is not an integer", source=source,
+        raise DataError(f"{what} {shorten(token)!r} is not an integer", source=source,
                         line=line) from None
     return value
 
 
-def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, name=None):
+def _meta_names(meta, key, count, what, source):
+    """Names stored in the ``# mlviz:`` line, if they fit; DataError on duplicates."""
+    names = meta.get(key)
+    if not (isinstance(names, list) and len(names) == count
+            and all(isinstance(v, str) for v in names)):
+        return None
+    check_names(names, f"{what} (from the '{META_PREFIX}' line)", source)
+    return names
+
+
+@no_memory_error
+def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, name=None,
+                label_names=None, limits=None):
     """Read a multi-label svmlight file.
 
     Parameters
@@ -53,6 +69,12 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, nam
     zero_based : bool, default False
         Whether feature indices start at 0.
     name : str, optional
+    label_names : list of str, optional
+        Names of the labels (default: from the ``# mlviz:`` line, else ``y0, y1, ...``).
+    limits : Limits, optional
+        Default :meth:`~mlviz.data.Limits.from_env`; feature indices and label
+        ids above ``max_columns`` are refused, as is a dense ``Y`` over
+        ``max_dense_cells``.
 
     Returns
     -------
@@ -65,9 +87,12 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, nam
         With the line number for malformed tokens, duplicate or out-of-range
         indices, non-finite values, negative label ids.
     """
-    src = read_source(source)
+    src = read_source(source, limits)
+    limits = src.limits
     display = src.name
+    max_index = limits.max_columns
     text = src.text()
+    src.data = b""  # the decoded text replaces the bytes (halves the peak)
     if not text.strip():
         raise DataError("file is empty; expected 'labels index:value ...' lines",
                         source=display)
@@ -94,6 +119,8 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, nam
                 if label < 0:
                     raise DataError(f"label id {label} is negative; expected ids >= 0",
                                     source=display, line=lineno)
+                if label >= max_index:
+                    limits.check_columns(label + 1, "label id", display, line=lineno)
                 label_rows.append(n)
                 label_cols.append(label)
             tokens = tokens[1:]
@@ -101,24 +128,26 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, nam
         for token in tokens:
             index, sep, value = token.partition(":")
             if not sep:
-                raise DataError(f"token {token!r} is not 'index:value'", source=display,
+                raise DataError(f"token {shorten(token)!r} is not 'index:value'", source=display,
                                 line=lineno)
             j = _int(index, "feature index", display, lineno) - offset
             if j < 0:
                 hint = "" if zero_based else " (indices are 1-based; use zero_based=True)"
-                raise DataError(f"feature index {index} out of range{hint}", source=display,
-                                line=lineno)
+                raise DataError(f"feature index {shorten(index)} out of range{hint}",
+                                source=display, line=lineno)
+            if j >= max_index:
+                limits.check_columns(j + 1, "feature index", display, line=lineno)
             if j in seen:
-                raise DataError(f"feature index {index} repeated", source=display,
+                raise DataError(f"feature index {shorten(index)} repeated", source=display,
                                 line=lineno)
             seen.add(j)
             try:
                 v = float(value)
             except ValueError:
-                raise DataError(f"feature value {value!r} is not a number", source=display,
-                                line=lineno) from None
+                raise DataError(f"feature value {shorten(value)!r} is not a number",
+                                source=display, line=lineno) from None
             if not np.isfinite(v):
-                raise DataError(f"feature value {value!r} is NaN or infinite; expected a "
+                raise DataError(f"feature value {shorten(value)!r} is NaN or infinite; expected a "
                                 "finite number", source=display, line=lineno)
             rows.append(n)
             cols.append(j)
@@ -139,17 +168,23 @@ def load_libsvm(source, *, n_features=None, n_labels=None, zero_based=False, nam
             raise DataError(f"label id {label_cols[k]} exceeds n_labels={n_labels}",
                             source=display, line=lines[label_rows[k]])
         L = n_labels
+    limits.check_columns(d, "feature count", display)
+    limits.check_columns(L, "label count", display)
+    limits.check_dense(n, L, "label matrix Y", display)
     X = sp.csr_matrix((np.asarray(vals, dtype=np.float64),
                        (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
                       shape=(n, d))
     Y = np.zeros((n, L), dtype=np.uint8)
     Y[np.asarray(label_rows, dtype=np.int64), np.asarray(label_cols, dtype=np.int64)] = 1
-    feature_names = meta.get("feature_names")
-    if not (isinstance(feature_names, list) and len(feature_names) == d):
-        feature_names = [f"x{j + offset}" for j in range(d)]
-    label_names = meta.get("label_names")
-    if not (isinstance(label_names, list) and len(label_names) == L):
-        label_names = [f"y{k}" for k in range(L)]
+    feature_names = (_meta_names(meta, "feature_names", d, "feature name", display)
+                     or [f"x{j + offset}" for j in range(d)])
+    if label_names is not None:
+        label_names = [str(v) for v in label_names]
+        if len(label_names) != L:
+            raise DataError(f"{len(label_names)} label names for {L} labels", source=display)
+    else:
+        label_names = (_meta_names(meta, "label_names", L, "label name", display)
+                       or [f"y{k}" for k in range(L)])
     stem = display.rsplit(".", 1)[0] if "." in display else display
     ds_name = name or (meta.get("name") if isinstance(meta.get("name"), str) else None) or stem
     notes = list(src.notes) + [f"read {display} (svmlight, "

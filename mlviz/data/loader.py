@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ._errors import DataError
+from ._limits import no_memory_error
 from ._source import Source, read_source
 from .arff import load_arff
 from .csv import load_csv
@@ -50,7 +51,8 @@ def detect_format(source: Source) -> str:
     return "csv"
 
 
-def load_dataset(path_or_file, *, labels=None, fmt=None, **options):
+@no_memory_error
+def load_dataset(path_or_file, *, labels=None, fmt=None, limits=None, **options):
     """Load a multi-label data set from a path or an uploaded file.
 
     Parameters
@@ -66,6 +68,9 @@ def load_dataset(path_or_file, *, labels=None, fmt=None, **options):
         ``n_labels`` or a list of label names.  npz: unused.
     fmt : {"arff", "csv", "libsvm", "npz"}, optional
         Force the format instead of detecting it.
+    limits : Limits, optional
+        Size limits (upload, decompression, columns, dense cells); default
+        :meth:`~mlviz.data.Limits.from_env` (``MLVIZ_*`` environment variables).
     **options
         Passed to the format's loader (e.g. ``label_prefix``, ``drop_columns``,
         ``zero_based``, ``n_features``, ``name``, ``drop_ids``).
@@ -77,9 +82,15 @@ def load_dataset(path_or_file, *, labels=None, fmt=None, **options):
     Raises
     ------
     DataError
-        For every unreadable or invalid input (and unknown options).
+        For every unreadable or invalid input (and unknown options), every
+        limit exceeded (the message names it) and running out of memory.
+
+    See Also
+    --------
+    load_dataset_isolated : the same, parsed in a short-lived worker process
+        (for uploads: a crash, bomb or hang there is one DataError).
     """
-    source = read_source(path_or_file)
+    source = read_source(path_or_file, limits)
     fmt = (fmt or detect_format(source)).lower()
     try:
         if fmt == "arff":
@@ -98,10 +109,7 @@ def load_dataset(path_or_file, *, labels=None, fmt=None, **options):
                 options.setdefault("n_labels", len(names))
             elif labels is not None:
                 options.setdefault("n_labels", labels)
-            ds = load_libsvm(source, **options)
-            if names is not None:
-                ds.label_names = names
-            return ds
+            return load_libsvm(source, label_names=names, **options)
         if fmt == "npz":
             return load_npz(source, **options)
     except TypeError as exc:

@@ -16,13 +16,14 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import scipy.sparse as sp
 
+from mlviz._text import shorten
+
 from ._errors import DataError
 from .libsvm import META_PREFIX
 
 __all__ = ["save_arff", "save_csv", "save_libsvm", "quote_arff_name"]
 
-_NEEDS_QUOTES = set(" \t\n\r,{}%'\"\\")
-_ESCAPE = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_NEEDS_QUOTES = set(" \t,{}%'\"")
 
 
 @contextlib.contextmanager
@@ -47,14 +48,30 @@ def _number(value):
 
 
 def quote_arff_name(name: str) -> str:
-    """Quote an ARFF name if needed, escaping backslashes, quotes and control characters.
+    r"""The ARFF token that liac-arff (and :func:`~mlviz.data.load_arff`) reads back as ``name``.
 
-    >>> quote_arff_name("Swainson's Thrush")
-    "'Swainson\\\\'s Thrush'"
+    Names are written the way liac-arff's own encoder writes them: bare when
+    they hold nothing that needs quoting, otherwise between double quotes (or
+    single quotes if the name holds a double quote), **without** backslash
+    escapes, because liac-arff does not unescape names.
+
+    Raises
+    ------
+    DataError
+        For names no ARFF reader reads back unchanged (empty, a line break,
+        or a quote character at either end).
+
+    >>> print(quote_arff_name("Swainson's Thrush"))
+    "Swainson's Thrush"
+    >>> print(quote_arff_name("50\\%"))
+    "50\%"
     """
-    if name and not (_NEEDS_QUOTES & set(name)) and name[0] not in "@?":
+    if not name or "\n" in name or "\r" in name or name[0] in "'\"" or name[-1] in "'\"":
+        raise DataError(f"name {shorten(name)!r} cannot be written to ARFF so that it reads "
+                        "back unchanged (empty, a line break, or a quote at either end)")
+    if not (_NEEDS_QUOTES & set(name)) and name[0] not in "@?":
         return name
-    return "'" + "".join(_ESCAPE.get(ch, ch) for ch in name) + "'"
+    return f'"{name}"' if '"' not in name else f"'{name}'"
 
 
 def _check_unique(dataset):
@@ -81,7 +98,8 @@ def save_arff(dataset, path, *, xml_path=None):
     _check_unique(dataset)
     d, L = dataset.n_features, dataset.n_labels
     with _open_text(path) as out:
-        out.write(f"@relation {quote_arff_name(f'{dataset.name}: -C -{L}')}\n\n")
+        relation = " ".join(str(dataset.name).split()).strip("'\"") or "dataset"
+        out.write(f"@relation {quote_arff_name(f'{relation}: -C -{L}')}\n\n")
         for fname in dataset.feature_names:
             out.write(f"@attribute {quote_arff_name(fname)} numeric\n")
         for lname in dataset.label_names:

@@ -1,0 +1,200 @@
+"""Resource limits for reading untrusted data (uploads).
+
+Every loader checks its input against one :class:`Limits` object *before*
+the work that the limit protects (decompression, allocation, parsing), and
+says which limit was hit and how to raise it.  Defaults come from the
+environment, read when :meth:`Limits.from_env` is called:
+
+=============================  =======  ==============================================
+environment variable           default  meaning
+=============================  =======  ==============================================
+``MLVIZ_MAX_UPLOAD_MB``        50       largest file accepted, as given (compressed or
+                                        not); keep it equal to Streamlit's
+                                        ``server.maxUploadSize``
+``MLVIZ_INFLATE_RATIO``        4        a compressed file may inflate to at most this
+                                        many times ``MLVIZ_MAX_UPLOAD_MB`` (200 MB)
+``MLVIZ_MAX_COLUMNS``          1000000  attributes / columns / feature indices / label
+                                        ids per file
+``MLVIZ_MAX_DENSE_CELLS``      50000000 cells of a dense ``X`` or ``Y``
+                                        (rows x columns; 400 MB as float64)
+``MLVIZ_WORKER_MEMORY_MB``     2048     address-space limit of the parse worker
+                                        (:func:`~mlviz.data.load_dataset_isolated`)
+``MLVIZ_WORKER_CPU_SECONDS``   120      CPU-time limit of the parse worker
+``MLVIZ_WORKER_TIMEOUT``       180      wall-clock limit of the parse worker (seconds)
+=============================  =======  ==============================================
+
+Names (data-set, feature, label) longer than :data:`mlviz._text.MAX_NAME_LENGTH`
+(256 characters) are refused.  Independently of the cap, a compressed stream
+that has produced more than 16 MiB at more than 2000 times the compressed
+bytes read so far is refused as a bomb (:data:`mlviz.data._source.MAX_RATIO`;
+gzip cannot exceed ~1032:1, real data sets stay far below).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+
+from ._errors import DataError
+
+__all__ = ["Limits", "ENV_VARS", "format_bytes"]
+
+MB = 1024 * 1024
+
+#: field name -> (environment variable, default, unit multiplier)
+ENV_VARS = {
+    "max_upload_bytes": ("MLVIZ_MAX_UPLOAD_MB", 50, MB),
+    "inflate_ratio": ("MLVIZ_INFLATE_RATIO", 4, 1),
+    "max_columns": ("MLVIZ_MAX_COLUMNS", 1_000_000, 1),
+    "max_dense_cells": ("MLVIZ_MAX_DENSE_CELLS", 50_000_000, 1),
+    "worker_memory_bytes": ("MLVIZ_WORKER_MEMORY_MB", 2048, MB),
+    "worker_cpu_seconds": ("MLVIZ_WORKER_CPU_SECONDS", 120, 1),
+    "worker_timeout": ("MLVIZ_WORKER_TIMEOUT", 180, 1),
+}
+
+
+def format_bytes(n) -> str:
+    """``n`` bytes as a short human string (``"1.5 MB"``)."""
+    n = float(n)
+    for unit in ("bytes", "kB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits applied while reading one untrusted input.
+
+    Parameters
+    ----------
+    max_upload_bytes : int
+        Largest input accepted as given (compressed or not).
+    inflate_ratio : float
+        Decompressed content may be at most ``inflate_ratio * max_upload_bytes``.
+    max_columns : int
+        Largest number of attributes/columns, feature index or label id.
+    max_dense_cells : int
+        Largest ``rows * columns`` of a dense ``X`` or ``Y``.
+    worker_memory_bytes, worker_cpu_seconds, worker_timeout : int
+        Address-space, CPU-time and wall-clock limits of the parse worker
+        (:func:`mlviz.data.load_dataset_isolated`).
+
+    Examples
+    --------
+    >>> Limits(max_upload_bytes=1024 * 1024).max_inflated_bytes
+    4194304
+    """
+
+    max_upload_bytes: int = 50 * MB
+    inflate_ratio: float = 4
+    max_columns: int = 1_000_000
+    max_dense_cells: int = 50_000_000
+    worker_memory_bytes: int = 2048 * MB
+    worker_cpu_seconds: int = 120
+    worker_timeout: float = 180
+
+    @classmethod
+    def from_env(cls, environ=None, **overrides):
+        """Limits from the ``MLVIZ_*`` environment variables (see module docstring).
+
+        Raises
+        ------
+        DataError
+            If a variable is not a positive number.
+        """
+        environ = os.environ if environ is None else environ
+        values = {}
+        for field_name, (var, default, unit) in ENV_VARS.items():
+            raw = environ.get(var)
+            if raw is None or not str(raw).strip():
+                values[field_name] = default * unit
+                continue
+            try:
+                number = float(raw)
+            except ValueError:
+                number = -1.0
+            if not number > 0:
+                raise DataError(f"environment variable {var}={str(raw)[:40]!r}; expected a "
+                                "positive number")
+            values[field_name] = int(number * unit) if field_name != "inflate_ratio" else number
+        values.update(overrides)
+        return cls(**values)
+
+    @property
+    def max_inflated_bytes(self) -> int:
+        """Largest decompressed size: ``inflate_ratio * max_upload_bytes``."""
+        return int(self.inflate_ratio * self.max_upload_bytes)
+
+    def with_(self, **changes):
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict:
+        """Plain dict of the fields (JSON-serialisable)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    # ------------------------------------------------------------------ checks
+
+    def check_upload(self, size, source):
+        """DataError if an input of ``size`` bytes exceeds ``max_upload_bytes``."""
+        if size > self.max_upload_bytes:
+            raise DataError(f"file is {format_bytes(size)}; the upload limit is "
+                            f"{format_bytes(self.max_upload_bytes)} (MLVIZ_MAX_UPLOAD_MB)",
+                            source=source)
+
+    def check_columns(self, count, what, source, line=None):
+        """DataError if ``count`` columns (of kind ``what``) exceed ``max_columns``."""
+        if count > self.max_columns:
+            raise DataError(f"{what} {count:,} exceeds the column limit of "
+                            f"{self.max_columns:,} (MLVIZ_MAX_COLUMNS)", source=source,
+                            line=line)
+
+    def check_dense(self, rows, cols, what, source):
+        """DataError if a dense ``rows x cols`` matrix exceeds ``max_dense_cells``."""
+        if int(rows) * int(cols) > self.max_dense_cells:
+            raise DataError(f"dense {what} of {int(rows):,} x {int(cols):,} = "
+                            f"{int(rows) * int(cols):,} cells exceeds the limit of "
+                            f"{self.max_dense_cells:,} cells (MLVIZ_MAX_DENSE_CELLS)",
+                            source=source)
+
+
+def resolve(limits):
+    """``limits`` or, if None, :meth:`Limits.from_env`."""
+    if limits is None:
+        return Limits.from_env()
+    if not isinstance(limits, Limits):
+        raise DataError(f"limits= must be a mlviz.data.Limits, got {type(limits).__name__}")
+    return limits
+
+
+#: Set in the parse worker to the address-space limit it runs under, so that a
+#: MemoryError there names that limit.
+WORKER_MEMORY_LIMIT = None
+
+
+def memory_error_message(source=None):
+    """The DataError for a MemoryError while reading ``source``."""
+    if WORKER_MEMORY_LIMIT:
+        where = (f"the parse worker's memory limit of {format_bytes(WORKER_MEMORY_LIMIT)} "
+                 "(MLVIZ_WORKER_MEMORY_MB)")
+    else:
+        where = "the memory available to this process"
+    return DataError(f"out of memory while reading the file: it needs more than {where}; "
+                     "use a smaller file or raise the limit", source=source)
+
+
+def no_memory_error(func):
+    """Decorator: a MemoryError inside ``func`` becomes a DataError naming the limit."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except MemoryError:
+            source = args[0] if args else kwargs.get("source")
+            name = getattr(source, "name", source if isinstance(source, str) else None)
+            raise memory_error_message(None if name is None else str(name)) from None
+    return wrapper
