@@ -126,3 +126,13 @@ def test_rule_curve_figure_without_parameter_and_without_current():
         assert vals[m] == pytest.approx(float(curve[m].iloc[0]))
     fig2 = _json(rule_curve_figure(rule_curve(Y, P, "threshold")))
     assert not fig2["layout"].get("shapes")
+
+
+def test_rule_curve_figure_log_axis_marks_current_in_log_units():
+    import pandas as pd
+
+    curve = pd.DataFrame(dict(param=[1.0, 0.1, 0.01], precision=[1.0, 0.8, 0.3], recall=[0.0, 1.0, 1.0]))
+    fig = _json(rule_curve_figure(curve, current=0.1, log_x=True))
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    shape = [s for s in fig["layout"]["shapes"] if s.get("name") == "current"][0]
+    assert shape["x0"] == pytest.approx(-1.0)

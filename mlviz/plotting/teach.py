@@ -144,7 +144,7 @@ def _best_map(best):
 
 
 def rule_curve_figure(curve, current=None, best=None, *, param_label="rule parameter", title=None,
-                      height=420):
+                      height=420, log_x=False):
     """Linked curves of a decision rule: every measure against the rule's parameter.
 
     Parameters
@@ -163,6 +163,10 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
         x-axis title (plain text).
     title : str, optional
     height : int
+    log_x : bool
+        Logarithmic parameter axis (e.g. γ / γ_max); the current-value
+        shape's x is then ``log10(current)`` (plotly's convention for shapes
+        on log axes).
 
     Returns
     -------
@@ -199,15 +203,17 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
                 meta={"kind": "best", "measure": m}, hovertemplate=(
                     f"best {measure_label(m)}: %{{y:.4f}} at %{{x}}<extra></extra>")))
     shapes, annotations = [], []
-    if current is not None and not no_param and math.isfinite(float(current)):
-        shapes.append(dict(type="line", name="current", x0=float(current), x1=float(current), xref="x",
+    if current is not None and not no_param and math.isfinite(float(current)) and not (log_x and current <= 0):
+        xs = math.log10(float(current)) if log_x else float(current)
+        shapes.append(dict(type="line", name="current", x0=xs, x1=xs, xref="x",
                            y0=0, y1=1, yref="paper", line=dict(color="black", width=2, dash="dash")))
-        annotations.append(dict(x=float(current), y=1.0, xref="x", yref="paper", showarrow=False,
+        annotations.append(dict(x=xs, y=1.0, xref="x", yref="paper", showarrow=False,
                                 text=f"current: {float(current):g}", yanchor="bottom",
                                 font=dict(size=12)))
     layout = layout_dict(
         title=escape_html(title) if title else None, height=height, shapes=shapes, annotations=annotations,
-        xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None),
+        xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None,
+                   type="log" if log_x and not no_param else "-"),
         yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02]),
         legend=dict(orientation="h", yanchor="top", y=-0.18, x=0), hovermode="closest")
     return go.Figure(data=traces, layout=layout)
