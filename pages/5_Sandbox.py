@@ -37,8 +37,10 @@ DATA_KEY = "sandbox"
 # ------------------------------------------------------------------ controls
 with st.sidebar:
     st.markdown("#### Planted structure")
-    preset = st.radio("Preset", list(PRESETS), format_func=lambda k: PRESETS[k][0], key="sb_preset",
-                      bind="query-params", help="A ready-made ground truth; *Custom* uses the text box.")
+    preset = st.radio("Preset", list(PRESETS), key="sb_preset", bind="query-params",
+                      captions=[PRESETS[k][0] + (f": {PRESETS[k][1]}" if PRESETS[k][1] else ": the text box")
+                                for k in PRESETS],
+                      help="A ready-made ground truth; *custom* uses the text box.")
     custom = st.text_input("Structure (Custom)", "chain:3,xor:2,indep:1", key="sb_structure", max_chars=200,
                            bind="query-params", disabled=preset != "custom",
                            help="Comma-separated kind:size blocks: chain:k (A→B→…), hub:k (one hub, k leaves), "
@@ -114,7 +116,7 @@ def lspc_job(token):
 
 
 # ------------------------------------------------------------------ graph vs planted
-st.markdown(f"**Planted:** `{escape_markdown(structure, 200)}` — {L} labels, "
+st.markdown(f"**Planted:** {escape_markdown(structure, 200)} — {L} labels, "
             f"{expected.number_of_edges()} dependencies a dependency network should find "
             "(the planted edges, undirected, plus edges between parents of a common child).")
 left, right = st.columns([3, 2])

@@ -49,7 +49,7 @@ Y = ctx.Y_test
 
 # ------------------------------------------------------------------ rule
 r1, r2 = st.columns([2, 3])
-rule = r1.radio("Rule", list(RULES), format_func=RULES.get, key="dr_rule", bind="query-params")
+rule = r1.radio("Rule", list(RULES), captions=list(RULES.values()), key="dr_rule", bind="query-params")
 alo = r1.checkbox("At least one label (an empty prediction gets its top label)", key="dr_alo", bind="query-params")
 
 
@@ -98,7 +98,7 @@ with r2:
     else:
         scut_measure = st.radio("SCut tunes each label for", ["f1", "accuracy"], key="dr_scut",
                                 horizontal=True, bind="query-params",
-                                format_func={"f1": "its F1 (→ macro-F1)", "accuracy": "its accuracy (→ Hamming)"}.get)
+                                captions=["its F1 (→ macro-F1)", "its accuracy (→ Hamming loss)"])
         offset = float(st.slider("Offset added to every tuned threshold", -0.3, 0.3, 0.0, 0.01, key="dr_off",
                                  bind="query-params"))
         base = scut_thresholds(scut_measure)
@@ -132,7 +132,7 @@ st.subheader("Predict first: which rule maximises subset accuracy?")
 st.markdown("Subset accuracy counts an instance only when its **whole** label set is right. "
             "Guess which rule gets there most often on this data set, then reveal.")
 guess = st.radio("Your guess", ["no guess", "threshold", "rcut", "mcut", "scut"], key="dr_guess", horizontal=True,
-                 format_func=lambda k: RULES.get(k, k), bind="query-params")
+                 bind="query-params")
 if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
     tuned = scut_thresholds("f1")
     if tuned is not None:
