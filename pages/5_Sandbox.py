@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, progress, state
+from mlviz.dashboard import compute, jobs, progress, state
 from mlviz.data.synthetic import (edge_recovery, edge_status, expected_dependency_graph, make_planted,
                                   parse_structure)
 from mlviz.plotting.teach import recovery_graph_figure, rule_curve_figure
@@ -165,8 +165,9 @@ st.markdown(
 METHODS = ["BR", "PCC", "PCC joint mode", "SparseCDN"]
 guess = st.radio("Your guess", ["no guess", *METHODS], key="sb_guess", horizontal=True, bind="query-params")
 reveal = st.toggle("Reveal the answer", key="sb_reveal", bind="query-params")
+# started now, at low priority until revealed, so the answer is ready when the class has guessed
 cjob = compute.task(DATA_KEY, "planted-compare", dict(settings, gamma_ratio=ratio), compare_job(ratio),
-                    owner=progress.owner("sandbox|compare"))
+                    owner=progress.owner("sandbox|compare"), priority=jobs.USER if reveal else jobs.PREFETCH)
 if reveal:
     table, _ = progress.result(cjob, settings=dict(settings, gamma_ratio=ratio), slot="sandbox|compare",
                                label="Fitting BR, PCC and the sparse CDN")

@@ -80,7 +80,7 @@ with r2:
     elif rule == "per_label":
         label = st.selectbox("Label whose threshold moves (the others stay at 0.5)", range(L),
                              format_func=lambda j: names[j], key="dr_label", bind="query-params")
-        t_l = float(st.slider(f"Threshold of {names[label]}", 0.0, 1.0, 0.5, 0.01, key="dr_tl", bind="query-params"))
+        t_l = float(st.slider(f"Threshold of {escape_markdown(names[label], 60)}", 0.0, 1.0, 0.5, 0.01, key="dr_tl", bind="query-params"))
         base = np.full(L, 0.5)
         param = base.copy()
         param[label] = t_l

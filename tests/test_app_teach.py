@@ -282,3 +282,16 @@ def test_report_pack_download_is_a_zip_whose_script_reproduces_the_page(monkeypa
     for k, v in expected.items():
         assert rows[k] == pytest.approx(v, abs=1e-6)
     assert page["Subset accuracy ↑"] == f"{rows['subset_accuracy']:.4f}"
+
+
+def test_sandbox_answers_at_once_with_progress_then_shows_the_graph(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 0.0)
+    at = run(SANDBOX, sb_seed=7)
+    notice = [i.value for i in at.info if "Fitting the sparse CDN along the γ path" in i.value]
+    assert notice and not at.metric  # nothing computed yet, nothing stale shown
+    compute.RUNNER.wait_idle(120)
+    at.run()
+    ok(at)
+    assert metrics(at)["Edge recall"]
