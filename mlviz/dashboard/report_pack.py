@@ -90,12 +90,17 @@ def build(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_leas
                                  at_least_one_label=at_least_one_label,
                                  extra=dict(extra or {}, data=ctx.key,
                                             sliders={k: METHODS[k].complete(v) for k, v in method_values.items()}))
+        pack_notes = list(notes)
+        if any(METHODS[k].path is not None for k in method_values):
+            pack_notes.append("A method with a regularisation path (sparse CDN) is refitted here cold at the "
+                              "absolute γ of the page's γ / γ_max; the page's fit was warm-started along the path, "
+                              "so its numbers can differ slightly from these (which reproduce.py matches).")
         token.report(stage="refitting every model as reproduce.py will")
         results = fit_and_measure(ctx.dataset, settings)
         token.report(stage="writing the zip")
         buf = io.BytesIO()
         build_report_pack(buf, ctx.dataset, settings, results, figures,
-                          title=title or f"mlviz report: {ctx.name}", notes=list(notes), images="never")
+                          title=title or f"mlviz report: {ctx.name}", notes=pack_notes, images="never")
         return buf.getvalue()
     return fn
 
