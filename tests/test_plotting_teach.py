@@ -136,3 +136,11 @@ def test_rule_curve_figure_log_axis_marks_current_in_log_units():
     assert fig["layout"]["xaxis"]["type"] == "log"
     shape = [s for s in fig["layout"]["shapes"] if s.get("name") == "current"][0]
     assert shape["x0"] == pytest.approx(-1.0)
+
+
+def test_recovery_graph_keeps_an_empty_status_in_the_legend():
+    rows = [dict(source="a", target="b", status="true")]
+    fig = _json(recovery_graph_figure(rows, {"a": (0, 0), "b": (1, 0)}, ["a", "b"]))
+    missed = [t for t in fig["data"] if t.get("meta", {}).get("status") == "missed"][0]
+    assert missed["x"] == [None] and missed["meta"]["n_edges"] == 0
+    assert missed["name"].endswith(": 0") and missed["line"]["dash"] == "dot"

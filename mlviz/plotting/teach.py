@@ -92,6 +92,8 @@ def recovery_graph_figure(edge_status_rows, pos, label_names, *, title=None, hei
             mid_y.append(0.5 * (y0 + y1))
             mid_text.append(f"{escape_html(s)} — {escape_html(t)}: {status} edge")
         k = len(groups[status])
+        if not k:  # one empty point keeps the status in the legend (plotly drops traces without data)
+            xs, ys = [None], [None]
         traces.append(go.Scatter(
             x=xs, y=ys, mode="lines", line=dict(color=colour, dash=dash, width=width),
             name=f"{legend}: {k}", hoverinfo="skip", legendgroup=status,
@@ -215,5 +217,6 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
         xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None,
                    type="log" if log_x and not no_param else "-"),
         yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02]),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0), hovermode="closest")
+        legend=dict(orientation="h", yanchor="top", y=-0.28, x=0), hovermode="closest")
+    layout["margin"]["b"] = 90
     return go.Figure(data=traces, layout=layout)
