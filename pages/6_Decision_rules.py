@@ -1,0 +1,164 @@
+"""Decision-rule playground: the same posteriors, different rules, different numbers.
+
+A method's test posteriors on the current data set (compute layer, as on the
+Posteriors page) go through a rule of :mod:`mlviz.decision`; the measures
+along the rule's parameter are drawn together with the current setting
+marked.  Every setting is in the URL (keys ``dr_*``).
+"""
+
+import numpy as np
+import streamlit as st
+
+from mlviz._text import escape_markdown
+from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
+from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
+                            rule_curve, scut_cv)
+from mlviz.metrics import evaluate
+from mlviz.plotting.teach import measure_label, rule_curve_figure
+
+ctx = state.init_page("Decision rules", ":material/tune:")
+st.title(":material/tune: Decision rules — from posteriors to label sets")
+st.caption(f"Test posteriors of a model fitted on the {ctx.Y_train.shape[0]} training instances of "
+           f"**{escape_markdown(ctx.name, 60)}**, turned into label sets by the rule you pick. The model is the "
+           "same for every rule: only the rule changes the numbers.")
+
+RULES = {"threshold": "Global threshold", "per_label": "Per-label threshold", "rcut": "RCut (top k)",
+         "mcut": "MCut (largest gap)", "scut": "SCut (tuned on training folds)"}
+L = ctx.n_labels
+names = ctx.label_names
+
+# ------------------------------------------------------------------ model and posteriors
+c1, c2 = st.columns([1, 2])
+mkey = c1.selectbox("Model", methods.POSTERIOR_METHODS, index=methods.POSTERIOR_METHODS.index("mlknn"), key="dr_method",
+                    format_func=lambda k: methods.METHODS[k].label, bind="query-params")
+m = methods.METHODS[mkey]
+with c2.expander(f"{m.label} hyperparameters"):
+    values = widgets.param_controls(m, "dr_") if m.params else {}
+    st.caption(m.description)
+slot = "decision|posteriors"
+job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
+try:
+    result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}")
+except Exception as exc:  # noqa: BLE001
+    st.error(f"{m.label} could not be fitted with these settings: {escape_markdown(str(exc), 300)}")
+    st.stop()
+if result is None:
+    st.stop()
+P, _ = result
+Y = ctx.Y_test
+
+# ------------------------------------------------------------------ rule
+r1, r2 = st.columns([2, 3])
+rule = r1.radio("Rule", list(RULES), captions=list(RULES.values()), key="dr_rule", bind="query-params")
+alo = r1.checkbox("At least one label (an empty prediction gets its top label)", key="dr_alo", bind="query-params")
+
+
+def scut_job(measure):
+    def fn(token):
+        est = compute.estimator(ctx, m, values, token)
+        token.report(stage="fold")
+        thresholds, _ = scut_cv(est, ctx.X_train, ctx.Y_train, measure=measure, n_splits=3, random_state=0)
+        return thresholds
+    return fn
+
+
+def scut_thresholds(measure):
+    """SCut thresholds of the shown model (None while they are computed)."""
+    job = compute.task(ctx.key, f"scut|{m.key}|{measure}", m.complete(shown), scut_job(measure),
+                       owner=progress.owner(f"decision|scut|{measure}"))
+    t, _ = progress.result(job, settings=dict(m.complete(shown), measure=measure), slot=f"decision|scut|{measure}",
+                           label="Tuning SCut thresholds on 3 training folds")
+    return t
+
+
+label, base, scut_measure = None, None, "f1"
+with r2:
+    if rule == "threshold":
+        param = float(st.slider("Threshold t", 0.0, 1.0, 0.5, 0.01, key="dr_t", bind="query-params"))
+        curve = rule_curve(Y, P, "threshold", at_least_one_label=alo)
+        xlabel = "threshold t"
+    elif rule == "per_label":
+        label = st.selectbox("Label whose threshold moves (the others stay at 0.5)", range(L),
+                             format_func=lambda j: names[j], key="dr_label", bind="query-params")
+        t_l = float(st.slider(f"Threshold of {escape_markdown(names[label], 60)}", 0.0, 1.0, 0.5, 0.01, key="dr_tl", bind="query-params"))
+        base = np.full(L, 0.5)
+        param = base.copy()
+        param[label] = t_l
+        curve = rule_curve(Y, P, "per_label", label=label, base=base, at_least_one_label=alo)
+        xlabel = f"threshold of {names[label]}"
+    elif rule == "rcut":
+        param = int(st.slider("k (labels per instance)", 0, L, 1, 1, key="dr_k", bind="query-params"))
+        curve = rule_curve(Y, P, "rcut", at_least_one_label=alo)
+        xlabel = "k"
+    elif rule == "mcut":
+        param = None
+        curve = rule_curve(Y, P, "mcut", at_least_one_label=alo)
+        xlabel = ""
+        st.caption("MCut has no parameter: each instance is cut at the largest gap between its sorted scores.")
+    else:
+        scut_measure = st.radio("SCut tunes each label for", ["f1", "accuracy"], key="dr_scut",
+                                horizontal=True, bind="query-params",
+                                captions=["its F1 (→ macro-F1)", "its accuracy (→ Hamming loss)"])
+        offset = float(st.slider("Offset added to every tuned threshold", -0.3, 0.3, 0.0, 0.01, key="dr_off",
+                                 bind="query-params"))
+        base = scut_thresholds(scut_measure)
+        if base is None:
+            st.stop()
+        param = base + offset
+        curve = rule_curve(Y, P, "scut", base=base, at_least_one_label=alo)
+        xlabel = "offset added to the SCut thresholds"
+
+# ------------------------------------------------------------------ metrics at the current setting and curves
+Y_pred = apply_rule(P, rule, param, at_least_one_label=alo)
+vals = evaluate(Y, P, measures=list(CURVE_MEASURES), y_pred=Y_pred)
+vals["empty_rate"] = empty_rate(Y_pred)
+rule_text = describe_rule(rule, param, alo)
+st.markdown(f"**{escape_markdown(m.label)}** · {escape_markdown(rule_text)}")
+cols = st.columns(len(vals))
+for col, (k, v) in zip(cols, vals.items()):
+    col.metric(measure_label(k), f"{v:.4f}")
+current = {"threshold": param, "rcut": param, "per_label": param[label] if label is not None else None,
+           "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
+best = best_parameters(curve)
+fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
+                        title=f"{m.label} on {ctx.name}: every measure against the rule's parameter (★ = best)")
+st.plotly_chart(fig, key="dr_curves")
+if rule in ("threshold", "rcut", "per_label"):
+    st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "
+               "it shows what the rule can reach, not what you would get on new data.")
+
+# ------------------------------------------------------------------ predict first, then reveal
+st.subheader("Predict first: which rule maximises subset accuracy?")
+st.markdown("Subset accuracy counts an instance only when its **whole** label set is right. "
+            "Guess which rule gets there most often on this data set, then reveal.")
+guess = st.radio("Your guess", ["no guess", "threshold", "rcut", "mcut", "scut"], key="dr_guess", horizontal=True,
+                 bind="query-params")
+if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
+    tuned = scut_thresholds("f1")
+    if tuned is not None:
+        def compare_fn(token):
+            return compare_rules(Y, P, target="subset_accuracy", scut=tuned, at_least_one_label=alo)
+
+        cjob = compute.task(ctx.key, f"compare-rules|{m.key}|{alo}", m.complete(shown), compare_fn,
+                            owner=progress.owner("decision|compare"))
+        table, _ = progress.result(cjob, settings=dict(m.complete(shown), at_least_one=alo), slot="decision|compare",
+                                   label="Comparing the rules")
+        if table is not None:
+            winners = [RULES[r] for r in table.index[table["best"]]]
+            top = table.index[table["best"]][0]
+            verdict = "" if guess == "no guess" else (" Your guess was right." if table.loc[guess, "best"]
+                                                      else f" You guessed {RULES[guess]}.")
+            st.success(f"**{' and '.join(winners)}**: subset accuracy "
+                       f"{table.loc[top, 'subset_accuracy']:.4f}.{verdict}")
+            st.dataframe(table.rename(index=RULES), key="dr_compare")
+            st.caption("Threshold and RCut are shown at their best parameter **chosen on the test set** (an "
+                       "oracle: what the rule can reach at best); MCut has no parameter; SCut's thresholds were "
+                       "tuned for per-label F1 on 3 training folds only — the one honest test number here.")
+
+# ------------------------------------------------------------------ report pack
+report_pack.section(ctx, {mkey: shown}, rule=rule,
+                    rule_param=(param.tolist() if isinstance(param, np.ndarray) else param),
+                    at_least_one_label=alo, figures={"Decision-rule curves": fig},
+                    notes=[f"Decision rule: {rule_text}.",
+                           "Curve markers (★) are the best parameters on the test set (oracle)."],
+                    extra={"page": "decision rules", "rule": rule, "scut_measure": scut_measure}, key="dr_pack")
