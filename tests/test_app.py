@@ -23,6 +23,8 @@ PAGES = {
     "graph": "pages/2_Label_graph.py",
     "posteriors": "pages/3_Posteriors.py",
     "compare": "pages/4_Compare.py",
+    "sandbox": "pages/5_Sandbox.py",
+    "decision": "pages/6_Decision_rules.py",
 }
 TIMEOUT = 120
 

@@ -113,11 +113,7 @@ def private_imports_across_packages():
 
 # Known violations outside the dashboard, reported to the lead (issue 13: "evaluation stops
 # importing the private models._base"); each must go, none may be added.
-KNOWN = {
-    ("mlviz.evaluation.grid", "mlviz.models._base.check_X"),
-    ("mlviz.evaluation.cross_validation", "mlviz.models._base.check_X"),
-    ("mlviz.reproductions.lspc_toy", "mlviz.models._kernels.median_sigma"),
-}
+KNOWN = set()
 
 
 def test_no_private_imports_across_packages():
@@ -125,7 +121,6 @@ def test_no_private_imports_across_packages():
     assert not (found - KNOWN), sorted(found - KNOWN)
 
 
-@pytest.mark.xfail(reason="the KNOWN imports above (evaluation, reproductions → private models modules)", strict=False)
 def test_no_private_imports_across_packages_at_all():
     assert not private_imports_across_packages()
 

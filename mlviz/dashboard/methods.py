@@ -155,16 +155,9 @@ def _br_c(value, scale):
 def median_distance(X, max_samples=1000, random_state=SEED) -> float:
     """Median Euclidean distance between distinct rows of ``X`` (a seeded subset of
     ``max_samples`` rows; 1.0 if all rows coincide) — the σ of the kernel methods' "median"."""
-    from sklearn.metrics import pairwise_distances
-    from sklearn.utils import check_random_state
+    from mlviz.models import median_sigma
 
-    n = X.shape[0]
-    if n > max_samples:
-        X = X[np.sort(check_random_state(random_state).choice(n, max_samples, replace=False))]
-    D = pairwise_distances(X)
-    d = D[np.triu_indices(D.shape[0], k=1)]
-    d = d[d > 0]
-    return float(np.median(d)) if d.size else 1.0
+    return median_sigma(X, max_samples=max_samples, random_state=random_state)
 
 
 # --------------------------------------------------------------- sparse CDN path
@@ -239,13 +232,13 @@ METHODS = {
         ),
         Method(
             "mllem", "MLLEM", "MLLEM",
-            [Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 10, "Neighbours in the instance kNN graph."),
+            [Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 20, "Neighbours in the instance kNN graph."),
              Param("k_labels", "k (labels)", [0, 1, 2, 3, 5, 8, 10], 5, "Top co-occurring labels linked to each label."),
-             Param("alpha", "α (instance–instance weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 1.0, "Weight of W_II."),
-             Param("beta", "β (label–label weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 1.0, "Weight of W_LL."),
+             Param("alpha", "α (instance–instance weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_II."),
+             Param("beta", "β (label–label weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_LL."),
              Param("mapping", "Test mapping", ["nonlinear", "linear"], "nonlinear",
                    "nonlinear: mean of the k nearest training points' coordinates; linear: ridge regression."),
-             Param("n_components", "Dimensions", [2, 3, 20], 20, "Embedding dimensions.")],
+             Param("n_components", "Dimensions", [2, 3, 10, 20], 10, "Embedding dimensions.")],
             fixed=dict(random_state=SEED),
             fast=("k_instances", "k_labels", "alpha", "beta", "mapping", "n_components"),
             description="Joint label–instance Laplacian eigenmap (paper 002).",

@@ -216,6 +216,8 @@ PAGES = [
     ("pages/2_Label_graph.py", "Label graph (sparse CDN)", ":material/hub:"),
     ("pages/3_Posteriors.py", "Posteriors & thresholds", ":material/grid_on:"),
     ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
+    ("pages/5_Sandbox.py", "Sandbox (planted graph)", ":material/science:"),
+    ("pages/6_Decision_rules.py", "Decision rules", ":material/tune:"),
 ]
 
 

@@ -35,6 +35,7 @@ _LAZY = {
     "BinaryRelevance": "baselines",
     "LabelPowerset": "baselines",
     "MLkNN": "baselines",
+    "median_sigma": "_kernels",
 }
 
 _HELPERS = ["NotFittedError", "TooLargeError", "check_X", "check_X_Y", "check_Y", "check_param"]

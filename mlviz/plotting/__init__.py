@@ -37,6 +37,7 @@ from . import format, tables
 from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
 from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
 from .paths import convergence_figure, regularization_path_figure
+from .teach import recovery_graph_figure, rule_curve_figure
 from .posterior import (
     order_by_labelset, per_label_scores, posterior_grid, posterior_heatmap, reliability_bins,
     reliability_figure,
@@ -56,6 +57,8 @@ __all__ = [
     # posteriors
     "order_by_labelset", "posterior_heatmap", "posterior_grid", "per_label_scores",
     "reliability_bins", "reliability_figure",
+    # teaching: planted vs learned graph, decision-rule curves
+    "recovery_graph_figure", "rule_curve_figure",
     # comparisons
     "measure_bars", "timing_bars", "solver_scaling_figure",
     "time_ratio_figure", "clean_results",
