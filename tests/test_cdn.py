@@ -7,6 +7,7 @@ enumeration of the chain rule for PCC, and graph recovery on data drawn from a
 known sparse pairwise model.
 """
 
+import copy
 import itertools
 import warnings
 
@@ -155,18 +156,23 @@ def test_gamma_path_edges_and_warm_start():
     warm = path[3]
     assert abs(cold.objective_history_[-1] - warm.objective_history_[-1]) < 1e-8
     np.testing.assert_allclose(cold.label_coef_, warm.label_coef_, atol=1e-5)
-    # gamma-only refit reuses the Gibbs start model and leaves the source untouched
-    before = path[3].label_coef_.copy()
+    # path models are independent objects; a gamma-only refit (in place, returns self)
+    # reuses the Gibbs start model and lands on the cold solution
+    assert len({id(m) for m in path}) == len(path)
+    source = copy.deepcopy(path[3])
+    init_before = path[3].init_coef_
     again = path[3].refit(gamma=5.0)
-    assert again.init_coef_ is path[3].init_coef_
-    np.testing.assert_array_equal(path[3].label_coef_, before)
-    assert again.gamma == 5.0 and path[3].gamma == 1.5
+    assert again is path[3] and again.gamma == 5.0
+    assert again.init_coef_ is init_before
+    cold5 = SparseCDN(gamma=5.0, mu=1.5, tol=1e-8, max_iter=5000).fit(X, Y)
+    np.testing.assert_allclose(again.label_coef_, cold5.label_coef_, atol=1e-5)
     # a mu move refits the Gibbs start model too, and lands on the cold solution
-    moved = path[3].refit(mu=3.0)
+    moved = source.refit(mu=3.0)
     cold_mu = SparseCDN(gamma=1.5, mu=3.0, tol=1e-8, max_iter=5000).fit(X, Y)
-    assert moved.init_coef_ is not path[3].init_coef_
+    assert moved.init_coef_ is not init_before
     assert abs(moved.objective_history_[-1] - cold_mu.objective_history_[-1]) < 1e-6
     np.testing.assert_allclose(moved.init_coef_, cold_mu.init_coef_, atol=1e-5)
+    assert path[2].gamma == sorted(gammas, reverse=True)[2]  # neighbours untouched
 
 
 def _stationary_marginals(lin, V):
@@ -331,16 +337,17 @@ def test_refit_gamma_ratio_matches_cold_fit_at_new_gamma_max():
     X = rng.standard_normal((120, 6))
     Y = (X[:, :3] + 0.5 * rng.standard_normal((120, 3)) > 0).astype(int)
     base = SparseCDN(gamma=1.0, mu=2.0, tol=1e-9, max_iter=20000, random_state=0).fit(X, Y)
+    with pytest.raises(ValueError, match="gamma_ratio"):
+        base.refit(gamma_ratio=-1.0)
+    assert base.mu == 2.0 and base.gamma == 1.0  # a failed refit leaves the model as it was
     new = base.refit(gamma_ratio=0.3, mu=5.0)
+    assert new is base
     probe = SparseCDN(gamma=1e9, mu=5.0, tol=1e-9, max_iter=20000).fit(X, Y)
     assert new.gamma == pytest.approx(0.3 * probe.gamma_max_, rel=1e-6)
     assert new.gamma_max_ == pytest.approx(probe.gamma_max_, rel=1e-6)
     cold = SparseCDN(gamma=new.gamma, mu=5.0, tol=1e-9, max_iter=20000).fit(X, Y)
     np.testing.assert_allclose(new.label_coef_, cold.label_coef_, atol=1e-5)
     np.testing.assert_allclose(new.coef_, cold.coef_, atol=1e-5)
-    assert base.mu == 2.0 and base.gamma == 1.0  # the source model is untouched
-    with pytest.raises(ValueError, match="gamma_ratio"):
-        base.refit(gamma_ratio=-1.0)
 
 
 def test_gamma_at_gamma_max_returns_start_model_and_satisfies_kkt():

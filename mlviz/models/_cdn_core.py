@@ -233,3 +233,246 @@ def gibbs_marginals(linear, V, p_init, n_burn, n_samples, rng):
             if sweep >= n_burn:
                 acc[:, k] += p
     return acc / n_samples
+
+
+# ---------------------------------------------------------------- exact inference
+#: largest L whose stationary distribution is found by a dense linear solve (2^L x 2^L per
+#: instance, O(8^L)); above it power iteration on the 2^L state vector (O(L 2^L) per sweep).
+_DIRECT_MAX_LABELS = 9
+#: memory for one chunk of instances in the exact computations (bytes)
+_CHUNK_BYTES = 64 * 2 ** 20
+
+
+def _label_states(L):
+    """All 2^L label vectors, shape (2^L, L), 0/1; row index ``s = sum_t y_t 2^t``."""
+    return ((np.arange(2 ** L)[:, None] >> np.arange(L)) & 1).astype(float)
+
+
+def _conditional_table(linear, V, states):
+    """``p_k(s) = sigma(linear_k + sum_t s_t V[t, k])`` for every state, shape (n, 2^L, L).
+
+    ``V`` has a zero diagonal, so ``p_k(s)`` does not depend on bit k of s.
+    """
+    SV = (2.0 * states - 1.0) @ np.asarray(V, dtype=float)
+    return expit(linear[:, None, :] + SV[None, :, :])
+
+
+def _scan_update(pi, p1, k, L):
+    """Apply the Gibbs update of label k to distributions over states (last axis of ``pi``).
+
+    ``pi`` : (..., 2^L); ``p1`` : array broadcastable to ``pi`` with P(y_k = 1 | s_-k).
+    New mass at ``s`` with bit k = 1 is ``(pi(s) + pi(s xor e_k)) p_k(s)``, with bit k = 0
+    ``(...) (1 - p_k(s))``.
+    """
+    shape = pi.shape
+    blocks = (2 ** (L - k - 1), 2, 2 ** k)
+    v = pi.reshape(shape[:-1] + blocks)
+    mass = v.sum(axis=-2)
+    p = np.broadcast_to(p1, shape[:-1] + (2 ** L,)).reshape(shape[:-1] + blocks)[..., 0, :]
+    return np.stack([mass * (1.0 - p), mass * p], axis=-2).reshape(shape)
+
+
+def _sweep(pi, table, L):
+    """One systematic scan (labels 0, ..., L-1): ``pi T_0 T_1 ... T_{L-1}``."""
+    extra = pi.ndim - 2  # the state-matrix case has a row axis between instances and states
+    for k in range(L):
+        p1 = table[..., k]
+        p1 = p1.reshape(p1.shape[:1] + (1,) * extra + p1.shape[1:])
+        pi = _scan_update(pi, p1, k, L)
+    return pi
+
+
+def _stationary_direct(table, L):
+    """Stationary distributions by a dense solve of ``pi (T - I) = 0, sum(pi) = 1``.
+
+    The systematic-scan kernel ``T`` (rows: from-state) is built by sweeping the identity.
+    All conditional probabilities are clipped to ``[1e-12, 1 - 1e-12]`` beforehand, so
+    every entry of T is positive and the stationary distribution is unique.
+    """
+    n, S = table.shape[0], 2 ** L
+    T = _sweep(np.broadcast_to(np.eye(S), (n, S, S)).copy(), table, L)
+    A = np.swapaxes(T, 1, 2) - np.eye(S)
+    A[:, -1, :] = 1.0
+    rhs = np.zeros((n, S))
+    rhs[:, -1] = 1.0
+    pi = np.linalg.solve(A, rhs[..., None])[..., 0]
+    return np.clip(pi, 0.0, None)
+
+
+def _stationary_power(table, L, pi0, tol, max_sweeps):
+    """Power iteration ``pi <- pi T`` with a geometric-rate error estimate.
+
+    Stops, per instance, when ``delta * rho / (1 - rho) <= tol`` where ``delta`` is the
+    l1 change of the last sweep and ``rho`` (< 1) the ratio of the last two changes: the
+    remaining distance of a geometrically converging sequence (an estimate, since rho is
+    estimated; it bounds the marginals' error because marginals are 1-Lipschitz in l1).
+
+    Returns
+    -------
+    pi : ndarray (n, 2^L)
+    err : ndarray (n,) error estimate (``inf`` where not converged within ``max_sweeps``)
+    """
+    n = pi0.shape[0]
+    pi = pi0.copy()
+    err = np.full(n, np.inf)
+    active = np.arange(n)
+    prev = np.full(n, np.inf)
+    for _ in range(int(max_sweeps)):
+        new = _sweep(pi[active], table[active], L)
+        delta = np.abs(new - pi[active]).sum(axis=1)
+        pi[active] = new
+        rho = np.where(np.isfinite(prev[active]), delta / np.maximum(prev[active], 1e-300), 1.0)
+        est = np.where(rho < 0.999, delta * rho / np.maximum(1.0 - rho, 1e-300), np.inf)
+        est = np.where(delta == 0.0, 0.0, est)
+        prev[active] = delta
+        done = est <= tol
+        err[active[done]] = est[done]
+        active = active[~done]
+        if active.size == 0:
+            break
+    return pi, err
+
+
+def exact_marginals(linear, V, p_init, *, tol=1e-9, max_sweeps=5000):
+    """Exact label marginals of the stationary distribution of the Gibbs sampler.
+
+    The systematic-scan sampler of :func:`gibbs_marginals` is a Markov chain on the
+    2^L label vectors; its one-sweep kernel is ``T = T_0 T_1 ... T_{L-1}``, ``T_k``
+    resampling label k from eq. (1). Its stationary distribution ``pi`` (unique: every
+    entry of T is positive) is what the sampler's averages converge to; the marginals
+    are ``pi @ states``. For ``L <= 9`` ``pi`` comes from a dense linear solve
+    (``O(8^L)`` per instance, exact to rounding); for larger L from power iteration on
+    the state vector (``O(L 2^L)`` per sweep, vectorised over instances) started at the
+    product distribution ``p_init``, stopped when the geometric-rate estimate of the
+    remaining error is <= ``tol``; instances that do not reach it within
+    ``max_sweeps`` sweeps (slow mixing) are solved densely. Memory is bounded by
+    processing instances in chunks of ~64 MB.
+
+    Parameters
+    ----------
+    linear : ndarray, shape (n, L)
+        ``X W + b``.
+    V : ndarray, shape (L, L)
+        Label weights with zero diagonal.
+    p_init : ndarray, shape (n, L)
+        Start of the power iteration (the label-independent model).
+    tol : float
+        Error target of the power iteration (l1 distance of distributions).
+    max_sweeps : int
+
+    Returns
+    -------
+    marginals : ndarray, shape (n, L)
+    error : ndarray, shape (n,)
+        0 where solved densely, else the power iteration's error estimate (an upper
+        bound on every marginal's error if the convergence rate estimate holds).
+    """
+    n, L = linear.shape
+    V = np.asarray(V, dtype=float)
+    states = _label_states(L)
+    S = 2 ** L
+    direct = L <= _DIRECT_MAX_LABELS
+    per_instance = 8 * (S * S * 3 if direct else S * (L + 4))
+    chunk = max(1, _CHUNK_BYTES // per_instance)
+    out = np.empty((n, L))
+    error = np.zeros(n)
+    for start in range(0, n, chunk):
+        sl = slice(start, min(n, start + chunk))
+        table = np.clip(_conditional_table(linear[sl], V, states), 1e-12, 1.0 - 1e-12)
+        if direct:
+            pi = _stationary_direct(table, L)
+        else:
+            q = np.clip(p_init[sl], 1e-12, 1.0 - 1e-12)
+            pi0 = np.exp(np.log(q) @ states.T + np.log1p(-q) @ (1.0 - states).T)
+            pi, err = _stationary_power(table, L, pi0, tol, max_sweeps)
+            slow = np.flatnonzero(~np.isfinite(err))
+            for i in slow:  # slow mixing: one dense solve each (2^L x 2^L)
+                pi[i] = _stationary_direct(table[i:i + 1], L)[0]
+                err[i] = 0.0
+            error[sl] = err
+        pi /= pi.sum(axis=1, keepdims=True)
+        out[sl] = pi @ states
+    return np.clip(out, 0.0, 1.0), error
+
+
+# ---------------------------------------------------------------- Gibbs with a stated error
+def _gibbs_sweeps(state, linear, V, children, n_sweeps, rng, acc):
+    """Run ``n_sweeps`` systematic sweeps in place; add the Rao-Blackwellised conditionals
+    to ``acc`` (if not None). ``V`` is dense or scipy.sparse (cost O(rows * nnz(V)))."""
+    rows, L = state.shape
+    for _ in range(int(n_sweeps)):
+        U = rng.random((rows, L))
+        Z = linear + np.asarray(state @ V)
+        for k in range(L):
+            p = expit(Z[:, k])
+            new = np.where(U[:, k] < p, 1.0, -1.0)
+            ch, w = children[k]
+            if ch.size:
+                flipped = np.flatnonzero(new != state[:, k])
+                if flipped.size:
+                    Z[np.ix_(flipped, ch)] += np.outer(new[flipped], 2.0 * w)
+            state[:, k] = new
+            if acc is not None:
+                acc[:, k] += p
+
+
+def _children(V):
+    """Per label k: (indices t with V[k, t] != 0, those weights)."""
+    if sp.issparse(V):
+        V = V.tocsr()
+        return [(V.indices[V.indptr[k]:V.indptr[k + 1]], V.data[V.indptr[k]:V.indptr[k + 1]])
+                for k in range(V.shape[0])]
+    return [(np.flatnonzero(V[k]), V[k, np.flatnonzero(V[k])]) for k in range(V.shape[0])]
+
+
+def gibbs_marginals_se(linear, V, p_init, *, n_chains, n_burn, min_sweeps, max_sweeps, se_target,
+                       rng):
+    """Label marginals by several Gibbs chains per instance, run until a stated standard error.
+
+    Each instance gets ``n_chains`` independent chains (started from draws of
+    ``p_init``). After ``n_burn`` sweeps, every chain accumulates the
+    Rao-Blackwellised estimate (mean of the conditional probabilities). At
+    checkpoints (``min_sweeps`` collected sweeps, then doubling up to
+    ``max_sweeps``) the estimate is the mean of the chain means and its Monte-Carlo
+    standard error ``std(chain means, ddof=1) / sqrt(n_chains)``: the chains are
+    independent, so this is valid whatever the autocorrelation within a chain
+    (after burn-in). Instances whose largest SE over labels is <= ``se_target``
+    stop; the rest continue.
+
+    Returns
+    -------
+    marginals : ndarray, shape (n, L)
+    se : ndarray, shape (n, L)
+        Monte-Carlo standard errors.
+    sweeps : ndarray of int, shape (n,)
+        Collected sweeps per chain for each instance.
+    """
+    n, L = linear.shape
+    C = int(n_chains)
+    children = _children(V)
+    out = np.empty((n, L))
+    se = np.empty((n, L))
+    sweeps = np.zeros(n, dtype=int)
+    lin = np.repeat(linear, C, axis=0)
+    state = np.where(rng.random((n * C, L)) < np.repeat(p_init, C, axis=0), 1.0, -1.0)
+    _gibbs_sweeps(state, lin, V, children, n_burn, rng, None)
+    acc = np.zeros((n * C, L))
+    active = np.arange(n)
+    done_sweeps, target = 0, max(1, int(min_sweeps))
+    while True:
+        _gibbs_sweeps(state, lin, V, children, target - done_sweeps, rng, acc)
+        done_sweeps = target
+        means = (acc / done_sweeps).reshape(active.size, C, L)
+        est = means.mean(axis=1)
+        err = means.std(axis=1, ddof=1) / np.sqrt(C) if C > 1 else np.full_like(est, np.inf)
+        finished = err.max(axis=1) <= se_target
+        if done_sweeps >= max_sweeps:
+            finished[:] = True
+        idx = active[finished]
+        out[idx], se[idx], sweeps[idx] = est[finished], err[finished], done_sweeps
+        keep = np.repeat(~finished, C)
+        active = active[~finished]
+        if active.size == 0:
+            return out, se, sweeps
+        state, lin, acc = state[keep], lin[keep], acc[keep]
+        target = min(int(max_sweeps), 2 * done_sweeps)

@@ -43,13 +43,21 @@ optimised: their intercept is fixed at the logit of the smoothed frequency
 import networkx as nx
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import _CDNProblem, _solve, gibbs_marginals
+from ._cdn_core import _CDNProblem, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
 from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
+
+try:
+    from ._base import TooLargeError
+except ImportError:  # until the shared definition is merged
+    class TooLargeError(ValueError):
+        """The requested computation exceeds the size this estimator handles."""
 
 __all__ = ["SparseCDN", "PCC", "sparse_cdn_path", "path_summary", "gamma_grid", "gibbs_marginals"]
 
@@ -102,12 +110,43 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         the same accuracy as the BR-LR baseline; at a smooth minimiser the
         gradient mapping is the gradient. A ``ConvergenceWarning`` is issued
         when ``max_iter`` is reached first.
+    inference : {"auto", "exact", "gibbs"}, default "auto"
+        How ``predict_proba`` computes the marginals of the stationary
+        distribution of the Gibbs sampler (the CDN's test-time distribution,
+        Guo & Gu 2011). The label graph splits into weakly connected
+        components, which the sampler treats independently (its stationary
+        distribution is the product over components), so each component is
+        handled on its own: labels without edges get ``sigma(x w_k + b_k)``
+        exactly; ``"auto"`` computes components of at most
+        ``max_exact_labels`` labels *exactly* (their 2^size-state Markov
+        chain, see :func:`mlviz.models._cdn_core.exact_marginals`) and larger
+        ones by Gibbs sampling to the standard error ``se_target``;
+        ``"exact"`` raises :class:`TooLargeError` when a component has more
+        than ``max_exact_labels`` labels; ``"gibbs"`` samples every
+        component with edges.
+    max_exact_labels : int in [1, 16], default 12
+        Largest component solved exactly (cost ``O(size 2^size)`` per
+        instance and power-iteration sweep, about 1 s per 1,000 test
+        instances at 10 labels; see ``benchmarks/bench_cdn.py``).
+    se_target : float > 0, default 0.005
+        Gibbs stops, per instance, when the Monte-Carlo standard error of
+        every marginal of that instance is <= se_target (or at
+        ``max_sweeps``); the errors are in ``predict_proba_se_``.
+    n_chains : int >= 2, default 10
+        Independent Gibbs chains per instance; the standard error is that of
+        the mean of the chain means (valid under autocorrelation).
     n_burn : int >= 0, default 50
-        Gibbs burn-in sweeps in ``predict_proba``.
-    n_samples : int >= 1, default 200
-        Gibbs sweeps averaged in ``predict_proba``.
+        Gibbs burn-in sweeps per chain.
+    n_samples : int >= 1, default 100
+        Collected sweeps per chain at the first error check; the length
+        doubles until ``se_target`` or ``max_sweeps`` is reached.
+    max_sweeps : int >= 1, default 6400
+        Most collected sweeps per chain.
     random_state : int, numpy Generator or None
-        Seeds the Gibbs sampler (each ``predict_proba`` call starts afresh).
+        Seeds the Gibbs sampler. ``fit`` fixes one seed (``inference_seed_``;
+        drawn from the generator or from fresh entropy when not an int), and
+        every ``predict_proba`` call restarts from it, so ``predict`` always
+        equals ``predict_proba(X) >= 0.5`` for a fitted model.
 
     Attributes
     ----------
@@ -136,6 +175,21 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     objective_history_ : ndarray
         Objective (4) after each FISTA iteration.
     converged_ : bool
+        True only when the optimality test of ``tol`` held (see ``tol``).
+    kkt_violation_ : float
+        The scaled optimality measure at the returned point (<= tol when
+        converged).
+    inference_seed_ : int
+        Seed of the Gibbs sampler (from ``random_state``).
+    decision_rule_ : str
+        "threshold 0.5 on the stationary marginals (...)" (``predict``).
+    predict_proba_se_ : ndarray, shape (n_samples, n_labels)
+        Set by every ``predict_proba`` call: the standard error of each
+        returned probability (Gibbs: Monte-Carlo SE; exact: 0, or the power
+        iteration's error estimate, <= 1e-9).
+    inference_ : dict
+        Set by ``predict_proba``: ``{"exact_labels", "gibbs_labels",
+        "components", "max_se", "mean_sweeps"}``, what was computed how.
 
     References
     ----------
@@ -148,13 +202,14 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     >>> ds = load_sample("emotions")                          # doctest: +SKIP
     >>> m = SparseCDN(gamma=1.0, mu=1.0, random_state=0).fit(ds.X, ds.Y)  # doctest: +SKIP
     >>> m.label_graph_.number_of_edges(), m.gamma_max_        # doctest: +SKIP
-    >>> m2 = m.refit(gamma=0.5 * m.gamma_max_)  # warm start  # doctest: +SKIP
+    >>> m.refit(gamma=0.5 * m.gamma_max_)  # in place, warm start  # doctest: +SKIP
     >>> path = sparse_cdn_path(ds.X, ds.Y, [m.gamma_max_ * f for f in (1, .3, .1, .03)])  # doctest: +SKIP
     >>> path_summary(path)[["gamma", "n_edges"]]              # doctest: +SKIP
     """
 
     def __init__(self, lam1=0.1, lam2=0.1, gamma=1e-3, mu=1e-3, variant="sparse", max_iter=1000,
-                 tol=1e-4, n_burn=50, n_samples=200, random_state=None):
+                 tol=1e-4, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
+                 n_burn=50, n_samples=100, max_sweeps=6400, random_state=None):
         self.lam1 = lam1
         self.lam2 = lam2
         self.gamma = gamma
@@ -162,8 +217,13 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.variant = variant
         self.max_iter = max_iter
         self.tol = tol
+        self.inference = inference
+        self.max_exact_labels = max_exact_labels
+        self.se_target = se_target
+        self.n_chains = n_chains
         self.n_burn = n_burn
         self.n_samples = n_samples
+        self.max_sweeps = max_sweeps
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
@@ -173,8 +233,13 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "variant", self.variant, options=tuple(VARIANTS))
         check_param(self, "max_iter", self.max_iter, low=1)
         check_param(self, "tol", self.tol, low=0, low_inclusive=False)
+        check_param(self, "inference", self.inference, options=("auto", "exact", "gibbs"))
+        check_param(self, "max_exact_labels", self.max_exact_labels, low=1, high=16)
+        check_param(self, "se_target", self.se_target, low=0, low_inclusive=False)
+        check_param(self, "n_chains", self.n_chains, low=2)
         check_param(self, "n_burn", self.n_burn, low=0)
         check_param(self, "n_samples", self.n_samples, low=1)
+        check_param(self, "max_sweeps", self.max_sweeps, low=1)
 
     def fit(self, X, Y, callback=None):
         """Fit W, V, b by FISTA on objective (4).
@@ -273,6 +338,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.label_graph_ = self._make_graph(V)
         self.n_features_in_ = X.shape[1]
         self.n_labels_ = L
+        self.inference_seed_ = _inference_seed(self.random_state)
+        self.decision_rule_ = self._decision_rule()
         self._train = (X, Y)  # kept (by reference) for warm-started refits
         return self
 
@@ -293,18 +360,20 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         return G
 
     def refit(self, gamma_ratio=None, callback=None, **params):
-        """Return a new model fitted on the same training data, warm-started from this one.
+        """Refit IN PLACE on the same training data, warm-started from the current fit.
 
-        For a slider move: ``m2 = m.refit(gamma=0.05)`` (any constructor
-        parameter may change). FISTA starts from this model's ``coef_``,
-        ``label_coef_``, ``intercept_`` and step size; the Gibbs start model
-        is reused when ``lam1``/``mu``/``variant`` are unchanged (e.g. a
-        gamma-only move). ``self`` is not modified.
+        For a slider move: ``m.refit(gamma=0.05)`` (any constructor parameter
+        may change). FISTA starts from the current ``coef_``, ``label_coef_``,
+        ``intercept_`` and step size; the Gibbs start model is reused when
+        ``lam1``/``mu``/``variant`` are unchanged (e.g. a gamma-only move).
+        The new fit is built on a copy and installed only when it succeeds, so
+        an exception (bad parameter, a callback aborting) leaves ``self`` as
+        it was. Keep a ``copy.deepcopy`` if the previous model is needed.
 
         Parameters
         ----------
         gamma_ratio : float >= 0, optional
-            Set ``gamma = gamma_ratio * gamma_max_`` of the *new* model
+            Set ``gamma = gamma_ratio * gamma_max_`` of the *new* fit
             (``gamma_max_`` depends on ``lam1``, ``mu`` and the variant, so a
             slider on gamma / gamma_max can keep its position while mu moves,
             in one warm-started fit). Overrides ``gamma`` in ``params``.
@@ -315,12 +384,19 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        model : SparseCDN (fitted)
+        self
         """
+        new = self._warm_fit(gamma_ratio, callback, params)
+        self.__dict__.clear()
+        self.__dict__.update(new.__dict__)
+        return self
+
+    def _warm_fit(self, gamma_ratio, callback, params):
+        """A new fitted model at ``params``, warm-started from this one (self unchanged)."""
         self._check_fitted(["coef_"])
-        new = clone(self).set_params(**params)
         if gamma_ratio is not None and not float(gamma_ratio) >= 0:
             raise ValueError(f"gamma_ratio must be >= 0, got {gamma_ratio!r}.")
+        new = clone(self).set_params(**params)
         return new._fit(*self._train, warm_from=self, gamma_ratio=gamma_ratio, callback=callback)
 
     # -------------------------------------------------------------- predict
@@ -338,8 +414,95 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             Z = Z + (2.0 * np.asarray(Y_given, dtype=float) - 1.0) @ self.label_coef_
         return Z
 
+    def _decision_rule(self):
+        how = {"auto": f"exact for label-graph components of <= {self.max_exact_labels} labels, "
+                       f"Gibbs sampling (Monte-Carlo SE <= {self.se_target:g}) above",
+               "exact": "exact", "gibbs": f"Gibbs sampling, Monte-Carlo SE <= {self.se_target:g}"}
+        return f"threshold 0.5 on the CDN's stationary marginals ({how[self.inference]})"
+
+    def _components(self):
+        """Weakly connected components of the label graph: list of label-index arrays."""
+        n_comp, lab = connected_components(sp.csr_matrix(self.label_coef_ != 0), directed=True,
+                                           connection="weak")
+        return [np.flatnonzero(lab == c) for c in range(n_comp)]
+
+    def check_inference_size(self):
+        """Raise :class:`TooLargeError` if ``inference="exact"`` cannot handle the graph."""
+        self._check_fitted(["coef_"])
+        if self.inference != "exact":
+            return
+        big = max((len(c) for c in self._components()), default=0)
+        if big > self.max_exact_labels:
+            raise TooLargeError(
+                f"Exact CDN inference on a connected label-graph component of {big} labels needs "
+                f"2^{big} states per instance (~{2.0 ** big * 8 * (big + 4) / 2 ** 20:.0f} MB, "
+                f"> max_exact_labels={self.max_exact_labels}); use inference='auto' (Gibbs sampling "
+                "with a stated standard error for that component) or a larger gamma.")
+
+    def predict_proba_with_error(self, X):
+        """Marginals P(y_k = 1 | x) and their standard errors.
+
+        The marginals are those of the stationary distribution of the Gibbs
+        sampler (systematic scan, labels 0..L-1, eq. (1)); see ``inference``.
+        Each weakly connected component of the label graph is computed on its
+        own: single labels exactly, components of <= ``max_exact_labels``
+        labels exactly (2^size states), larger ones by multi-chain Gibbs to the
+        standard error ``se_target``. The sampler restarts from
+        ``inference_seed_`` on every call (deterministic per fitted model).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+        se : ndarray, shape (n_samples, n_labels)
+            Standard error of each entry (0 where exact).
+        """
+        linear = self.decision_function(X)
+        self.check_inference_size()
+        n, L = linear.shape
+        P, se = expit(linear), np.zeros((n, L))
+        info = dict(exact_labels=0, gibbs_labels=0, components=0, max_se=0.0, mean_sweeps=0.0)
+        if not np.any(self.label_coef_):
+            self.inference_ = info
+            return P, se
+        X = check_X(X)
+        p_init = expit(np.asarray(X @ self.init_coef_) + self.init_intercept_)
+        rng = np.random.default_rng(self.inference_seed_)
+        sampled = []
+        for comp in self._components():
+            if comp.size == 1:
+                continue
+            info["components"] += 1
+            if self.inference == "gibbs" or comp.size > self.max_exact_labels:
+                sampled.append(comp)
+                continue
+            ix = np.ix_(comp, comp)
+            P[:, comp], err = exact_marginals(linear[:, comp], self.label_coef_[ix], p_init[:, comp])
+            se[:, comp] = err[:, None]
+            info["exact_labels"] += comp.size
+        if sampled:
+            labels = np.concatenate(sampled)
+            V = self.label_coef_[np.ix_(labels, labels)]
+            V = sp.csr_matrix(V) if V.shape[0] > 64 else V
+            Pg, seg, sweeps = gibbs_marginals_se(
+                linear[:, labels], V, p_init[:, labels], n_chains=int(self.n_chains),
+                n_burn=int(self.n_burn), min_sweeps=int(self.n_samples),
+                max_sweeps=max(int(self.max_sweeps), int(self.n_samples)),
+                se_target=float(self.se_target), rng=rng)
+            P[:, labels], se[:, labels] = Pg, seg
+            info.update(gibbs_labels=int(labels.size), mean_sweeps=float(sweeps.mean()))
+        info["max_se"] = float(se.max()) if se.size else 0.0
+        self.inference_ = info
+        return np.clip(P, 0.0, 1.0), se
+
     def predict_proba(self, X):
-        """Marginals P(y_k = 1 | x) by Gibbs sampling (exact when V = 0).
+        """Marginals P(y_k = 1 | x) (see :meth:`predict_proba_with_error`).
+
+        Also sets ``predict_proba_se_`` (standard errors, same shape) and
+        ``inference_``.
 
         Parameters
         ----------
@@ -349,14 +512,20 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         -------
         P : ndarray, shape (n_samples, n_labels)
         """
-        linear = self.decision_function(X)
-        if not np.any(self.label_coef_):
-            return expit(linear)
-        X = check_X(X)
-        p_init = expit(np.asarray(X @ self.init_coef_) + self.init_intercept_)
-        rng = np.random.default_rng(self.random_state)
-        return gibbs_marginals(linear, self.label_coef_, p_init, int(self.n_burn),
-                               int(self.n_samples), rng)
+        P, se = self.predict_proba_with_error(X)
+        self.predict_proba_se_ = se
+        return P
+
+
+def _inference_seed(random_state):
+    """An int seed for the sampler: the int itself, a draw from a Generator, or fresh entropy."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2 ** 63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2 ** 31))
+    return int(np.random.SeedSequence().generate_state(2, dtype=np.uint32).view(np.uint64)[0] >> 1)
 
 
 def sparse_cdn_path(X, Y, gammas, **params):
@@ -386,7 +555,7 @@ def sparse_cdn_path(X, Y, gammas, **params):
     model = SparseCDN(**{**params, "gamma": gammas[0]}).fit(X, Y)
     models = [model]
     for g in gammas[1:]:
-        model = model.refit(gamma=g)
+        model = model._warm_fit(None, None, dict(gamma=g))
         models.append(model)
     return models
 
