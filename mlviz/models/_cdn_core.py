@@ -52,6 +52,12 @@ class _CDNProblem:
         self.b_scale = 1.0 / np.sqrt(p * (1.0 - p))
         self.x_mean = np.asarray(X.mean(axis=0)).ravel()
         self.s_mean = S.mean(axis=0)
+        # standard deviations of the centred features / labels: the data scale of the
+        # stopping rule (see kkt_scale)
+        x_sq = np.asarray((X.multiply(X) if sp.issparse(X) else X * X).mean(axis=0)).ravel()
+        self.x_std = np.sqrt(np.maximum(x_sq - self.x_mean ** 2, 0.0))
+        self.s_std = S.std(axis=0)
+        self._scale = None
         self.lam1, self.lam2, self.gamma, self.mu = lam1, lam2, gamma, mu
         self._cache = []
         work = X.nnz if sp.issparse(X) else X.size
@@ -133,6 +139,8 @@ class _CDNProblem:
         W, V, _ = self.unpack(theta)
         loss, sig = self._softplus_neg(self._margins(theta), True)
         value = float((loss @ self.col_weight).sum() + self._ridge(theta))
+        rr = np.sqrt(np.einsum("ij,ij->j", sig, sig) / self.n)  # rms residual per label
+        self._scale = self._make_scale(rr)
         R = sig  # d loss / d z = -s * sigmoid(-m) * weight, (n, L), computed in place
         R *= -self.S
         R *= self.col_weight
@@ -144,6 +152,25 @@ class _CDNProblem:
         else:
             gV = np.zeros_like(V)
         return value, self.pack(gW, gV, r, grad=True)
+
+    def _make_scale(self, rr):
+        """Cauchy-Schwarz bound of every gradient entry of the mean loss, as a flat vector.
+
+        ``|d loss / d W_jk| = |mean_i (x_ij - xbar_j) r_ik| <= std(x_j) rms(r_k)`` (likewise
+        for V with the labels and for the scaled intercept with ``b_scale``): dividing the
+        gradient mapping by it gives a scale-free KKT residual (a correlation between
+        features and residuals), which neither the feature units nor a nearly separable fit
+        (tiny residuals, hence tiny gradients) can make small by themselves.
+        """
+        rr = np.maximum(rr, 1e-12)
+        tiny = 1e-12 * max(float(self.x_std.max(initial=0.0)), 1.0)
+        sW = np.outer(np.maximum(self.x_std, tiny), rr)
+        sV = np.outer(np.maximum(self.s_std, 1e-12), rr)
+        return np.concatenate([sW.ravel(), sV.ravel(), rr * self.b_scale])
+
+    def kkt_scale(self, y):
+        """Scale for :func:`fista`'s stopping rule at the last gradient point (``y``)."""
+        return self._scale
 
     def g(self, theta):
         W, V, _ = self.unpack(theta)
@@ -178,7 +205,8 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
 
     res = fista(problem.f_and_grad, problem.prox, theta0, f=problem.f, g=problem.g,
                 step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max_iter, restart="adaptive",
-                shrink=0.9, norm="max", callback=None if callback is None else report)
+                shrink=0.9, norm="max", scale=problem.kkt_scale,
+                callback=None if callback is None else report)
     W, V, b = problem.from_internal(res.x)
     return W.copy(), V.copy(), b.copy(), res
 
