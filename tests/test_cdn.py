@@ -319,9 +319,17 @@ def test_pcc_exact_equals_brute_force_and_sampling(estimator):
     assert np.max(np.abs(samp - exact)) < 0.03
 
 
-def test_reproduction_quick():
+def test_reproduction_quick(monkeypatch):
+    import functools
+
     from mlviz.reproductions import COLUMNS, cdn_tables
 
+    # a smoke test of the table, not of inference accuracy: the paper's weak penalties give
+    # one large, slowly mixing label graph on medical, so cap the Gibbs cost here
+    # (and a looser optimality tolerance: near-separable 200 x 1449 text needs ~200 FISTA
+    # iterations at the default relative tol)
+    monkeypatch.setattr(cdn_tables, "SparseCDN", functools.partial(SparseCDN, se_target=0.02,
+                                                                   max_sweeps=400, tol=1e-3))
     df = cdn_tables.run(quick=True)
     assert list(df.columns[:len(COLUMNS)]) == COLUMNS
     assert set(df["method"]) == set(cdn_tables.METHODS)
@@ -474,11 +482,15 @@ def test_predict_proba_exact_per_component_and_gibbs_within_stated_error():
     se = g.predict_proba_se_
     assert g.inference_["gibbs_labels"] >= 2 and g.inference_["exact_labels"] == 0
     assert se.max() <= 0.01 + 1e-12
-    assert np.all(np.abs(Pg - P) <= 5 * se + 1e-12)
+    # 5 stated SEs; the 1e-3 floor covers events too rare to occur in any chain's run (a
+    # parent flipping with probability < 1e-4 per sweep): there the chain means agree and the
+    # SE reads 0 although the estimate is off by up to that probability times the effect
+    assert np.all(np.abs(Pg - P) <= 5 * se + 1e-3)
     assert np.abs(Pg - P).max() <= 0.03
     # different seeds agree to the stated accuracy; the same seed reproduces exactly
     g2 = SparseCDN(**{**g.get_params(), "random_state": 1}).fit(X, Y)
-    assert np.abs(g2.predict_proba(X[:25]) - Pg).max() <= 0.03
+    P2 = g2.predict_proba(X[:25])
+    assert np.all(np.abs(P2 - Pg) <= 5 * np.hypot(se, g2.predict_proba_se_) + 1e-3)
     np.testing.assert_array_equal(g.predict_proba(X[:25]), Pg)
 
 
@@ -534,9 +546,9 @@ def test_default_tol_on_nearly_separable_sparse_data_reaches_the_tight_solution(
     Y = (Z - np.median(Z, axis=0) - 1 + rng.logistic(size=(n, L)) > 0).astype(np.uint8)
     Y[:, 3:] = np.where(rng.random((n, 2)) < 0.7, Y[:, :2], Y[:, 3:])
     X = StandardScaler(with_mean=False).fit_transform(X).tocsr()
-    m = SparseCDN(random_state=0).fit(X, Y)  # default tol = 1e-4
+    m = SparseCDN(lam1=0.1, lam2=0.1, gamma=1e-3, random_state=0).fit(X, Y)  # default tol = 1e-4
     assert m.converged_ and m.kkt_violation_ <= 1e-4
-    tight = SparseCDN(tol=1e-7, max_iter=5000, random_state=0).fit(X, Y)
+    tight = SparseCDN(lam1=0.1, lam2=0.1, gamma=1e-3, tol=1e-7, max_iter=5000, random_state=0).fit(X, Y)
     assert np.abs(tight.label_coef_).max() > 0.3  # label dependencies are there to learn
     assert m.n_iter_ > 5
     np.testing.assert_allclose(m.label_coef_, tight.label_coef_, atol=0.02 * np.abs(tight.label_coef_).max())
@@ -549,3 +561,22 @@ def test_default_tol_on_nearly_separable_sparse_data_reaches_the_tight_solution(
     scale = n * 0.05  # summed-loss gradient of a V entry is at most n * rms(residual) * std(label)
     assert np.all(np.abs(gV[off & ~nz]) <= m.gamma + 1e-3 * scale)
     np.testing.assert_allclose(gV[nz] + m.gamma * np.sign(m.label_coef_[nz]), 0, atol=1e-3 * scale)
+
+
+def test_pcc_predict_matches_proba_without_random_state_and_too_large():
+    import mlviz.models.pcc as pcc_module
+    from mlviz.models.pcc import TooLargeError
+
+    X, Y = _data(n=80, d=4, L=4, seed=8)
+    p = PCC(inference="sampling", n_samples=30, random_state=None).fit(X, Y)
+    np.testing.assert_array_equal(p.predict(X), (p.predict_proba(X) >= 0.5).astype(np.uint8))
+    assert "sampling" in p.decision_rule_ and "exact" in PCC().fit(X, Y).decision_rule_
+    with pytest.raises(TooLargeError, match="2\\^L"):
+        PCC(inference="exact").fit(np.tile(X, (1, 1)), np.tile(Y, (1, 4))).predict_proba(X)
+    old = pcc_module._SAMPLING_MAX_WORK
+    try:
+        pcc_module._SAMPLING_MAX_WORK = 1e3
+        with pytest.raises(TooLargeError, match="multiply-adds"):
+            p.predict_proba(X)
+    finally:
+        pcc_module._SAMPLING_MAX_WORK = old

@@ -9,7 +9,7 @@ from scipy.special import expit
 from ..solvers.fista import fista
 from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
 
-__all__ = ["_CDNProblem", "_solve", "gibbs_marginals"]
+__all__ = ["_CDNProblem", "_solve", "gibbs_marginals", "gibbs_marginals_se", "exact_marginals"]
 
 
 class _CDNProblem:
@@ -426,19 +426,27 @@ def exact_marginals(linear, V, p_init, *, tol=1e-9, max_sweeps=5000):
 # ---------------------------------------------------------------- Gibbs with a stated error
 def _gibbs_sweeps(state, linear, V, children, n_sweeps, rng, acc):
     """Run ``n_sweeps`` systematic sweeps in place; add the Rao-Blackwellised conditionals
-    to ``acc`` (if not None). ``V`` is dense or scipy.sparse (cost O(rows * nnz(V)))."""
+    to ``acc`` (if not None).
+
+    ``state`` and ``acc`` are Fortran-ordered (one contiguous column per label). The
+    logits ``Z = linear + state V`` are computed once per call and then kept up to date:
+    when label k is redrawn, only its children's logit columns move, so a sweep costs
+    O(rows * (L + nnz(V))) (V dense or scipy.sparse).
+    """
     rows, L = state.shape
+    if n_sweeps <= 0:
+        return
+    Z = np.asfortranarray(linear + np.asarray(state @ V))
     for _ in range(int(n_sweeps)):
-        U = rng.random((rows, L))
-        Z = linear + np.asarray(state @ V)
+        U = rng.random((L, rows))
         for k in range(L):
             p = expit(Z[:, k])
-            new = np.where(U[:, k] < p, 1.0, -1.0)
+            new = np.where(U[k] < p, 1.0, -1.0)
             ch, w = children[k]
             if ch.size:
-                flipped = np.flatnonzero(new != state[:, k])
-                if flipped.size:
-                    Z[np.ix_(flipped, ch)] += np.outer(new[flipped], 2.0 * w)
+                delta = new - state[:, k]  # 0 or +-2
+                for c, wc in zip(ch, w):  # contiguous columns (Fortran order)
+                    Z[:, c] += wc * delta
             state[:, k] = new
             if acc is not None:
                 acc[:, k] += p
@@ -482,9 +490,9 @@ def gibbs_marginals_se(linear, V, p_init, *, n_chains, n_burn, min_sweeps, max_s
     se = np.empty((n, L))
     sweeps = np.zeros(n, dtype=int)
     lin = np.repeat(linear, C, axis=0)
-    state = np.where(rng.random((n * C, L)) < np.repeat(p_init, C, axis=0), 1.0, -1.0)
+    state = np.asfortranarray(np.where(rng.random((n * C, L)) < np.repeat(p_init, C, axis=0), 1.0, -1.0))
     _gibbs_sweeps(state, lin, V, children, n_burn, rng, None)
-    acc = np.zeros((n * C, L))
+    acc = np.zeros((n * C, L), order="F")
     active = np.arange(n)
     done_sweeps, target = 0, max(1, int(min_sweeps))
     while True:
@@ -502,5 +510,16 @@ def gibbs_marginals_se(linear, V, p_init, *, n_chains, n_burn, min_sweeps, max_s
         active = active[~finished]
         if active.size == 0:
             return out, se, sweeps
-        state, lin, acc = state[keep], lin[keep], acc[keep]
+        state, lin, acc = (np.asfortranarray(a[keep]) for a in (state, lin, acc))
         target = min(int(max_sweeps), 2 * done_sweeps)
+
+
+def _inference_seed(random_state):
+    """An int seed for the sampler: the int itself, a draw from a Generator, or fresh entropy."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2 ** 63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2 ** 31))
+    return int(np.random.SeedSequence().generate_state(2, dtype=np.uint32).view(np.uint64)[0] >> 1)
