@@ -580,3 +580,22 @@ def test_pcc_predict_matches_proba_without_random_state_and_too_large():
             p.predict_proba(X)
     finally:
         pcc_module._SAMPLING_MAX_WORK = old
+
+
+def test_fit_too_large_raises_before_work_and_gibbs_chunks_agree(monkeypatch):
+    from mlviz.models.cdn import TooLargeError
+
+    X, Y = _dependent_data(n=120)
+    monkeypatch.setattr(SparseCDN, "_MAX_FIT_BYTES", 1000)
+    with pytest.raises(TooLargeError, match="GB"):
+        SparseCDN().fit(X, Y)
+    monkeypatch.undo()
+    m = SparseCDN(gamma=0.5, inference="gibbs", se_target=0.05, n_samples=20, random_state=0).fit(X, Y)
+    P = m.predict_proba(X[:7])
+    se = m.predict_proba_se_
+    # chunked over instances (one at a time): same sampler, so same estimates to the stated SE
+    import mlviz.models.cdn as cdn_module
+    monkeypatch.setattr(cdn_module, "_GIBBS_CHUNK_BYTES", 1)
+    P2 = m.predict_proba(X[:7])
+    assert not np.array_equal(P, P2)  # the random streams differ ...
+    assert np.all(np.abs(P - P2) <= 5 * np.hypot(se, m.predict_proba_se_) + 1e-3)  # ... not the answer

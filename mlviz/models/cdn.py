@@ -76,6 +76,8 @@ VARIANTS = {
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
 #: ``gamma=None`` means ``DEFAULT_GAMMA_RATIO * gamma_max_`` (chosen by benchmarks/sweep_cdn.py)
 DEFAULT_GAMMA_RATIO = 0.3
+#: memory of the Gibbs chains of one chunk of test instances (bytes)
+_GIBBS_CHUNK_BYTES = 256 * 2 ** 20
 
 
 def _stage(callback, stage, n):
@@ -292,6 +294,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     def _fit(self, X, Y, warm_from, gamma_ratio=None, callback=None):
         self._validate_params()
         X, Y = check_X_Y(X, Y)
+        self._check_fit_size(X, Y)
         use_V, use_l1, use_l21 = VARIANTS[self.variant]
         gamma = float(self.gamma) if use_l1 and self.gamma is not None else 0.0
         mu = float(self.mu) if use_l21 else 0.0
@@ -374,6 +377,24 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.decision_rule_ = self._decision_rule()
         self._train = (X, Y)  # kept (by reference) for warm-started refits
         return self
+
+    #: most memory a fit may plan to use (bytes); above it fit raises TooLargeError first
+    _MAX_FIT_BYTES = 4 * 2 ** 30
+
+    def _check_fit_size(self, X, Y):
+        """Raise :class:`TooLargeError` before any work if FISTA's arrays would not fit.
+
+        FISTA keeps ~8 vectors of the parameter size ``d L + L^2 + L`` and ~6 dense
+        (N, L) arrays (labels, logits, residuals, ...), all float64.
+        """
+        (n, d), L = X.shape, Y.shape[1]
+        need = 8.0 * (8 * (d * L + L * L + L) + 6 * n * L)
+        if need > self._MAX_FIT_BYTES:
+            raise TooLargeError(
+                f"SparseCDN on {n} instances x {d} features x {L} labels needs ~{need / 2 ** 30:.1f} GB "
+                f"(dense W of {d} x {L}, V of {L} x {L}, (N, L) work arrays; limit "
+                f"{self._MAX_FIT_BYTES / 2 ** 30:.0f} GB). Reduce the features (e.g. feature "
+                "selection or hashing) or fit label subsets; variant='lr' has the same W.")
 
     def _gamma_max(self, X, S, active, L):
         """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum."""
@@ -519,12 +540,17 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             labels = np.concatenate(sampled)
             V = self.label_coef_[np.ix_(labels, labels)]
             V = sp.csr_matrix(V) if V.shape[0] > 64 else V
-            Pg, seg, sweeps = gibbs_marginals_se(
-                linear[:, labels], V, p_init[:, labels], n_chains=int(self.n_chains),
-                n_burn=int(self.n_burn), min_sweeps=int(self.n_samples),
-                max_sweeps=max(int(self.max_sweeps), int(self.n_samples)),
-                se_target=float(self.se_target), rng=rng)
-            P[:, labels], se[:, labels] = Pg, seg
+            # chains of a chunk of instances: ~5 float arrays of (rows * chains, labels)
+            chunk = max(1, _GIBBS_CHUNK_BYTES // (40 * int(self.n_chains) * labels.size))
+            sweeps = np.zeros(n)
+            for start in range(0, n, chunk):
+                rows = slice(start, min(n, start + chunk))
+                Pg, seg, sweeps[rows] = gibbs_marginals_se(
+                    linear[rows][:, labels], V, p_init[rows][:, labels], n_chains=int(self.n_chains),
+                    n_burn=int(self.n_burn), min_sweeps=int(self.n_samples),
+                    max_sweeps=max(int(self.max_sweeps), int(self.n_samples)),
+                    se_target=float(self.se_target), rng=rng)
+                P[rows, labels], se[rows, labels] = Pg, seg
             info.update(gibbs_labels=int(labels.size), mean_sweeps=float(sweeps.mean()))
         info["max_se"] = float(se.max()) if se.size else 0.0
         self.inference_ = info
