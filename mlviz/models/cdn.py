@@ -118,7 +118,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         use are ignored.
     max_iter : int, default 1000
         FISTA iterations.
-    tol : float > 0, default 1e-4
+    tol : float > 0, default 1e-3
         Optimality tolerance on a *relative* KKT residual: FISTA stops when
         every entry of the gradient mapping of objective (4) (the gradient,
         corrected for the l1 / l2,1 subgradients; zero exactly at the
@@ -134,7 +134,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         label weights are far from optimal.) ``converged_`` is True only when
         the rule held; ``kkt_violation_`` is the measure at the returned
         point; a ``ConvergenceWarning`` is issued when ``max_iter`` is
-        reached first.
+        reached first. The default 1e-3 (every feature's correlation with the
+        residuals, net of the penalties, below 0.001) reached the
+        tight-tolerance (1e-7) label weights within 0.1 % on the nearly
+        separable test problem; 1e-4 costs several times more iterations
+        on dense, correlated features (scene).
     inference : {"auto", "exact", "gibbs"}, default "auto"
         How ``predict_proba`` computes the marginals of the stationary
         distribution of the Gibbs sampler (the CDN's test-time distribution,
@@ -236,7 +240,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, lam1=1.0, lam2=1.0, gamma=None, mu=1e-3, variant="sparse", max_iter=1000,
-                 tol=1e-4, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
+                 tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
                  n_burn=50, n_samples=100, max_sweeps=6400, random_state=None):
         self.lam1 = lam1
         self.lam2 = lam2
