@@ -197,14 +197,15 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--inference", action="store_true")
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument("--large-only", action="store_true", help="--scale: only 16k x 500 x 983")
     parser.add_argument("--defaults", action="store_true",
                         help="new defaults vs the paper's values vs BR-LR on each split")
     parser.add_argument("--data", nargs="*", default=["emotions", "scene", "yeast", "medical", "enron"])
     args = parser.parse_args()
     if args.scale:
         warnings.simplefilter("ignore")
-        shapes = [(7395, 1836, 159, 0.037)] if args.quick else [(7395, 1836, 159, 0.037),
-                                                                  (16105, 500, 983, 0.04)]
+        shapes = [(7395, 1836, 159, 0.037), (16105, 500, 983, 0.04)]
+        shapes = shapes[:1] if args.quick else shapes[1:] if args.large_only else shapes
         scale(shapes)
         return
     if args.defaults:
