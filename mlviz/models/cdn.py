@@ -155,8 +155,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         component with edges.
     max_exact_labels : int in [1, 16], default 12
         Largest component solved exactly (cost ``O(size 2^size)`` per
-        instance and power-iteration sweep, about 1 s per 1,000 test
-        instances at 10 labels; see ``benchmarks/bench_cdn.py``).
+        instance and power-iteration sweep: 1.7 s for 300 instances of a
+        random 10-label component on a loaded 2-core machine; memory
+        bounded by ~64 MB chunks; see ``benchmarks/RESULTS.md``).
     se_target : float > 0, default 0.005
         Gibbs stops, per instance, when the Monte-Carlo standard error of
         every marginal of that instance is <= se_target (or at
