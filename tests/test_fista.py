@@ -156,3 +156,34 @@ def test_max_norm_stopping_rule_is_lbfgs_gtol():
     assert res2.n_iter >= res.n_iter
     with pytest.raises(ValueError, match="norm"):
         fista(fg, lambda v, s: v, np.zeros(30), norm="l1")
+
+
+def test_scaled_stopping_rule_is_invariant_to_objective_scale():
+    """With a tiny objective scale c the absolute rule accepts the first step (the issue's
+    'converged after one iteration'); dividing the gradient mapping by c (``scale``) gives
+    the same iterates and solution as the unscaled problem."""
+    A, b = _lasso_problem(seed=2)
+    n = A.shape[0]
+    alpha = 0.05
+
+    def make(c):
+        def fg(x):
+            r = A @ x - b
+            return c * 0.5 * r @ r / n, c * A.T @ r / n
+        return fg
+
+    prox = lambda c: (lambda v, s: prox_l1(v, c * alpha * s))  # noqa: E731
+    ref = fista(make(1.0), prox(1.0), np.zeros(15), rtol=0, atol=1e-9, maxiter=20000, step0=1.0)
+    c = 1e-10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        naive = fista(make(c), prox(c), np.zeros(15), rtol=0, atol=1e-9, maxiter=20000, step0=1.0 / c)
+    assert naive.n_iter == 1 and naive.converged  # the trap: "converged" at the start
+    assert np.abs(naive.x - ref.x).max() > 0.1
+    scaled = fista(make(c), prox(c), np.zeros(15), rtol=0, atol=1e-9, maxiter=20000, step0=1.0 / c,
+                   scale=lambda y: c)
+    assert scaled.converged and scaled.n_iter > 10
+    np.testing.assert_allclose(scaled.x, ref.x, atol=1e-7)
+    scaled_arr = fista(make(c), prox(c), np.zeros(15), rtol=0, atol=1e-9, maxiter=20000,
+                       step0=1.0 / c, scale=np.full(15, c))
+    np.testing.assert_allclose(scaled_arr.x, scaled.x, atol=1e-12)

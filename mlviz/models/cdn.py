@@ -16,7 +16,10 @@ with :func:`mlviz.solvers.fista` (Algorithm 1) and the proximal operators of
 :mod:`mlviz.solvers.prox` (eqs. (14)-(16), corrected); the objective and the sampler
 live in :mod:`mlviz.models._cdn_core`. The non-zero pattern
 of ``V`` is a directed label graph: edge ``t -> k`` when label ``t`` is used
-to predict label ``k``. Test-time marginals come from Gibbs sampling.
+to predict label ``k``. Test-time marginals are those of the stationary
+distribution of the Gibbs sampler: exact per connected component of the graph
+up to ``max_exact_labels`` labels, multi-chain Gibbs sampling with a stated
+Monte-Carlo standard error (``predict_proba_se_``) above.
 
 Loss scale
 ----------
@@ -29,9 +32,8 @@ Consequences: to keep a fit comparable across training sizes, scale the
 penalties with N; the graph empties for gamma >= ``gamma_max_`` (about 2 on the
 paper's 200-instance Enron/Medical subsets, where its gamma <= 0.1 removes about
 half of the edges). Internally everything is divided by N (mean loss,
-penalties / N), so ``tol`` applies to the largest entry of the mean-scale
-gradient mapping (scikit-learn's lbfgs rule, see ``tol`` below), and
-FISTA runs on centred features/labels with a rescaled intercept (exact
+penalties / N), ``tol`` applies to a relative KKT residual (the gradient
+mapping over its Cauchy-Schwarz data scale, see ``tol`` below), and FISTA runs on centred features/labels with a rescaled intercept (exact
 reparameterisations, see ``_CDNProblem``). The intercept ``b`` is never
 penalised.
 
@@ -43,13 +45,22 @@ optimised: their intercept is fixed at the logit of the smoothed frequency
 import networkx as nx
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import _CDNProblem, _solve, gibbs_marginals
+from ._cdn_core import (_CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals,
+                        gibbs_marginals_se)
 from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
+
+try:
+    from ._base import TooLargeError
+except ImportError:  # until the shared definition is merged
+    class TooLargeError(ValueError):
+        """The requested computation exceeds the size this estimator handles."""
 
 __all__ = ["SparseCDN", "PCC", "sparse_cdn_path", "path_summary", "gamma_grid", "gibbs_marginals"]
 
@@ -63,6 +74,10 @@ VARIANTS = {
 }
 #: variant -> variant of the label-independent model that starts the Gibbs chains.
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
+#: ``gamma=None`` means ``DEFAULT_GAMMA_RATIO * gamma_max_`` (chosen by benchmarks/sweep_cdn.py)
+DEFAULT_GAMMA_RATIO = 0.3
+#: memory of the Gibbs chains of one chunk of test instances (bytes)
+_GIBBS_CHUNK_BYTES = 256 * 2 ** 20
 
 
 def _stage(callback, stage, n):
@@ -77,12 +92,22 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    lam1 : float >= 0, default 0.1
-        Ridge weight on the feature weights W (lambda_1 in eq. (4)).
-    lam2 : float >= 0, default 0.1
+    lam1 : float >= 0, default 1.0
+        Ridge weight on the feature weights W (lambda_1 in eq. (4)), on the
+        summed-loss scale: ``lam1 = 1`` is scikit-learn's
+        ``LogisticRegression(C=1)`` (the BR-LR baseline), which the "lr"
+        variant reproduces. The paper uses 0.1 on 200-400 training
+        instances; the default 1.0 (and ``gamma=None``) were chosen by the
+        sweep recorded in ``benchmarks/RESULTS.md`` (cdn, session 5), where the
+        paper's values lost to BR-LR on emotions.
+    lam2 : float >= 0, default 1.0
         Ridge weight on the label weights V (lambda_2).
-    gamma : float >= 0, default 1e-3
+    gamma : float >= 0 or None, default None
         l1 weight on V (sparse label graph); used by "l1-cdn" and "sparse".
+        ``None`` means ``0.3 * gamma_max_`` (the smallest gamma with an
+        empty graph, which grows with N on the summed-loss scale): chosen by
+        the sweep in ``benchmarks/RESULTS.md`` (cdn, session 5). The value
+        used is ``gamma_``.
     mu : float >= 0, default 1e-3
         l2,1 weight on the rows of W (features shared by all labels); used by
         "l21-lr" and "sparse".
@@ -93,21 +118,65 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         use are ignored.
     max_iter : int, default 1000
         FISTA iterations.
-    tol : float > 0, default 1e-4
-        Stop when the largest entry of the FISTA gradient mapping of
-        objective (4) / N is <= tol (intercepts in the scaled coordinates of
-        ``_CDNProblem``). This is the rule of scikit-learn's ``lbfgs``
-        logistic regression (``gtol`` = tol on the largest entry of the
-        projected gradient of the *mean* loss), so the same ``tol`` asks for
-        the same accuracy as the BR-LR baseline; at a smooth minimiser the
-        gradient mapping is the gradient. A ``ConvergenceWarning`` is issued
-        when ``max_iter`` is reached first.
+    tol : float > 0, default 1e-3
+        Optimality tolerance on a *relative* KKT residual: FISTA stops when
+        every entry of the gradient mapping of objective (4) (the gradient,
+        corrected for the l1 / l2,1 subgradients; zero exactly at the
+        optimum) divided by its data scale is <= tol. The scale of the entry
+        for ``W[j, k]`` is ``std(x_j) * rms(r_k)`` (``r_k`` the residuals
+        ``y - p`` of label k at the current point), for ``V[t, k]``
+        ``std(y_t) * rms(r_k)``, for ``b_k`` ``rms(r_k)``: by Cauchy-Schwarz
+        the gradient of the mean loss never exceeds it, so the measure is a
+        correlation between residuals and features, unchanged by the feature
+        units and by how small the residuals are. (An absolute rule stops at
+        once on nearly separable data, e.g. sparse text with more features
+        than instances, where every raw gradient entry is tiny although the
+        label weights are far from optimal.) ``converged_`` is True only when
+        the rule held; ``kkt_violation_`` is the measure at the returned
+        point; a ``ConvergenceWarning`` is issued when ``max_iter`` is
+        reached first. The default 1e-3 (every feature's correlation with the
+        residuals, net of the penalties, below 0.001) reached the
+        tight-tolerance (1e-7) label weights within 0.1 % on the nearly
+        separable test problem; 1e-4 costs several times more iterations
+        on dense, correlated features (scene).
+    inference : {"auto", "exact", "gibbs"}, default "auto"
+        How ``predict_proba`` computes the marginals of the stationary
+        distribution of the Gibbs sampler (the CDN's test-time distribution,
+        Guo & Gu 2011). The label graph splits into weakly connected
+        components, which the sampler treats independently (its stationary
+        distribution is the product over components), so each component is
+        handled on its own: labels without edges get ``sigma(x w_k + b_k)``
+        exactly; ``"auto"`` computes components of at most
+        ``max_exact_labels`` labels *exactly* (their 2^size-state Markov
+        chain, see :func:`mlviz.models._cdn_core.exact_marginals`) and larger
+        ones by Gibbs sampling to the standard error ``se_target``;
+        ``"exact"`` raises :class:`TooLargeError` when a component has more
+        than ``max_exact_labels`` labels; ``"gibbs"`` samples every
+        component with edges.
+    max_exact_labels : int in [1, 16], default 12
+        Largest component solved exactly (cost ``O(size 2^size)`` per
+        instance and power-iteration sweep: 1.7 s for 300 instances of a
+        random 10-label component on a loaded 2-core machine; memory
+        bounded by ~64 MB chunks; see ``benchmarks/RESULTS.md``).
+    se_target : float > 0, default 0.005
+        Gibbs stops, per instance, when the Monte-Carlo standard error of
+        every marginal of that instance is <= se_target (or at
+        ``max_sweeps``); the errors are in ``predict_proba_se_``.
+    n_chains : int >= 2, default 10
+        Independent Gibbs chains per instance; the standard error is that of
+        the mean of the chain means (valid under autocorrelation).
     n_burn : int >= 0, default 50
-        Gibbs burn-in sweeps in ``predict_proba``.
-    n_samples : int >= 1, default 200
-        Gibbs sweeps averaged in ``predict_proba``.
+        Gibbs burn-in sweeps per chain.
+    n_samples : int >= 1, default 100
+        Collected sweeps per chain at the first error check; the length
+        doubles until ``se_target`` or ``max_sweeps`` is reached.
+    max_sweeps : int >= 1, default 6400
+        Most collected sweeps per chain.
     random_state : int, numpy Generator or None
-        Seeds the Gibbs sampler (each ``predict_proba`` call starts afresh).
+        Seeds the Gibbs sampler. ``fit`` fixes one seed (``inference_seed_``;
+        drawn from the generator or from fresh entropy when not an int), and
+        every ``predict_proba`` call restarts from it, so ``predict`` always
+        equals ``predict_proba(X) >= 0.5`` for a fitted model.
 
     Attributes
     ----------
@@ -122,6 +191,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         every non-zero ``V[t, k]``.
     selected_features_ : ndarray of int
         Indices of the non-zero rows of W.
+    gamma_ : float
+        The gamma used (``gamma``, or ``0.3 * gamma_max_`` when None; 0 for
+        variants without the l1 term).
     gamma_max_ : float
         Smallest gamma whose optimal graph is empty (KKT at V = 0, computed
         from the label-independent model; exact up to ``tol``). A useful
@@ -136,6 +208,21 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     objective_history_ : ndarray
         Objective (4) after each FISTA iteration.
     converged_ : bool
+        True only when the optimality test of ``tol`` held (see ``tol``).
+    kkt_violation_ : float
+        The scaled optimality measure at the returned point (<= tol when
+        converged).
+    inference_seed_ : int
+        Seed of the Gibbs sampler (from ``random_state``).
+    decision_rule_ : str
+        "threshold 0.5 on the stationary marginals (...)" (``predict``).
+    predict_proba_se_ : ndarray, shape (n_samples, n_labels)
+        Set by every ``predict_proba`` call: the standard error of each
+        returned probability (Gibbs: Monte-Carlo SE; exact: 0, or the power
+        iteration's error estimate, <= 1e-9).
+    inference_ : dict
+        Set by ``predict_proba``: ``{"exact_labels", "gibbs_labels",
+        "components", "max_se", "mean_sweeps"}``, what was computed how.
 
     References
     ----------
@@ -148,13 +235,14 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     >>> ds = load_sample("emotions")                          # doctest: +SKIP
     >>> m = SparseCDN(gamma=1.0, mu=1.0, random_state=0).fit(ds.X, ds.Y)  # doctest: +SKIP
     >>> m.label_graph_.number_of_edges(), m.gamma_max_        # doctest: +SKIP
-    >>> m2 = m.refit(gamma=0.5 * m.gamma_max_)  # warm start  # doctest: +SKIP
+    >>> m.refit(gamma=0.5 * m.gamma_max_)  # in place, warm start  # doctest: +SKIP
     >>> path = sparse_cdn_path(ds.X, ds.Y, [m.gamma_max_ * f for f in (1, .3, .1, .03)])  # doctest: +SKIP
     >>> path_summary(path)[["gamma", "n_edges"]]              # doctest: +SKIP
     """
 
-    def __init__(self, lam1=0.1, lam2=0.1, gamma=1e-3, mu=1e-3, variant="sparse", max_iter=1000,
-                 tol=1e-4, n_burn=50, n_samples=200, random_state=None):
+    def __init__(self, lam1=1.0, lam2=1.0, gamma=None, mu=1e-3, variant="sparse", max_iter=1000,
+                 tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
+                 n_burn=50, n_samples=100, max_sweeps=6400, random_state=None):
         self.lam1 = lam1
         self.lam2 = lam2
         self.gamma = gamma
@@ -162,19 +250,29 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.variant = variant
         self.max_iter = max_iter
         self.tol = tol
+        self.inference = inference
+        self.max_exact_labels = max_exact_labels
+        self.se_target = se_target
+        self.n_chains = n_chains
         self.n_burn = n_burn
         self.n_samples = n_samples
+        self.max_sweeps = max_sweeps
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
     def _validate_params(self):
         for name in ("lam1", "lam2", "gamma", "mu"):
-            check_param(self, name, getattr(self, name), low=0)
+            check_param(self, name, getattr(self, name), low=0, allow_none=name == "gamma")
         check_param(self, "variant", self.variant, options=tuple(VARIANTS))
         check_param(self, "max_iter", self.max_iter, low=1)
         check_param(self, "tol", self.tol, low=0, low_inclusive=False)
+        check_param(self, "inference", self.inference, options=("auto", "exact", "gibbs"))
+        check_param(self, "max_exact_labels", self.max_exact_labels, low=1, high=16)
+        check_param(self, "se_target", self.se_target, low=0, low_inclusive=False)
+        check_param(self, "n_chains", self.n_chains, low=2)
         check_param(self, "n_burn", self.n_burn, low=0)
         check_param(self, "n_samples", self.n_samples, low=1)
+        check_param(self, "max_sweeps", self.max_sweeps, low=1)
 
     def fit(self, X, Y, callback=None):
         """Fit W, V, b by FISTA on objective (4).
@@ -201,8 +299,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     def _fit(self, X, Y, warm_from, gamma_ratio=None, callback=None):
         self._validate_params()
         X, Y = check_X_Y(X, Y)
+        self._check_fit_size(X, Y)
         use_V, use_l1, use_l21 = VARIANTS[self.variant]
-        gamma = float(self.gamma) if use_l1 else 0.0
+        gamma = float(self.gamma) if use_l1 and self.gamma is not None else 0.0
         mu = float(self.mu) if use_l21 else 0.0
         n, L = Y.shape
         S = 2.0 * Y - 1.0
@@ -219,6 +318,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         if warm_from is not None and getattr(warm_from, "_init_key", None) == key:
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
             self._init_step, self._init_converged = warm_from._init_step, warm_from._init_converged
+            self._init_kkt = warm_from._init_kkt
         elif use_V:
             iwarm = None
             if warm_from is not None:
@@ -228,12 +328,16 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                                      use_V=False, warm=iwarm, callback=_stage(callback, "start", n), **common)
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
             self._init_converged = ires.converged
+            self._init_kkt = float(ires.grad_mapping_norm)
         self._init_key = key
         if use_V:  # gamma_max_ depends on the start model only
             self.gamma_max_ = self._gamma_max(X, S, active, L)
             if gamma_ratio is not None:
                 self.gamma = float(gamma_ratio) * self.gamma_max_
                 gamma = float(self.gamma) if use_l1 else 0.0
+            elif self.gamma is None and use_l1:
+                gamma = DEFAULT_GAMMA_RATIO * self.gamma_max_
+        self.gamma_ = gamma
         # 2. the model itself, objective (4)
         if warm_from is not None:
             warm = (warm_from.coef_, warm_from.label_coef_, warm_from.intercept_, warm_from._step)
@@ -261,10 +365,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.n_iter_ = res.n_iter
         self.objective_history_ = res.objective_history * n  # eq. (4), summed loss
         self.converged_ = res.converged
+        self.kkt_violation_ = float(res.grad_mapping_norm) if res.n_iter else self._init_kkt
         self._step = res.step
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
-            self._init_converged = res.converged
+            self._init_converged, self._init_kkt = res.converged, self.kkt_violation_
         if not use_V:  # the model is its own start model; no graph, gamma is unused
             self.gamma_max_ = self._gamma_max(X, S, active, L)
             if gamma_ratio is not None:
@@ -273,8 +378,28 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.label_graph_ = self._make_graph(V)
         self.n_features_in_ = X.shape[1]
         self.n_labels_ = L
+        self.inference_seed_ = _inference_seed(self.random_state)
+        self.decision_rule_ = self._decision_rule()
         self._train = (X, Y)  # kept (by reference) for warm-started refits
         return self
+
+    #: most memory a fit may plan to use (bytes); above it fit raises TooLargeError first
+    _MAX_FIT_BYTES = 4 * 2 ** 30
+
+    def _check_fit_size(self, X, Y):
+        """Raise :class:`TooLargeError` before any work if FISTA's arrays would not fit.
+
+        FISTA keeps ~8 vectors of the parameter size ``d L + L^2 + L`` and ~6 dense
+        (N, L) arrays (labels, logits, residuals, ...), all float64.
+        """
+        (n, d), L = X.shape, Y.shape[1]
+        need = 8.0 * (8 * (d * L + L * L + L) + 6 * n * L)
+        if need > self._MAX_FIT_BYTES:
+            raise TooLargeError(
+                f"SparseCDN on {n} instances x {d} features x {L} labels needs ~{need / 2 ** 30:.1f} GB "
+                f"(dense W of {d} x {L}, V of {L} x {L}, (N, L) work arrays; limit "
+                f"{self._MAX_FIT_BYTES / 2 ** 30:.0f} GB). Reduce the features (e.g. feature "
+                "selection or hashing) or fit label subsets; variant='lr' has the same W.")
 
     def _gamma_max(self, X, S, active, L):
         """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum."""
@@ -293,18 +418,20 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         return G
 
     def refit(self, gamma_ratio=None, callback=None, **params):
-        """Return a new model fitted on the same training data, warm-started from this one.
+        """Refit IN PLACE on the same training data, warm-started from the current fit.
 
-        For a slider move: ``m2 = m.refit(gamma=0.05)`` (any constructor
-        parameter may change). FISTA starts from this model's ``coef_``,
-        ``label_coef_``, ``intercept_`` and step size; the Gibbs start model
-        is reused when ``lam1``/``mu``/``variant`` are unchanged (e.g. a
-        gamma-only move). ``self`` is not modified.
+        For a slider move: ``m.refit(gamma=0.05)`` (any constructor parameter
+        may change). FISTA starts from the current ``coef_``, ``label_coef_``,
+        ``intercept_`` and step size; the Gibbs start model is reused when
+        ``lam1``/``mu``/``variant`` are unchanged (e.g. a gamma-only move).
+        The new fit is built on a copy and installed only when it succeeds, so
+        an exception (bad parameter, a callback aborting) leaves ``self`` as
+        it was. Keep a ``copy.deepcopy`` if the previous model is needed.
 
         Parameters
         ----------
         gamma_ratio : float >= 0, optional
-            Set ``gamma = gamma_ratio * gamma_max_`` of the *new* model
+            Set ``gamma = gamma_ratio * gamma_max_`` of the *new* fit
             (``gamma_max_`` depends on ``lam1``, ``mu`` and the variant, so a
             slider on gamma / gamma_max can keep its position while mu moves,
             in one warm-started fit). Overrides ``gamma`` in ``params``.
@@ -315,12 +442,19 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        model : SparseCDN (fitted)
+        self
         """
+        new = self._warm_fit(gamma_ratio, callback, params)
+        self.__dict__.clear()
+        self.__dict__.update(new.__dict__)
+        return self
+
+    def _warm_fit(self, gamma_ratio, callback, params):
+        """A new fitted model at ``params``, warm-started from this one (self unchanged)."""
         self._check_fitted(["coef_"])
-        new = clone(self).set_params(**params)
         if gamma_ratio is not None and not float(gamma_ratio) >= 0:
             raise ValueError(f"gamma_ratio must be >= 0, got {gamma_ratio!r}.")
+        new = clone(self).set_params(**params)
         return new._fit(*self._train, warm_from=self, gamma_ratio=gamma_ratio, callback=callback)
 
     # -------------------------------------------------------------- predict
@@ -338,8 +472,100 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             Z = Z + (2.0 * np.asarray(Y_given, dtype=float) - 1.0) @ self.label_coef_
         return Z
 
+    def _decision_rule(self):
+        how = {"auto": f"exact for label-graph components of <= {self.max_exact_labels} labels, "
+                       f"Gibbs sampling (Monte-Carlo SE <= {self.se_target:g}) above",
+               "exact": "exact", "gibbs": f"Gibbs sampling, Monte-Carlo SE <= {self.se_target:g}"}
+        return f"threshold 0.5 on the CDN's stationary marginals ({how[self.inference]})"
+
+    def _components(self):
+        """Weakly connected components of the label graph: list of label-index arrays."""
+        n_comp, lab = connected_components(sp.csr_matrix(self.label_coef_ != 0), directed=True,
+                                           connection="weak")
+        return [np.flatnonzero(lab == c) for c in range(n_comp)]
+
+    def check_inference_size(self):
+        """Raise :class:`TooLargeError` if ``inference="exact"`` cannot handle the graph."""
+        self._check_fitted(["coef_"])
+        if self.inference != "exact":
+            return
+        big = max((len(c) for c in self._components()), default=0)
+        if big > self.max_exact_labels:
+            raise TooLargeError(
+                f"Exact CDN inference on a connected label-graph component of {big} labels needs "
+                f"2^{big} states per instance (~{2.0 ** big * 8 * (big + 4) / 2 ** 20:.0f} MB, "
+                f"> max_exact_labels={self.max_exact_labels}); use inference='auto' (Gibbs sampling "
+                "with a stated standard error for that component) or a larger gamma.")
+
+    def predict_proba_with_error(self, X):
+        """Marginals P(y_k = 1 | x) and their standard errors.
+
+        The marginals are those of the stationary distribution of the Gibbs
+        sampler (systematic scan, labels 0..L-1, eq. (1)); see ``inference``.
+        Each weakly connected component of the label graph is computed on its
+        own: single labels exactly, components of <= ``max_exact_labels``
+        labels exactly (2^size states), larger ones by multi-chain Gibbs to the
+        standard error ``se_target``. The sampler restarts from
+        ``inference_seed_`` on every call (deterministic per fitted model).
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+        se : ndarray, shape (n_samples, n_labels)
+            Standard error of each entry (0 where exact).
+        """
+        linear = self.decision_function(X)
+        self.check_inference_size()
+        n, L = linear.shape
+        P, se = expit(linear), np.zeros((n, L))
+        info = dict(exact_labels=0, gibbs_labels=0, components=0, max_se=0.0, mean_sweeps=0.0)
+        if not np.any(self.label_coef_):
+            self.inference_ = info
+            return P, se
+        X = check_X(X)
+        p_init = expit(np.asarray(X @ self.init_coef_) + self.init_intercept_)
+        rng = np.random.default_rng(self.inference_seed_)
+        sampled = []
+        for comp in self._components():
+            if comp.size == 1:
+                continue
+            info["components"] += 1
+            if self.inference == "gibbs" or comp.size > self.max_exact_labels:
+                sampled.append(comp)
+                continue
+            ix = np.ix_(comp, comp)
+            P[:, comp], err = exact_marginals(linear[:, comp], self.label_coef_[ix], p_init[:, comp])
+            se[:, comp] = err[:, None]
+            info["exact_labels"] += comp.size
+        if sampled:
+            labels = np.concatenate(sampled)
+            V = self.label_coef_[np.ix_(labels, labels)]
+            V = sp.csr_matrix(V) if V.shape[0] > 64 else V
+            # chains of a chunk of instances: ~5 float arrays of (rows * chains, labels)
+            chunk = max(1, _GIBBS_CHUNK_BYTES // (40 * int(self.n_chains) * labels.size))
+            sweeps = np.zeros(n)
+            for start in range(0, n, chunk):
+                rows = slice(start, min(n, start + chunk))
+                Pg, seg, sweeps[rows] = gibbs_marginals_se(
+                    linear[rows][:, labels], V, p_init[rows][:, labels], n_chains=int(self.n_chains),
+                    n_burn=int(self.n_burn), min_sweeps=int(self.n_samples),
+                    max_sweeps=max(int(self.max_sweeps), int(self.n_samples)),
+                    se_target=float(self.se_target), rng=rng)
+                P[rows, labels], se[rows, labels] = Pg, seg
+            info.update(gibbs_labels=int(labels.size), mean_sweeps=float(sweeps.mean()))
+        info["max_se"] = float(se.max()) if se.size else 0.0
+        self.inference_ = info
+        return np.clip(P, 0.0, 1.0), se
+
     def predict_proba(self, X):
-        """Marginals P(y_k = 1 | x) by Gibbs sampling (exact when V = 0).
+        """Marginals P(y_k = 1 | x) (see :meth:`predict_proba_with_error`).
+
+        Also sets ``predict_proba_se_`` (standard errors, same shape) and
+        ``inference_``.
 
         Parameters
         ----------
@@ -349,14 +575,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         -------
         P : ndarray, shape (n_samples, n_labels)
         """
-        linear = self.decision_function(X)
-        if not np.any(self.label_coef_):
-            return expit(linear)
-        X = check_X(X)
-        p_init = expit(np.asarray(X @ self.init_coef_) + self.init_intercept_)
-        rng = np.random.default_rng(self.random_state)
-        return gibbs_marginals(linear, self.label_coef_, p_init, int(self.n_burn),
-                               int(self.n_samples), rng)
+        P, se = self.predict_proba_with_error(X)
+        self.predict_proba_se_ = se
+        return P
 
 
 def sparse_cdn_path(X, Y, gammas, **params):
@@ -386,7 +607,7 @@ def sparse_cdn_path(X, Y, gammas, **params):
     model = SparseCDN(**{**params, "gamma": gammas[0]}).fit(X, Y)
     models = [model]
     for g in gammas[1:]:
-        model = model.refit(gamma=g)
+        model = model._warm_fit(None, None, dict(gamma=g))
         models.append(model)
     return models
 
@@ -418,7 +639,7 @@ def path_summary(models):
     -------
     summary : pandas.DataFrame
     """
-    rows = [dict(gamma=m.gamma, mu=m.mu, n_edges=m.label_graph_.number_of_edges(),
+    rows = [dict(gamma=m.gamma_, mu=m.mu, n_edges=m.label_graph_.number_of_edges(),
                  n_features=len(m.selected_features_), n_iter=m.n_iter_,
                  objective=float(m.objective_history_[-1])) for m in models]
     return pd.DataFrame(rows, columns=["gamma", "mu", "n_edges", "n_features", "n_iter", "objective"])

@@ -23,10 +23,20 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._cdn_core import _inference_seed
 
-__all__ = ["PCC"]
+try:
+    from ._base import TooLargeError
+except ImportError:  # until the shared definition is merged
+    class TooLargeError(ValueError):
+        """The requested computation exceeds the size this estimator handles."""
+
+__all__ = ["PCC", "TooLargeError"]
 
 _EXACT_MAX_LABELS = 12
+#: largest number of multiply-adds ancestral sampling may take in one predict_proba call
+#: (n * n_samples * L^2 / 2 with logistic-regression links; ~10^11 is a few minutes)
+_SAMPLING_MAX_WORK = 1e11
 
 
 class PCC(MultiLabelClassifierMixin, BaseEstimator):
@@ -47,7 +57,10 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         ``"exact"`` enumerates the ``2^L`` label vectors (L <= 12 only);
         ``"auto"`` uses exact enumeration when ``L <= 10``, else sampling.
     random_state : int, numpy Generator or None
-        Seeds the random order and the sampler.
+        Seeds the random order and the sampler. ``fit`` fixes the sampler's
+        seed (``inference_seed_``), and each ``predict_proba`` restarts from
+        it, so ``predict`` equals ``predict_proba(X) >= 0.5`` for a fitted
+        model even with ``random_state=None``.
 
     Attributes
     ----------
@@ -56,6 +69,9 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     estimators_ : list, length n_labels
         Link ``j`` (predicting label ``order_[j]``): a fitted classifier, or
         a float (0.0 or 1.0) when that label is constant in training.
+    inference_seed_ : int
+    decision_rule_ : str
+        "threshold 0.5 on the chain's marginals (exact | sampled)".
 
     Examples
     --------
@@ -107,6 +123,11 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
             self.estimators_.append(clone(base).fit(self._augment(X, Yf[:, :j]), y))
         self.order_ = order
         self.n_features_in_ = X.shape[1]
+        self.inference_seed_ = _inference_seed(self.random_state)
+        exact = self.inference == "exact" or (self.inference == "auto" and L <= 10)
+        self.decision_rule_ = ("threshold 0.5 on the chain's marginals (" + (
+            "exact enumeration of the 2^L label vectors)" if exact else
+            f"Rao-Blackwellised ancestral sampling, {int(self.n_samples)} samples)"))
         return self
 
     @staticmethod
@@ -166,7 +187,14 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         if method == "auto":
             method = "exact" if L <= 10 else "sampling"
         if method == "exact" and L > _EXACT_MAX_LABELS:
-            raise ValueError(f"exact inference enumerates 2^L label vectors; L = {L} > {_EXACT_MAX_LABELS}.")
+            raise TooLargeError(f"PCC exact inference enumerates 2^L label vectors; L = {L} > "
+                                f"{_EXACT_MAX_LABELS}. Use inference='sampling'.")
+        work = X.shape[0] * float(self.n_samples) * L * L / 2
+        if method == "sampling" and work > _SAMPLING_MAX_WORK:
+            raise TooLargeError(
+                f"PCC ancestral sampling on {X.shape[0]} instances x {L} labels x {self.n_samples} "
+                f"samples needs ~{work:.1e} multiply-adds (> {_SAMPLING_MAX_WORK:.0e}, minutes); "
+                "predict in batches of fewer instances or lower n_samples.")
         base = self._linear_parts(X)
         chain = self._exact(X, base) if method == "exact" else self._sampling(X, base)
         P = np.empty_like(chain)
@@ -207,7 +235,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
 
     def _sampling(self, X, base):
         """Ancestral sampling, Rao-Blackwellised: average of the link probabilities."""
-        rng = np.random.default_rng(self.random_state)
+        rng = np.random.default_rng(self.inference_seed_)
         n, L, m = X.shape[0], len(self.estimators_), int(self.n_samples)
         out = np.empty((n, L))
         chunk = max(1, int(2_000_000 // max(1, m * L)))

@@ -70,7 +70,8 @@ class FistaResult:
 
 
 def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6,
-          atol=0.0, maxiter=1000, restart="adaptive", shrink=1.0, norm="l2", callback=None):
+          atol=0.0, maxiter=1000, restart="adaptive", shrink=1.0, norm="l2", scale=None,
+          callback=None):
     """Minimise ``f(x) + g(x)`` by FISTA with backtracking (Algorithm 1).
 
     Each iteration takes a proximal gradient step from the extrapolated point
@@ -101,8 +102,11 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         Backtracking factor (``L <- eta * L``).
     rtol, atol : float >= 0
         Stop when the gradient-mapping norm ``||(y - z) / s||`` (a first-order
-        optimality measure, zero exactly at a minimiser) is at most
-        ``atol + rtol * G_1``, ``G_1`` being its value at the first iteration.
+        optimality measure, zero exactly at a minimiser: for ``g = 0`` it is the
+        gradient, in general the KKT residual of the composite problem) is at
+        most ``atol + rtol * G_1``, ``G_1`` being its value at the first
+        iteration. Prefer ``atol`` with a ``scale``: a relative rule (``rtol``)
+        accepts any point when the first step is already small.
     norm : {"l2", "max"}, default "l2"
         Norm of the gradient mapping in the stopping rule: Euclidean, or the
         largest absolute entry (the ``gtol`` rule of L-BFGS-B, hence of
@@ -123,6 +127,12 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         the step can grow again where the local curvature is lower. ``1.0``
         is the paper's non-decreasing ``L``; values < 1 usually need fewer
         iterations (the decrease test and adaptive restart keep it stable).
+    scale : None, ndarray or callable ``y -> ndarray``, optional
+        Divide the gradient mapping elementwise by ``scale`` (positive,
+        broadcastable to ``x``) before taking its norm, i.e. stop on a
+        *relative* KKT residual. A callable is called after each gradient
+        evaluation with the point ``y`` where the gradient was taken (e.g. to
+        scale by the current residual size, as the sparse CDN does).
     callback : callable ``(it, x, F) -> bool or None``, optional
         Called after every iteration; returning ``True`` stops the solver.
 
@@ -183,7 +193,8 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
             if fz <= fy + np.vdot(grady, d) + 0.5 * L * np.vdot(d, d) + slack or L > 1e300:
                 break
             L *= eta
-        Gnorm = L * float(np.sqrt(np.vdot(d, d)) if norm == "l2" else np.abs(d).max(initial=0.0))
+        ds = d if scale is None else d / (scale(y) if callable(scale) else scale)
+        Gnorm = L * float(np.sqrt(np.vdot(ds, ds)) if norm == "l2" else np.abs(ds).max(initial=0.0))
         if G1 is None:
             G1 = Gnorm
         Fz = fz + float(g(z))
