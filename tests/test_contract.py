@@ -43,12 +43,8 @@ ESTIMATORS = {
     "pcc": (lambda: models.PCC(random_state=0), "cdn", None, threshold_rule),
 }
 
-# Clauses failing on main at the time of writing: (estimator id, clause) -> reason.
-_RULE = "decision_rule_ not set by fit yet"
-KNOWN_FAILURES = {
-    **{(key, "decision_rule_"): _RULE for key, spec in ESTIMATORS.items() if spec[1] not in ("kernels", "embed")},
-    ("cdn", "refit"): "SparseCDN.refit returns a new model instead of refitting in place",
-}
+# Clauses known to fail: (estimator id, clause) -> reason (none since session 5).
+KNOWN_FAILURES = {}
 
 
 def _cases(clause, *, needs=None):
