@@ -202,6 +202,70 @@ def need_posteriors(ctx, method: Method, values: dict, token):
     return RUNNER.need(model_key(ctx, method, values, "proba"), _result_fn(ctx, method, values, _proba(ctx)), token)
 
 
+def describe_model(model) -> dict:
+    """What a page says beside a fitted model's posteriors (every entry optional, read with ``getattr``):
+    ``decision_rule`` (``decision_rule_``), ``centers`` (kernel models' ``centers_note_``),
+    ``factorisation`` (``factorisation_``), ``converged`` / ``grad_max`` / ``n_iter`` (solvers that
+    report them, e.g. kernel LR's Newton–CG), ``se_mean`` / ``se_max`` (the sparse CDN's Monte-Carlo
+    standard error ``predict_proba_se_`` of its last ``predict_proba``), ``threshold`` (the
+    probability cut of a model whose ``predict`` is ``predict_proba >= threshold``, else None)."""
+    from mlviz.models._base import MultiLabelClassifierMixin
+
+    out = {}
+    rule = getattr(model, "decision_rule_", None)
+    if isinstance(rule, str) and rule.strip():
+        out["decision_rule"] = rule.strip()
+    for attr, name in (("centers_note_", "centers"), ("factorisation_", "factorisation")):
+        v = getattr(model, attr, None)
+        if isinstance(v, str) and v:
+            out[name] = v
+    if hasattr(model, "converged_"):
+        out["converged"] = bool(model.converged_)
+    g = getattr(model, "grad_max_", None)
+    if g is not None and np.size(g):
+        out["grad_max"] = float(np.max(g))
+    if getattr(model, "n_iter_", None) is not None:
+        try:
+            out["n_iter"] = int(np.max(model.n_iter_))
+        except (TypeError, ValueError):
+            pass
+    se = getattr(model, "predict_proba_se_", None)
+    if se is not None and np.size(se):
+        se = np.nan_to_num(np.asarray(se, dtype=float), nan=0.0)
+        out["se_mean"], out["se_max"] = float(se.mean()), float(se.max())
+    t = getattr(model, "threshold", None)
+    mixin = getattr(type(model), "predict", None) is MultiLabelClassifierMixin.predict
+    out["threshold"] = float(t) if mixin and isinstance(t, (int, float)) and not isinstance(t, bool) else None
+    return out
+
+
+def _report(ctx):
+    """``fn(model)``: ``{"P": test posteriors, "pred": the model's own predict (uint8), "about": describe_model}``.
+
+    A model whose ``predict`` is the mixin's ``predict_proba >= threshold`` is not asked twice (the
+    same computation: for the sparse CDN a second Gibbs run); every other model's ``predict`` is called."""
+    def fn(model):
+        raw = np.asarray(model.predict_proba(ctx.X_test), dtype=np.float64)
+        about = describe_model(model)  # (after predict_proba: the CDN's standard error is of this call)
+        if about["threshold"] is not None:
+            pred = (raw >= about["threshold"]).astype(np.uint8)
+        else:
+            pred = np.asarray(model.predict(ctx.X_test))
+            pred = (pred.toarray() if hasattr(pred, "toarray") else pred).astype(np.uint8)
+        return {"P": finite(raw), "pred": pred, "about": about}
+    return fn
+
+
+def report(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
+    """Job: ``({"P", "pred", "about"}, info)`` of the model at ``values`` (see :func:`_report`)."""
+    return model_result(ctx, method, values, "report", _report(ctx), owner=owner, priority=priority)
+
+
+def need_report(ctx, method: Method, values: dict, token):
+    """Inside a job: what :func:`report` computes (computed here if nobody does yet)."""
+    return RUNNER.need(model_key(ctx, method, values, "report"), _result_fn(ctx, method, values, _report(ctx)), token)
+
+
 def path(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
     """Job: the path of ``method`` (which has one) at the non-path ``values``; partial steps in ``job.partial``."""
     return RUNNER.submit(path_key(ctx, method, values), _path_fn(ctx, method, method.split(values)[0]),
