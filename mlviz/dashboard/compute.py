@@ -328,3 +328,89 @@ def edge_stability(ctx, method: Method, values: dict, gamma: float, n_folds: int
             token.report(stage="folds", done=i + 1, total=n_folds)
         return freq / n_folds
     return fn
+
+
+# ------------------------------------------------------------------ cross-validation (Compare page)
+
+def cv_scale(ctx, scaling: str, folds: int) -> Scale:
+    """What slider values mean inside cross-validation on the whole of ``ctx.dataset`` with ``scaling``:
+    a training fold's size, and the median distance of the rows after that scaling (fitted on all rows;
+    used only for σ factors other than 1, which become ``sigma="median"`` per fold)."""
+    from mlviz.preprocessing import make_scaler, resolve_scaling
+
+    X = ctx.dataset.X
+    n = int(ctx.dataset.n_samples)
+
+    def median():
+        k = f"{ctx.key}|median-distance|{scaling}"
+        value = RUNNER.peek(k)
+        if value is None:
+            name = resolve_scaling(scaling, X)
+            scaler = make_scaler(name, sparse=hasattr(X, "tocsr"))
+            Xs = X if scaler is None else scaler.fit_transform(X)
+            value = median_distance(Xs)
+            RUNNER.results.put(k, value)
+        return value
+
+    return Scale(n_train=max(1, round(n * (folds - 1) / folds)), median_distance=median)
+
+
+def cv_estimator(ctx, method: Method, values: dict, token, cv: Scale):
+    """Inside a job: the unfitted estimator of ``values`` for cross-validation: σ factor 1 is the
+    estimator's own ``sigma="median"`` (computed on each training fold), a path slider (the sparse
+    CDN's γ / γ_max) is made absolute from the page's training path."""
+    values = method.complete(values)
+    est = method.estimator(values, cv)
+    if values.get("sigma_factor") == 1.0 and "sigma" in est.get_params():
+        est.set_params(sigma="median")
+    if method.path is not None:
+        step = need_path(ctx, method, values, token)[values[method.path_param]]
+        est.set_params(**{method.path_param: step[method.path_param]})
+    return est
+
+
+def known_fit_seconds(ctx, method: Method, values: dict):
+    """Seconds the fit at ``values`` took on the page's training split, if it was done (else None; never computes)."""
+    if method.path is not None:
+        steps = known_steps(ctx, method, values)
+        return float(sum(s["seconds"] for s in steps.values())) if steps else None
+    base = RUNNER.peek(base_key(ctx, method, values))
+    return None if base is None else float(base[1])
+
+
+def cross_validation_fn(ctx, request: dict):
+    """``fn(token)`` of a cross-validation: ``request`` = ``{"settings": {method key: values}, "folds",
+    "scaling", "tune"}``.  Runs fold by fold (the same folds and seeds as one
+    :func:`mlviz.evaluation.cross_validate` call) and publishes the rows of the folds done so far as
+    ``job.partial``; returns the whole table."""
+    import pandas as pd
+
+    from mlviz.evaluation import cross_validate, resolve_cv
+
+    from .methods import METHODS
+
+    folds = int(request["folds"])
+
+    def fn(token):
+        X, Y = ctx.dataset.X, np.asarray(ctx.dataset.Y)
+        splits = resolve_cv(folds, X, Y, random_state=0)
+        cv = cv_scale(ctx, request["scaling"], folds)
+        ests = {}
+        for k, values in request["settings"].items():
+            m = METHODS[k]
+            token.report(stage=f"preparing {m.label}")
+            ests[m.label] = cv_estimator(ctx, m, values, token, cv)
+        parts = []
+        per_fold = len(ests)
+        for f, split in enumerate(splits):
+            def report(done, total, f=f):
+                token.report(stage="method × fold fits", done=f * per_fold + done, total=folds * per_fold)
+            import copy as _copy
+
+            part = cross_validate(_copy.deepcopy(ests), X, Y, cv=[split], random_state=0, threshold="predict",
+                                  scaling=request["scaling"], tune=bool(request["tune"]), progress=report)
+            part["fold"] = f
+            parts.append(part)
+            token.publish(pd.concat(parts, ignore_index=True))
+        return pd.concat(parts, ignore_index=True)
+    return fn
