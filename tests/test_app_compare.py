@@ -1,0 +1,153 @@
+"""AppTests of the Compare page: the values shown against :func:`mlviz.evaluation.cross_validate` run independently.
+
+The table's decision rule and scaling columns equal the estimators' ``decision_rule_`` and the
+chosen scaling; the summary CSV is numeric and equals the independent run's summary; a method
+that is too large says so with a warning, never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "4_Compare.py")
+TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """``{file name: bytes}`` of every download button drawn."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if filename:
+            stored[filename] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    return stored
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def run_cv(**query):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    ok(at.run())
+    at.button(key="cmp_run").click().run()
+    return ok(at)
+
+
+def frame_with(at, column):
+    (frame,) = [df.value for df in at.dataframe if column in df.value.columns]
+    return frame
+
+
+def reference(methods, folds, scaling, tune=False):
+    """The same cross-validation, run directly on the library (estimators built by hand)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from mlviz.data import load_sample
+    from mlviz.evaluation import cross_validate
+    from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
+
+    ds = load_sample("emotions")
+    make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0),
+            "BR-LR": lambda: BinaryRelevance(LogisticRegression(C=1.0, max_iter=2000)),
+            "ML-kNN": lambda: MLkNN(k=10, s=1.0)}
+    return cross_validate({m: make[m]() for m in methods}, ds.X, ds.Y, cv=folds, random_state=0,
+                          threshold="predict", scaling=scaling, tune=tune)
+
+
+def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
+    from mlviz.data import load_sample
+    from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
+    from mlviz.plotting.tables import summary_table
+    from mlviz.preprocessing import with_scaling
+
+    methods = ["ML-LSPC", "BR-LR", "ML-kNN"]
+    at = run_cv(cmp_methods=methods, cmp_folds="2", cmp_feature_scaling="l2")
+    rules = frame_with(at, "decision rule").set_index("method")
+    ref = reference(methods, 2, "l2")
+    ds = load_sample("emotions")
+    for name in methods:  # the estimator's own decision_rule_, fitted the same way
+        est = ref[ref["method"] == name]
+        assert rules.loc[name, "scaling"] == "l2" == est["scaling"].iloc[0]
+        model = with_scaling({"ML-LSPC": MLLSPC(lam=0.01, gamma=0.1, random_state=0),
+                              "BR-LR": BinaryRelevance(), "ML-kNN": MLkNN()}[name], "l2", ds.X)
+        model.fit(ds.X[:300], ds.Y[:300])
+        assert rules.loc[name, "decision rule"] == model.steps[-1][1].decision_rule_
+    # the summary CSV: numeric mean/std, equal to the independent run
+    csv = pd.read_csv(io.BytesIO(downloads["emotions_cv_summary.csv"]))
+    assert list(csv.columns) == ["method", "measure", "measure_name", "higher_is_better", "mean", "std", "n_folds"]
+    assert csv["mean"].dtype == np.float64 and csv["std"].dtype == np.float64
+    expected = summary_table(ref).set_index(["method", "measure"])
+    got = csv.set_index(["method", "measure"])
+    assert set(got.index) == set(expected.index)
+    np.testing.assert_allclose(got.loc[expected.index, "mean"].to_numpy(), expected["mean"].to_numpy(),
+                               rtol=0, atol=1e-12)
+    # on screen: plain-language measure names, the timing figure's title
+    summary = frame_with(at, "Micro F1 ↑")
+    assert "micro_f1" not in summary.columns and set(summary.index) == set(methods)
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert any("Fit and predict time per fold: median and quartiles (log scale)" in t for t in titles)
+    timing = pd.read_csv(io.BytesIO(downloads["emotions_cv_timing.csv"]))
+    assert timing["fit_median_s"].dtype == np.float64 and set(timing["method"]) == set(methods)
+
+
+def test_tune_reports_the_chosen_parameters_and_their_cost():
+    at = run_cv(cmp_methods=["ML-kNN"], cmp_folds="2", cmp_feature_scaling="auto", cmp_tune="true")
+    rules = frame_with(at, "decision rule").set_index("method")
+    ref = reference(["ML-kNN"], 2, "auto", tune=True)
+    chosen = " · ".join(dict.fromkeys(ref["tuned_params"]))
+    assert rules.loc["ML-kNN", "tuned (per fold)"] == chosen and chosen.startswith("k=")
+    assert rules.loc["ML-kNN", "tuning s per fold (median)"] > 0
+    assert rules.loc["ML-kNN", "scaling"] == "standard"  # auto on dense emotions
+    summary = frame_with(at, "Micro F1 ↑")
+    mean = ref[ref["measure"] == "micro_f1"]["value"].mean()
+    assert summary.loc["ML-kNN", "Micro F1 ↑"].startswith(f"{mean:.3f} ±")
+
+
+def test_too_large_method_says_so_with_a_warning(monkeypatch):
+    from mlviz.models import MLkNN, TooLargeError
+
+    def refuse(self, X, Y):
+        raise TooLargeError("MLkNN on this many rows needs about 9 GB; use fewer instances.")
+
+    monkeypatch.setattr(MLkNN, "fit", refuse)
+    at = run_cv(cmp_methods=["ML-kNN", "BR-LR"], cmp_folds="2")
+    (warning,) = [w.value for w in at.warning if "ML" in w.value and "not run" in w.value]
+    assert "needs about 9 GB" in warning
+    summary = frame_with(at, "Micro F1 ↑")
+    assert list(summary.index) == ["BR-LR"]
