@@ -209,8 +209,6 @@ def describe_model(model) -> dict:
     report them, e.g. kernel LR's Newton–CG), ``se_mean`` / ``se_max`` (the sparse CDN's Monte-Carlo
     standard error ``predict_proba_se_`` of its last ``predict_proba``), ``threshold`` (the
     probability cut of a model whose ``predict`` is ``predict_proba >= threshold``, else None)."""
-    from mlviz.models._base import MultiLabelClassifierMixin
-
     out = {}
     rule = getattr(model, "decision_rule_", None)
     if isinstance(rule, str) and rule.strip():
@@ -234,7 +232,8 @@ def describe_model(model) -> dict:
         se = np.nan_to_num(np.asarray(se, dtype=float), nan=0.0)
         out["se_mean"], out["se_max"] = float(se.mean()), float(se.max())
     t = getattr(model, "threshold", None)
-    mixin = getattr(type(model), "predict", None) is MultiLabelClassifierMixin.predict
+    # (the models' mixin predict is ``predict_proba >= threshold``; named as mlviz.evaluation.describe_rule does)
+    mixin = getattr(getattr(type(model), "predict", None), "__qualname__", "") == "MultiLabelClassifierMixin.predict"
     out["threshold"] = float(t) if mixin and isinstance(t, (int, float)) and not isinstance(t, bool) else None
     return out
 
