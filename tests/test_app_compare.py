@@ -151,3 +151,33 @@ def test_too_large_method_says_so_with_a_warning(monkeypatch):
     assert "needs about 9 GB" in warning
     summary = frame_with(at, "Micro F1 ↑")
     assert list(summary.index) == ["BR-LR"]
+
+
+def test_fold_by_fold_run_streams_the_same_table_as_one_call():
+    """The Compare job publishes each fold's rows as it finishes; the whole equals one cross_validate call."""
+    from mlviz.dashboard import compute, state
+
+    class Token:
+        def __init__(self):
+            self.published = []
+
+        def report(self, **progress):
+            pass
+
+        def check(self):
+            pass
+
+        def publish(self, partial):
+            self.published.append(partial.copy())
+
+    ctx = state.sample_context("emotions")
+    request = {"settings": {"mlknn": {}, "br": {}}, "folds": 3, "scaling": "l2", "tune": False}
+    token = Token()
+    res = compute.cross_validation_fn(ctx, request)(token)
+    assert [sorted(p["fold"].unique()) for p in token.published] == [[0], [0, 1], [0, 1, 2]]
+    ref = reference(["ML-kNN", "BR-LR"], 3, "l2")
+    key = ["method", "fold", "measure"]
+    a = res.sort_values(key).reset_index(drop=True)
+    b = ref.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a[key + ["decision_rule", "scaling"]], b[key + ["decision_rule", "scaling"]])
+    np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=0, atol=1e-12)
