@@ -103,27 +103,38 @@ def rule_of(result):
     return (t if t is not None else None), rule
 
 
-def measures_of(result, measures=None):
-    from mlviz.metrics import evaluate
+def measures_of(result, measures=None, key=None):
+    """:func:`mlviz.metrics.evaluate` under the page's rule; with ``key`` (the model's settings) the
+    threshold-free measures (AUC, ranking) are computed once and kept, so a threshold move only
+    recomputes the label-based ones."""
+    from mlviz.metrics import DEFAULT_MEASURES, MEASURES, evaluate
 
+    measures = list(DEFAULT_MEASURES if measures is None else measures)
+    labels = [k for k in measures if k not in MEASURES or MEASURES[k].needs == "labels"]
+    scores = [k for k in measures if k not in labels]
     if mode == OWN:
-        return evaluate(ctx.Y_test, result["P"], measures=measures, y_pred=result["pred"])
-    return evaluate(ctx.Y_test, result["P"], threshold=threshold, measures=measures)
+        out = evaluate(ctx.Y_test, result["P"], measures=labels, y_pred=result["pred"]) if labels else {}
+    else:
+        out = evaluate(ctx.Y_test, result["P"], threshold=threshold, measures=labels) if labels else {}
+    if scores:
+        build = lambda: evaluate(ctx.Y_test, result["P"], measures=scores)  # noqa: E731
+        out.update(build() if key is None else cache.memo(f"score-measures|{key}|{','.join(scores)}", build))
+    return {k: out[k] for k in measures}
 
 
-def label_scores(fkey, result):
-    """``(auc, f1)`` of every label under the page's rule (cached per model, settings and rule)."""
+def label_scores(fkey, result, t):
+    """``(auc, f1)`` of every label: AUC computed once per model and settings (kept), F1 under the
+    page's rule (the model's own predictions in own-rule mode, else the decisions at ``t``)."""
     from mlviz import plotting
+    from mlviz.metrics import binarize
 
-    def build():
-        auc, f1 = plotting.per_label_scores(ctx.Y_test, result["P"], 0.5 if threshold is None else threshold)
-        if mode == OWN:  # F1 of the model's own predictions
-            Y, D = ctx.Y_test.astype(bool), result["pred"].astype(bool)
-            den = D.sum(axis=0) + Y.sum(axis=0)
-            f1 = np.full(L, np.nan)
-            np.divide(2.0 * (D & Y).sum(axis=0), den, out=f1, where=den > 0)
-        return auc, f1
-    return cache.memo("label-scores|" + fkey, build)
+    auc = cache.memo("label-auc|" + fkey, lambda: plotting.per_label_scores(ctx.Y_test, result["P"], 0.5)[0])
+    Y = ctx.Y_test.astype(bool)
+    D = (result["pred"] if mode == OWN else binarize(result["P"], t)).astype(bool)
+    den = D.sum(axis=0) + Y.sum(axis=0)
+    f1 = np.full(L, np.nan)
+    np.divide(2.0 * (D & Y).sum(axis=0), den, out=f1, where=den > 0)
+    return auc, f1
 
 
 def figures(m, fkey, result):
@@ -132,7 +143,7 @@ def figures(m, fkey, result):
 
     t, text = rule_of(result)
     key = f"{fkey}|{mode}|{thr_key(t)}|{int(n_shown)}|{n_rows}|{label_order}"
-    scores = label_scores(f"{fkey}|{mode}|{thr_key(t)}", result) if len(SHOWN) < L else None
+    scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
     heat = cache.figure("heat|" + key, lambda: plotting.posterior_heatmap(
         result["P"], ctx.Y_test, ctx.label_names, threshold=t, labels=SHOWN.tolist(), max_labels=len(SHOWN),
         max_instances=n_rows, label_order=None if label_order == "data" else label_order, label_scores=scores,
@@ -257,7 +268,7 @@ def model_panel(key):
     if got is None:
         return
     result, info, shown = got
-    metric_row(measures_of(result, HEADLINE))
+    metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
@@ -268,7 +279,7 @@ def model_panel(key):
         with right:
             widgets.show_figure(rel, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
     with st.expander("All measures, and the posterior matrix as CSV"):
-        table = measures_table(measures_of(result))
+        table = measures_table(measures_of(result, key=compute.model_key(ctx, m, shown, "measures")))
         st.dataframe(table, width="stretch", hide_index=True)
         downloads(m, result, table)
 
@@ -293,7 +304,7 @@ def side_by_side(keys):
                 results[m.label] = (m, result, shown)
                 for line in notes(m, result, info)[:-1]:  # (timings are in the table below)
                     st.caption(line)
-                vals = measures_of(result, HEADLINE)
+                vals = measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))
                 rows.append({"model": m.label, **{MEASURES[k].label: vals[k] for k in HEADLINE},
                              "fit s": info["fit_seconds"]})
     if not results:
