@@ -98,7 +98,9 @@ b1, b2 = st.columns([1, 4])
 if b1.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen):
     st.session_state["cmp_request"] = request
 asked = st.session_state.get("cmp_request")
-res = partial = job = None
+if asked is not None and set(asked) != set(request):  # (a request of an older version of this page)
+    asked = None
+res = job = None
 if asked is not None:
     job = compute.task(ctx.key, "cross-validation", asked, compute.cross_validation_fn(ctx, asked),
                        owner=progress.owner("compare"))
@@ -114,7 +116,6 @@ if asked is not None:
             compute.RUNNER.cancel(progress.owner("compare"))
             st.session_state.pop("cmp_request", None)
             st.rerun()
-        partial = job.partial
 
 
 def show_results(res, done=True):
