@@ -137,17 +137,20 @@ def label_scores(fkey, result, t):
     return auc, f1
 
 
-def figures(m, fkey, result):
-    """The heat map (and reliability plot) of ``result``; cached under the settings and the rule drawn."""
+def figures(m, fkey, result, heat_map=True):
+    """The heat map (None without ``heat_map``) and reliability plot (None when hidden) of ``result``;
+    cached under the model's settings and the rule drawn."""
     from mlviz import plotting
 
     t, text = rule_of(result)
     key = f"{fkey}|{mode}|{thr_key(t)}|{int(n_shown)}|{n_rows}|{label_order}"
-    scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
-    heat = cache.figure("heat|" + key, lambda: plotting.posterior_heatmap(
-        result["P"], ctx.Y_test, ctx.label_names, threshold=t, labels=SHOWN.tolist(), max_labels=len(SHOWN),
-        max_instances=n_rows, label_order=None if label_order == "data" else label_order, label_scores=scores,
-        title=f"{m.label}: P(y=1|x) beside the truth" + ("" if t is not None else f" (rule: {text[:80]})")))
+    heat = None
+    if heat_map:
+        scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
+        heat = cache.figure("heat|" + key, lambda: plotting.posterior_heatmap(
+            result["P"], ctx.Y_test, ctx.label_names, threshold=t, labels=SHOWN.tolist(), max_labels=len(SHOWN),
+            max_instances=n_rows, label_order=None if label_order == "data" else label_order, label_scores=scores,
+            title=f"{m.label}: P(y=1|x) beside the truth" + ("" if t is not None else f" (rule: {text[:80]})")))
     rel = cache.figure("rel|" + key, lambda: plotting.reliability_figure(
         ctx.Y_test, result["P"], ctx.label_names, labels=RELIABILITY.tolist(), threshold=t,
         title=f"{m.label}: reliability")) if reliability_on else None
@@ -330,6 +333,15 @@ def side_by_side(keys):
     st.dataframe(table, width="stretch", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
     st.caption(f"Decision rule of the label measures: {thr_text}. ↑ higher is better, ↓ lower is better.")
+    if reliability_on:
+        st.markdown("**Reliability (calibration) of each model**" + (
+            f" — the {len(RELIABILITY)} most frequent labels drawn" if len(RELIABILITY) < L else ""))
+        items = list(results.values())
+        for start in range(0, len(items), 3):
+            for col, (m, r, s) in zip(st.columns(3), items[start:start + 3]):
+                _, rel = figures(m, compute.model_key(ctx, m, s, "figures"), r, heat_map=False)
+                with col:
+                    widgets.show_figure(rel, f"{ctx.name}_{m.key}_reliability", key=f"fig_rel_{m.key}")
 
 
 if not chosen:

@@ -202,8 +202,12 @@ def test_side_by_side_measures_table_equals_each_models_predict():
 
     Xtr, Ytr, Xte, Yte = emotions_split()
     at = run({"post_models": ["ML-kNN", "BR-LR"], "post_view": "side by side"})
-    (grid,) = charts(at).values()
+    grid = chart(at, "fig_post_grid")
     assert [t["name"] for t in grid["data"]] == ["ML-kNN", "BR-LR", "true Y"]
+    # both own rules are P >= 0.5: the grid shows decisions at 0.5, each reliability plot its line
+    assert "t = 0.5" in json.dumps(grid["layout"]["title"])
+    for key in ("mlknn", "br"):
+        assert [s["x0"] for s in chart(at, f"fig_rel_{key}")["layout"]["shapes"]] == [0.5]
     (table,) = [df.value for df in at.dataframe if "model" in df.value.columns]
     for key, label in [("mlknn", "ML-kNN"), ("br", "BR-LR")]:
         model = fitted(key, Xtr, Ytr)
