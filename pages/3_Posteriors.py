@@ -27,29 +27,6 @@ chosen = st.multiselect(
     help="Each model gets its own hyperparameter sliders; a slider move refits only that model.",
 )
 
-# ------------------------------------------------------------------ what is drawn
-c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.2, 1.6])
-if L > LABEL_CHOICES[0]:
-    n_shown = c1.select_slider("Labels at full width", LABEL_CHOICES, value=20 if L > 20 else LABEL_CHOICES[-1],
-                               key="post_labels", bind="query-params",
-                               help="The most frequent labels in the training set; every label's AUC and F1 "
-                                    "stay in the strip under the heat map (hover for names).")
-else:
-    n_shown = L
-n_rows = (c2.select_slider("Test instances drawn", ROW_CHOICES, value=500, key="post_rows", bind="query-params",
-                           help="A seeded random sample of the test rows is drawn; the measures use all of them.")
-          if N_TEST > ROW_CHOICES[0] else N_TEST)
-label_order = c3.radio("Label order", ["frequency", "cluster", "data"], key="post_order", bind="query-params",
-                       help="frequency: most frequent first; cluster: labels with similar posteriors side by "
-                            "side (average linkage); data: the data set's order.")
-view = c4.radio("Several models", ["side by side", "one panel per model"], key="post_view", horizontal=True,
-                bind="query-params", help="Side by side: one compact figure of every model's decisions and "
-                                          "measures. One panel per model: each model's heat map and reliability plot.")
-freq = ctx.Y_train.sum(axis=0)
-SHOWN = np.sort(np.argsort(-freq, kind="stable")[:min(int(n_shown), L)]) if L > n_shown else np.arange(L)
-RELIABILITY = SHOWN[np.argsort(-freq[SHOWN], kind="stable")][:10]  # the 10 most frequent drawn labels
-
-
 def threshold_control():
     """The decision rule: ``(mode, threshold or None, text)``; per-label sliders only for the labels drawn."""
     from mlviz.metrics import RCut
@@ -77,6 +54,30 @@ def threshold_control():
                                                 0.05, key=f"thr_l{j}", bind="query-params")
         return mode, thr, "per-label thresholds"
     return mode, None, "each model's own rule"
+
+
+# ------------------------------------------------------------------ what is drawn
+c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.2, 1.6])
+if L > 20:  # (up to 20 labels are all drawn)
+    n_shown = c1.select_slider("Labels at full width", LABEL_CHOICES, value=20 if L > 20 else LABEL_CHOICES[-1],
+                               key="post_labels", bind="query-params",
+                               help="The most frequent labels in the training set; every label's AUC and F1 "
+                                    "stay in the strip under the heat map (hover for names).")
+else:
+    n_shown = L
+    c1.caption(f"All {L} labels drawn.")
+n_rows = (c2.select_slider("Test instances drawn", ROW_CHOICES, value=500, key="post_rows", bind="query-params",
+                           help="A seeded random sample of the test rows is drawn; the measures use all of them.")
+          if N_TEST > 2 * ROW_CHOICES[0] else N_TEST)
+label_order = c3.radio("Label order", ["frequency", "cluster", "data"], key="post_order", bind="query-params",
+                       help="frequency: most frequent first; cluster: labels with similar posteriors side by "
+                            "side (average linkage); data: the data set's order.")
+view = c4.radio("Several models", ["side by side", "one panel per model"], key="post_view", horizontal=True,
+                bind="query-params", help="Side by side: one compact figure of every model's decisions and "
+                                          "measures. One panel per model: each model's heat map and reliability plot.")
+freq = ctx.Y_train.sum(axis=0)
+SHOWN = np.sort(np.argsort(-freq, kind="stable")[:min(int(n_shown), L)]) if L > n_shown else np.arange(L)
+RELIABILITY = SHOWN[np.argsort(-freq[SHOWN], kind="stable")][:10]  # the 10 most frequent drawn labels
 
 
 with st.container(border=True):

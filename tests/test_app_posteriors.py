@@ -157,7 +157,7 @@ def test_threshold_drawn_and_measured_equals_the_control():
     assert shown_values(at)["macro_f1"] == f"{evaluate(Yte, P, threshold=t, measures=['macro_f1'])['macro_f1']:.3f}"
 
 
-def many_labels(n=450, d=12, L=159, seed=0):
+def many_labels(n=660, d=12, L=159, seed=0):
     """A synthetic 159-label data set (Zipf-like label frequencies), registered as an upload."""
     from mlviz.dashboard.state import context_from_dataset
     from mlviz.data import MultiLabelDataset
