@@ -84,7 +84,8 @@ if chosen:
     est = estimate(request)
     known = est["expected s"].dropna()
     unknown = est.loc[est["expected s"].isna(), "method"].tolist()
-    text = f"Expected time: about {known.sum():.0f} s for {', '.join(est.loc[known.index, 'method'])}" if len(known) else ""
+    text = (f"Expected time: about {known.sum():.2g} s for {', '.join(est.loc[known.index, 'method'])} "
+            "(fit time measured on this data set × folds × fold size)") if len(known) else ""
     if unknown:
         text += ("; " if text else "") + (f"no estimate yet for {', '.join(unknown)} (not fitted on this data set "
                                           "in this server: open them on Posteriors first, or just run)")

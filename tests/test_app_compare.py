@@ -181,3 +181,23 @@ def test_fold_by_fold_run_streams_the_same_table_as_one_call():
     b = ref.sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(a[key + ["decision_rule", "scaling"]], b[key + ["decision_rule", "scaling"]])
     np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_estimate_before_the_run_uses_the_fit_time_measured_on_posteriors():
+    from mlviz.dashboard import compute, methods, state
+
+    post = AppTest.from_file(str(ROOT / "pages" / "3_Posteriors.py"), default_timeout=TIMEOUT)
+    post.query_params["post_models"] = ["ML-kNN"]
+    ok(post.run())
+    ctx = state.sample_context("emotions")
+    m = methods.METHODS["mlknn"]
+    seconds = compute.known_fit_seconds(ctx, m, m.defaults())
+    assert seconds is not None and seconds == compute.RUNNER.peek(compute.base_key(ctx, m, m.defaults()))[1]
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["cmp_methods"] = ["ML-kNN", "BR-LR"]
+    at.query_params["cmp_folds"] = "3"
+    ok(at.run())
+    expected = seconds * 3 * (ctx.dataset.n_samples * 2 / 3) / ctx.Y_train.shape[0]
+    (caption,) = [c.value for c in at.caption if "Expected time" in c.value]
+    assert f"about {expected:.2g} s for ML-kNN" in caption
+    assert "no estimate yet for BR-LR" in caption
