@@ -1,123 +1,372 @@
-"""Posteriors: P(y_l = 1 | x) of test instances per model, thresholds and live measures."""
+"""Posteriors: P(y_l = 1 | x) of test instances per model, the decision rule drawn on the figures, live measures."""
 
+import hashlib
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, compute, explain, methods, progress, state, widgets
+from mlviz._text import escape_markdown
+from mlviz.dashboard import cache, compute, explain, methods, progress, report_pack, state, widgets
 
 ctx = state.init_page("Posteriors", ":material/grid_on:")
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
-st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{ctx.name}** and "
-           f"evaluated on its {ctx.Y_test.shape[0]} test instances.")
+st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{escape_markdown(ctx.name)}** "
+           f"and evaluated on its {ctx.Y_test.shape[0]} test instances.")
 explain.explain("posteriors")
 
 HEADLINE = ["micro_f1", "macro_f1", "example_f1", "hamming_loss", "subset_accuracy", "macro_auc"]
+OWN, GLOBAL, PER_LABEL, RANK = "each model's own rule", "global", "per label", "rank cut"
+L, N_TEST = ctx.n_labels, ctx.Y_test.shape[0]
+LABEL_CHOICES = [5, 10, 20, 30, 50]  # at most 50 labels (and per-label sliders) at full width
+ROW_CHOICES = [100, 200, 500, 1000, 2000]
 
 chosen = st.multiselect(
     "Models", methods.POSTERIOR_METHODS, default=["mllspc"], key="post_models",
     format_func=lambda k: methods.METHODS[k].label, bind="query-params",
-    help="Each model gets its own panel with its hyperparameter sliders; a slider move refits only that panel.",
+    help="Each model gets its own hyperparameter sliders; a slider move refits only that model.",
 )
+
+def threshold_control():
+    """The decision rule: ``(mode, threshold or None, text)``; per-label sliders only for the labels drawn."""
+    from mlviz.metrics import RCut
+
+    mode = st.radio(
+        "Decision rule", [OWN, GLOBAL, PER_LABEL, RANK], key="thr_mode", horizontal=True, bind="query-params",
+        help="Own rule: each model's predict (its documented rule, shown under its name; e.g. MLRH's most "
+             "probable label set). Global: one probability cut for all labels. Per label: one cut for each label "
+             "drawn, one for all the others. Rank cut: the top-r labels of each instance.")
+    if mode == GLOBAL:
+        t = st.slider("Global threshold t", 0.05, 0.95, 0.5, 0.05, key="thr_global", bind="query-params")
+        return mode, float(t), f"P ≥ {t:.2f}"
+    if mode == RANK:
+        r = st.slider("Top r labels per instance", 1, max(1, L), 1, key="thr_rank", bind="query-params")
+        return mode, RCut(int(r)), f"top-{r}"
+    if mode == PER_LABEL:
+        thr = np.full(L, 0.5)
+        if len(SHOWN) < L:
+            rest = st.slider(f"The other {L - len(SHOWN)} labels", 0.05, 0.95, 0.5, 0.05, key="thr_rest",
+                             bind="query-params")
+            thr[:] = rest
+        cols = st.columns(min(len(SHOWN), 6))
+        for i, j in enumerate(SHOWN):
+            thr[j] = cols[i % len(cols)].slider(escape_markdown(str(ctx.label_names[j]), 24), 0.05, 0.95, 0.5,
+                                                0.05, key=f"thr_l{j}", bind="query-params")
+        return mode, thr, "per-label thresholds"
+    return mode, None, "each model's own rule"
+
+
+# ------------------------------------------------------------------ what is drawn
+c1, c2, c3, c4 = st.columns([1.2, 1.2, 1.2, 1.6])
+if L > 20:  # (up to 20 labels are all drawn)
+    n_shown = c1.select_slider("Labels at full width", LABEL_CHOICES, value=20 if L > 20 else LABEL_CHOICES[-1],
+                               key="post_labels", bind="query-params",
+                               help="The most frequent labels in the training set; every label's AUC and F1 "
+                                    "stay in the strip under the heat map (hover for names).")
+else:
+    n_shown = L
+    c1.caption(f"All {L} labels drawn.")
+n_rows = (c2.select_slider("Test instances drawn", ROW_CHOICES, value=500, key="post_rows", bind="query-params",
+                           help="A seeded random sample of the test rows is drawn; the measures use all of them.")
+          if N_TEST > 2 * ROW_CHOICES[0] else N_TEST)
+label_order = c3.radio("Label order", ["frequency", "cluster", "data"], key="post_order", bind="query-params",
+                       help="frequency: most frequent first; cluster: labels with similar posteriors side by "
+                            "side (average linkage); data: the data set's order.")
+view = c4.radio("Several models", ["side by side", "one panel per model"], key="post_view", horizontal=True,
+                bind="query-params", help="Side by side: one compact figure of every model's decisions and "
+                                          "measures. One panel per model: each model's heat map and reliability plot.")
+freq = ctx.Y_train.sum(axis=0)
+SHOWN = np.sort(np.argsort(-freq, kind="stable")[:min(int(n_shown), L)]) if L > n_shown else np.arange(L)
+RELIABILITY = SHOWN[np.argsort(-freq[SHOWN], kind="stable")][:10]  # the 10 most frequent drawn labels
+
+
 with st.container(border=True):
-    threshold, thr_text = widgets.threshold_control(ctx.label_names, key="thr")
+    mode, threshold, thr_text = threshold_control()
 reliability_on = st.toggle("Show reliability (calibration) plots", value=True, key="post_rel", bind="query-params")
 
 
-def measures_table(P, threshold):
-    from mlviz.metrics import MEASURES, evaluate
+def thr_key(t) -> str:
+    if t is None:
+        return "none"
+    if hasattr(t, "r"):
+        return f"rcut{int(t.r)}"
+    a = np.round(np.asarray(t, dtype=float), 6)
+    return f"t{float(a):g}" if a.ndim == 0 else "pl" + hashlib.sha1(a.tobytes()).hexdigest()[:16]
 
-    vals = evaluate(ctx.Y_test, P, threshold=threshold)
-    rows = [(MEASURES[k].label if k in MEASURES else k, "↑" if (k not in MEASURES or MEASURES[k].greater_is_better) else "↓",
-             float(v)) for k, v in vals.items()]
-    return vals, pd.DataFrame(rows, columns=["measure", "better", "value"])
+
+def rule_of(result):
+    """``(threshold drawn or None, text)`` for one model: the control's rule, or in own-rule mode the
+    model's probability cut when its predict is one (``predict_proba >= t``), else None."""
+    if mode != OWN:
+        return threshold, thr_text
+    t = result["about"].get("threshold")
+    rule = result["about"].get("decision_rule", "the model's predict")
+    return (t if t is not None else None), rule
 
 
-def posterior_figures(m, fkey, P):
-    """The heat map (and reliability plot) of posteriors ``P`` of method ``m`` (kept under ``fkey``)."""
+def measures_of(result, measures=None, key=None):
+    """:func:`mlviz.metrics.evaluate` under the page's rule; with ``key`` (the model's settings) the
+    threshold-free measures (AUC, ranking) are computed once and kept, so a threshold move only
+    recomputes the label-based ones."""
+    from mlviz.metrics import DEFAULT_MEASURES, MEASURES, evaluate
+
+    measures = list(DEFAULT_MEASURES if measures is None else measures)
+    labels = [k for k in measures if k not in MEASURES or MEASURES[k].needs == "labels"]
+    scores = [k for k in measures if k not in labels]
+    if mode == OWN:
+        out = evaluate(ctx.Y_test, result["P"], measures=labels, y_pred=result["pred"]) if labels else {}
+    else:
+        out = evaluate(ctx.Y_test, result["P"], threshold=threshold, measures=labels) if labels else {}
+    if scores:
+        build = lambda: evaluate(ctx.Y_test, result["P"], measures=scores)  # noqa: E731
+        out.update(build() if key is None else cache.memo(f"score-measures|{key}|{','.join(scores)}", build))
+    return {k: out[k] for k in measures}
+
+
+def label_scores(fkey, result, t):
+    """``(auc, f1)`` of every label: AUC computed once per model and settings (kept), F1 under the
+    page's rule (the model's own predictions in own-rule mode, else the decisions at ``t``)."""
+    from mlviz import plotting
+    from mlviz.metrics import binarize
+
+    auc = cache.memo("label-auc|" + fkey, lambda: plotting.per_label_scores(ctx.Y_test, result["P"], 0.5)[0])
+    Y = ctx.Y_test.astype(bool)
+    D = (result["pred"] if mode == OWN else binarize(result["P"], t)).astype(bool)
+    den = D.sum(axis=0) + Y.sum(axis=0)
+    f1 = np.full(L, np.nan)
+    np.divide(2.0 * (D & Y).sum(axis=0), den, out=f1, where=den > 0)
+    return auc, f1
+
+
+def figures(m, fkey, result, heat_map=True):
+    """The heat map (None without ``heat_map``) and reliability plot (None when hidden) of ``result``;
+    cached under the model's settings and the rule drawn."""
     from mlviz import plotting
 
-    heat = cache.figure("heat|" + fkey, lambda: plotting.posterior_heatmap(
-        P, ctx.Y_test, ctx.label_names, title=f"{m.label}: P(y=1|x) beside the truth (rows grouped by true label set)"))
-    rel = cache.figure("rel|" + fkey, lambda: plotting.reliability_figure(
-        ctx.Y_test, P, ctx.label_names, title=f"{m.label}: reliability")) if reliability_on else None
+    t, text = rule_of(result)
+    key = f"{fkey}|{mode}|{thr_key(t)}|{int(n_shown)}|{n_rows}|{label_order}"
+    heat = None
+    if heat_map:
+        scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
+        heat = cache.figure("heat|" + key, lambda: plotting.posterior_heatmap(
+            result["P"], ctx.Y_test, ctx.label_names, threshold=t, labels=SHOWN.tolist(), max_labels=len(SHOWN),
+            max_instances=n_rows, label_order=None if label_order == "data" else label_order, label_scores=scores,
+            title=f"{m.label}: P(y=1|x) beside the truth" + ("" if t is not None else f" (rule: {text[:80]})")))
+    rel = cache.figure("rel|" + key, lambda: plotting.reliability_figure(
+        ctx.Y_test, result["P"], ctx.label_names, labels=RELIABILITY.tolist(), threshold=t,
+        title=f"{m.label}: reliability")) if reliability_on else None
     return heat, rel
 
 
-def prepare(m):
-    """``submit(values, owner, priority)``: posteriors and figures at ``values`` ahead of time."""
-    def submit(values, owner, priority):
-        def fn(token):
-            P, _ = compute.need_posteriors(ctx, m, values, token)
-            token.check()
-            posterior_figures(m, compute.model_key(ctx, m, values, "figures"), P)
-            return True
-        return compute.task(ctx.key, f"post-figures|{m.key}|{reliability_on}", m.complete(values), fn,
-                            owner=owner, priority=priority)
-    return submit
-
-
-@st.fragment
-@progress.foreground  # this session's prefetch work waits for this rerun
-def model_panel(key, threshold, thr_text, reliability_on):
-    from mlviz.metrics import MEASURES, evaluate
-
-    m = methods.METHODS[key]
-    st.subheader(m.label)
-    st.caption(m.description)
-    keys = {p.name: f"post_{key}_{p.name}" for p in m.params}
-    if m.params:
-        cols = st.columns(len(m.params))
-        values = {p.name: widgets.param_slider(p, keys[p.name], cols[i]) for i, p in enumerate(m.params)}
+def notes(m, result, info):
+    """Captions: the decision rule, kernel centres, solver convergence, Monte-Carlo error, timing."""
+    about = result["about"]
+    t, text = rule_of(result)
+    out = []
+    rule = about.get("decision_rule")
+    if mode == OWN:
+        out.append(f":material/rule: Decision rule (own predict): {escape_markdown(rule or 'the model’s predict', 200)}"
+                   + ("" if t is not None else " — not a probability cut, so no threshold is drawn."))
     else:
-        values = {}
-        st.caption("No hyperparameters to tune.")
-    slot = f"posteriors|{key}"
-    job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
-    try:
-        result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys)
-    except Exception as exc:
-        st.error(f"{m.label} could not be fitted with these settings: {exc}. "
-                 "Try stronger regularisation or another data set.")
-        return
-    if result is None:
-        return
-    P, info = result
-    vals = evaluate(ctx.Y_test, P, threshold=threshold, measures=HEADLINE)
-    mcols = st.columns(len(HEADLINE))
-    for col, k in zip(mcols, HEADLINE):
-        meas = MEASURES[k]
-        col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
-                   help=f"At threshold {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+        out.append(f":material/rule: Decision rule: {thr_text} on P(y=1|x) (the model's own rule: "
+                   f"{escape_markdown(rule or 'predict', 200)}).")
+    if about.get("centers"):
+        out.append(f":material/hub: Kernel centres: {escape_markdown(about['centers'], 200)}"
+                   + (f" · factorisation {escape_markdown(about['factorisation'], 40)}" if about.get("factorisation") else ""))
+    if "grad_max" in about:
+        state_ = "converged" if about.get("converged", True) else "**not converged**"
+        out.append(f":material/check_circle: Solver {state_}: largest scaled gradient {about['grad_max']:.2g}"
+                   + (f" after {about['n_iter']} iterations" if "n_iter" in about else "") + ".")
+    if "se_mean" in about:
+        out.append(f":material/casino: Monte-Carlo standard error of the posteriors: mean {about['se_mean']:.3f}, "
+                   f"largest {about['se_max']:.3f} (Gibbs sampling; 0 where computed exactly).")
     timing = f"full fit {info['fit_seconds']:.2f} s (cached)"
     if info.get("warm_start"):
         timing = f"fit {info['fit_seconds']:.2f} s, warm-started along the regularisation path (cached)"
     elif info.get("reused"):
         timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
-    st.caption(f":material/timer: {timing}. Threshold: {thr_text}.")
+    out.append(f":material/timer: {timing}.")
     for note in info.get("warnings", [])[:2]:
-        st.caption(f":material/warning: {note[:300]}")
-    heat, rel = posterior_figures(m, compute.model_key(ctx, m, shown, "figures"), P)
+        out.append(f":material/warning: {escape_markdown(str(note), 300)}")
+    return out
+
+
+def controls(m, container=None):
+    keys = {p.name: f"post_{m.key}_{p.name}" for p in m.params}
+    where = container if container is not None else st
+    if not m.params:
+        where.caption("No hyperparameters to tune.")
+        return {}, keys
+    if container is None:
+        cols = st.columns(len(m.params))
+        return {p.name: widgets.param_slider(p, keys[p.name], cols[i]) for i, p in enumerate(m.params)}, keys
+    return {p.name: widgets.param_slider(p, keys[p.name], container) for p in m.params}, keys
+
+
+def fetch(m, values, keys):
+    """``(result, info, shown settings)`` or None (drawn: the error or the progress notice)."""
+    from mlviz.models import TooLargeError
+
+    slot = f"posteriors|{m.key}"
+    job = compute.report(ctx, m, values, owner=progress.owner(slot))
+    try:
+        value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys)
+    except TooLargeError as exc:
+        st.warning(f"{m.label}: {escape_markdown(str(exc), 600)}")
+        return None
+    except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"{m.label} could not be fitted with these settings: {escape_markdown(str(exc), 300)}. "
+                 "Try stronger regularisation or another data set.")
+        return None
+    if value is None:
+        return None
+    result, info = value
+    if shown == values:  # ahead of the next move: neighbouring slider values (and the other γ of a path)
+        compute.prefetch(m, values, progress.owner(slot), prepare(m), points=True)
+    return result, info, shown
+
+
+def prepare(m):
+    """``submit(values, owner, priority)``: posteriors ahead of time."""
+    def submit(values, owner, priority):
+        return compute.report(ctx, m, values, owner=owner, priority=priority)
+    return submit
+
+
+def metric_row(vals):
+    from mlviz.metrics import MEASURES
+
+    for col, k in zip(st.columns(len(HEADLINE)), HEADLINE):
+        meas = MEASURES[k]
+        col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
+                   help=f"Decision rule: {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+
+
+def downloads(m, result, table):
+    from mlviz.plotting.tables import to_csv_bytes
+
+    c1, c2 = st.columns(2)
+    c1.download_button("measures CSV", data=lambda: to_csv_bytes(table), file_name=f"{m.key}_measures.csv",
+                       mime="text/csv", key=f"dl_meas_{m.key}", on_click="ignore", icon=":material/download:")
+    frame = pd.DataFrame(result["P"], columns=[f"P({n})" for n in ctx.label_names])
+    c2.download_button("posteriors CSV", data=lambda: to_csv_bytes(frame), file_name=f"{m.key}_posteriors.csv",
+                       mime="text/csv", key=f"dl_P_{m.key}", on_click="ignore", icon=":material/download:")
+
+
+def measures_table(vals):
+    from mlviz.metrics import MEASURES
+
+    rows = [(MEASURES[k].label if k in MEASURES else k, k, "↑" if (k not in MEASURES or MEASURES[k].greater_is_better)
+             else "↓", float(v)) for k, v in vals.items()]
+    return pd.DataFrame(rows, columns=["measure", "code", "better", "value"])
+
+
+@st.fragment
+@progress.foreground  # this session's prefetch work waits for this rerun
+def model_panel(key):
+    m = methods.METHODS[key]
+    st.subheader(m.label)
+    st.caption(escape_markdown(m.description))
+    values, keys = controls(m)
+    got = fetch(m, values, keys)
+    if got is None:
+        return
+    result, info, shown = got
+    metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
+    for line in notes(m, result, info):
+        st.caption(line)
+    heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
     left, right = st.columns([3, 2]) if reliability_on else (st.container(), None)
     with left:
         widgets.show_figure(heat, f"{ctx.name}_{key}_posteriors", key=f"fig_post_{key}")
     if right is not None:
         with right:
             widgets.show_figure(rel, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
-    if shown == values:  # ahead of the next move: neighbouring slider values (and the other γ of a path)
-        compute.prefetch(m, values, progress.owner(slot), prepare(m), points=True)
     with st.expander("All measures, and the posterior matrix as CSV"):
-        _, table = measures_table(P, threshold)
+        table = measures_table(measures_of(result, key=compute.model_key(ctx, m, shown, "measures")))
         st.dataframe(table, width="stretch", hide_index=True)
-        c1, c2 = st.columns(2)
-        with c1:
-            widgets.download_table(table, f"{ctx.name}_{key}_measures", key=f"dl_meas_{key}", label="measures CSV")
-        with c2:
-            frame = pd.DataFrame(P, columns=[f"P({n})" for n in ctx.label_names])
-            widgets.download_table(frame, f"{ctx.name}_{key}_posteriors", key=f"dl_P_{key}", label="posteriors CSV")
+        downloads(m, result, table)
+
+
+def side_by_side(keys):
+    """Every model's controls in columns, then one compact figure of all posteriors and a measures table."""
+    from mlviz import plotting
+    from mlviz.metrics import MEASURES
+
+    results, rows = {}, []
+    for start in range(0, len(keys), 3):
+        cols = st.columns(3)
+        for col, key in zip(cols, keys[start:start + 3]):
+            m = methods.METHODS[key]
+            with col.container(border=True):
+                st.markdown(f"**{m.label}**")
+                values, wkeys = controls(m, st.container())
+                got = fetch(m, values, wkeys)
+                if got is None:
+                    continue
+                result, info, shown = got
+                results[m.label] = (m, result, shown)
+                for line in notes(m, result, info)[:-1]:  # (timings are in the table below)
+                    st.caption(line)
+                vals = measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))
+                rows.append({"model": m.label, **{MEASURES[k].label: vals[k] for k in HEADLINE},
+                             "fit s": info["fit_seconds"]})
+    if not results:
+        return
+    grid_t = threshold if mode != OWN else None
+    if mode == OWN:  # each model's own decisions: drawn when every one is a probability cut
+        cuts = {rule_of(r)[0] for _, r, _ in results.values()}
+        grid_t = cuts.pop() if len(cuts) == 1 and None not in cuts else None
+    P_by = {label: r["P"] for label, (m, r, s) in results.items()}
+    scores = {label: measures_of(r, ["micro_f1", "hamming_loss"]) for label, (m, r, s) in results.items()}
+    fkey = "|".join(compute.model_key(ctx, m, s, "grid") for m, _, s in results.values())
+    fkey += f"|{mode}|{thr_key(grid_t)}|{int(n_shown)}|{n_rows}"
+    fig = cache.figure("grid|" + fkey, lambda: plotting.posterior_grid(
+        P_by, ctx.Y_test, ctx.label_names, threshold=grid_t, scores=scores, labels=SHOWN.tolist(),
+        max_labels=len(SHOWN), max_instances=n_rows,
+        title=("Decisions (TN · FP · FN · TP) at " + (thr_text if mode != OWN else f"t = {grid_t:g}")
+               if grid_t is not None else "P(y=1|x) of every model beside the truth")))
+    widgets.show_figure(fig, f"{ctx.name}_posteriors_side_by_side", key="fig_post_grid")
+    if mode == OWN and grid_t is None:
+        st.caption("The models' own rules are not one common probability cut, so the figure shows the "
+                   "probabilities; pick a global threshold to see every model's decisions.")
+    table = pd.DataFrame(rows)
+    st.dataframe(table, width="stretch", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
+    st.caption(f"Decision rule of the label measures: {thr_text}. ↑ higher is better, ↓ lower is better.")
+    if reliability_on:
+        st.markdown("**Reliability (calibration) of each model**" + (
+            f" — the {len(RELIABILITY)} most frequent labels drawn" if len(RELIABILITY) < L else ""))
+        items = list(results.values())
+        for start in range(0, len(items), 3):
+            for col, (m, r, s) in zip(st.columns(3), items[start:start + 3]):
+                _, rel = figures(m, compute.model_key(ctx, m, s, "figures"), r, heat_map=False)
+                with col:
+                    widgets.show_figure(rel, f"{ctx.name}_{m.key}_reliability", key=f"fig_rel_{m.key}")
 
 
 if not chosen:
     st.info("Pick at least one model above.")
-for key in chosen:
-    with st.container(border=True):
-        model_panel(key, threshold, thr_text, reliability_on)
+elif len(chosen) > 1 and view == "side by side":
+    side_by_side(list(chosen))
+else:
+    for key in chosen:
+        with st.container(border=True):
+            model_panel(key)
+
+if chosen:
+    page_values = {k: methods.METHODS[k].complete(
+        {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in methods.METHODS[k].params})
+        for k in chosen}
+    pack_notes = []
+    if mode == GLOBAL:
+        rule, param = "threshold", float(threshold)
+    elif mode == PER_LABEL:
+        rule, param = "per_label", np.asarray(threshold, dtype=float)
+    elif mode == RANK:
+        rule, param = "rcut", int(threshold.r)
+    else:
+        rule, param = "threshold", 0.5
+        pack_notes.append("The page used each model's own predict; the report applies threshold 0.5 to every "
+                          "model's probabilities (identical for models whose rule is that cut).")
+    report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack")

@@ -1,28 +1,52 @@
-"""Compare: cross-validate several methods, chart measures and timings; solver scaling."""
+"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart measures and timings; solver scaling."""
 
-
-import scipy.sparse as sp
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, progress, state, widgets
 
 ctx = state.init_page("Compare", ":material/bar_chart:")
 st.title(":material/bar_chart: Compare — cross-validation and timing")
 explain.explain("compare")
 
+SCALINGS = ["auto", "standard", "l2", "tfidf", "maxabs", "none"]
+LONG_RUN = 60.0  # seconds: above this estimate the page says so before the run
+
 st.subheader("Cross-validation")
-c1, c2, c3 = st.columns([3, 1, 1.4])
+c1, c2, c3, c4 = st.columns([3, 1, 1.3, 1.2])
 chosen = c1.multiselect(
     "Methods", methods.POSTERIOR_METHODS, default=["mllspc", "br", "mlknn"], key="cmp_methods",
     format_func=lambda k: methods.METHODS[k].label, bind="query-params",
 )
 folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
-rule = c3.radio("Label decision", ["threshold 0.5", "each method's own rule"], key="cmp_rule", bind="query-params",
-                help="Own rule: MLRH winner-take-all, MLLEM rank cut, … (the estimator's predict).")
+
+
+def _scaling_help():
+    from mlviz.preprocessing import SCALINGS as DESCRIBED, default_scaling
+
+    auto = default_scaling(ctx.dataset.X)
+    return auto, ("Fitted on each training fold only. auto = " + auto + " for these features (l2 rows for "
+                  "sparse/count features, standardised otherwise; see mlviz.preprocessing). "
+                  + "; ".join(f"{k}: {v}" for k, v in DESCRIBED.items()))
+
+
+auto_scaling, scaling_help = _scaling_help()
+scaling = c3.selectbox("Feature scaling", SCALINGS, key="cmp_feature_scaling", bind="query-params",
+                       help=scaling_help)
+tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
+                   help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
+                        "search (micro-F1 of its own predict; grids in mlviz.evaluation.TUNING_GRIDS), then refit "
+                        "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
-    f"Runs on all {ctx.dataset.n_samples} instances of **{ctx.name}** with iteratively stratified folds; "
-    "dense features are standardised inside each fold. Hyperparameters: those set on the Posteriors page in this "
-    "session (defaults otherwise)."
+    f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
+    f"folds (seed 0). Features: **{scaling}**" + (f" (= {auto_scaling} here)" if scaling == "auto" else "")
+    + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
+    "listed with the results); ranking measures use its probabilities. Hyperparameters: those set on the "
+    "Posteriors page in this session, else the dashboard defaults, which come from a documented sweep over the "
+    "five bundled data sets (docs/reproductions.md, section “defaults-sweep”); tick *Tune* for a comparison "
+    "where every method gets the same inner model selection."
 )
 
 
@@ -32,48 +56,131 @@ def settings_of(keys) -> dict:
                                             for p in methods.METHODS[k].params}) for k in keys}
 
 
-def cross_validation(request):
-    """``fn(token)`` of the cross-validation job for ``request`` (methods, their settings, folds, rule)."""
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+def estimate(request) -> pd.DataFrame:
+    """Expected seconds per method: the fit time measured on the page's training split (if fitted in this
+    server) × folds × (fold size / split size), × the inner search's fits with *Tune*."""
+    from mlviz.evaluation import tuning_grid
 
-    from mlviz.evaluation import cross_validate
+    n_fold = ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"]
+    ratio = n_fold / max(1, ctx.Y_train.shape[0])
+    rows = []
+    for k, values in request["settings"].items():
+        m = methods.METHODS[k]
+        seconds = compute.known_fit_seconds(ctx, m, values)
+        fits = 1
+        if request["tune"]:
+            try:
+                grid = tuning_grid(m.estimator(values, compute.scale(ctx))) or {}
+            except Exception:  # noqa: BLE001 - an estimate only
+                grid = {}
+            fits += int(np.prod([len(v) for v in grid.values()])) * 3 if grid else 0
+        total = None if seconds is None else seconds * ratio * fits * request["folds"]
+        rows.append({"method": m.label, "fit s (page split)": seconds, "fits per fold": fits, "expected s": total})
+    return pd.DataFrame(rows)
 
-    sparse = sp.issparse(ctx.dataset.X)  # bag-of-words features are used as they are (see state.py)
 
-    def fn(token):
-        ests = {}
-        for k, values in request["settings"].items():
-            m = methods.METHODS[k]
-            est = compute.estimator(ctx, m, values, token)
-            ests[m.label] = est if sparse else make_pipeline(StandardScaler(), est)
-        return cross_validate(ests, ctx.dataset.X, ctx.dataset.Y, cv=int(request["folds"]), random_state=0,
-                              threshold="predict" if request["rule"] != "threshold 0.5" else 0.5,
-                              progress=lambda d, t: token.report(stage="method × fold fits", done=d, total=t))
-    return fn
-
-
-request = {"settings": settings_of(sorted(chosen)), "folds": int(folds), "rule": rule}
-if st.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen):
+request = {"settings": settings_of(sorted(chosen)), "folds": int(folds), "scaling": scaling, "tune": bool(tune)}
+if chosen:
+    est = estimate(request)
+    known = est["expected s"].dropna()
+    unknown = est.loc[est["expected s"].isna(), "method"].tolist()
+    text = (f"Expected time: about {known.sum():.2g} s for {', '.join(est.loc[known.index, 'method'])} "
+            "(fit time measured on this data set × folds × fold size)") if len(known) else ""
+    if unknown:
+        text += ("; " if text else "") + (f"no estimate yet for {', '.join(unknown)} (not fitted on this data set "
+                                          "in this server: open them on Posteriors first, or just run)")
+    long_ones = est[est["expected s"] > LONG_RUN]
+    if len(long_ones):
+        st.warning(":material/schedule: This run will take long: "
+                   + ", ".join(f"{name} ≈ {sec:.0f} s" for name, sec in zip(long_ones["method"], long_ones["expected s"]))
+                   + ". It runs in the background (folds appear as they finish) and can be cancelled.")
+    st.caption(f":material/schedule: {text}." if text else "")
+b1, b2 = st.columns([1, 4])
+if b1.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen):
     st.session_state["cmp_request"] = request
 asked = st.session_state.get("cmp_request")
-res = None
+if asked is not None and set(asked) != set(request):  # (a request of an older version of this page)
+    asked = None
+res = job = None
 if asked is not None:
-    job = compute.task(ctx.key, "cross-validation", asked, cross_validation(asked), owner=progress.owner("compare"))
+    job = compute.task(ctx.key, "cross-validation", asked, compute.cross_validation_fn(ctx, asked),
+                       owner=progress.owner("compare"))
     try:
-        res, _ = progress.result(job, settings=asked, slot="compare", label="Cross-validating")
-    except Exception as exc:
-        st.error(f"Cross-validation failed: {exc}")
+        res, _ = progress.result(job, settings={"methods": ", ".join(methods.METHODS[k].label for k in asked["settings"]),
+                                                "folds": asked["folds"], "scaling": asked["scaling"],
+                                                "tune": asked["tune"]},
+                                 slot="compare", label="Cross-validating")
+    except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"Cross-validation failed: {escape_markdown(str(exc), 300)}")
+    if not job.done():
+        if b2.button("Cancel", key="cmp_cancel", icon=":material/close:"):
+            compute.RUNNER.cancel(progress.owner("compare"))
+            st.session_state.pop("cmp_request", None)
+            st.rerun()
 
 
-def _measure_label(name):
-    from mlviz.metrics import get_measure
+def show_results(res, done=True):
+    """Measures, decision rules and scalings, timings and CSVs of a (partial) result table."""
+    from mlviz import plotting
+    from mlviz.evaluation import error_rows
+    from mlviz.metrics import MEASURES
+    from mlviz.plotting.tables import measure_name, summary_table, timing_table, to_csv_bytes
 
-    try:
-        m = get_measure(name)
-        return f"{m.label} {'↑' if m.greater_is_better else '↓'}"
-    except Exception:
-        return str(name)
+    errors = error_rows(res)
+    too_large = errors[errors["measure"].str.contains("TooLargeError")]
+    for r in too_large.drop_duplicates("method").itertuples():
+        st.warning(f":material/memory: **{escape_markdown(r.method)}** was not run: "
+                   f"{escape_markdown(str(r.measure).split(':', 2)[-1].strip(), 600)}")
+    other = errors[~errors.index.isin(too_large.index)]
+    if len(other):
+        st.warning(f"{len(other)} method × fold fits failed and are excluded: "
+                   + "; ".join(f"{escape_markdown(r.method)} fold {r.fold}: {escape_markdown(str(r.measure), 120)}"
+                               for r in other.itertuples()))
+    summary = summary_table(res)
+    if summary.empty:
+        return
+    codes = list(dict.fromkeys(summary["measure"]))
+
+    def label(code):
+        info = MEASURES.get(code)
+        arrow = "" if info is None else (" ↑" if info.greater_is_better else " ↓")
+        return measure_name(code) + arrow
+
+    shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=label,
+                           default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
+                                                "p@1"] if m in codes])
+    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
+    widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
+    fig = plotting.timing_bars(res, title="Fit and predict time per fold: median and quartiles (log scale)")
+    widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
+    st.markdown("**Summary (mean ± std over folds)**")
+    wide = summary.assign(text=[f"{m:.3f} ± {s:.3f}" if np.isfinite(s) else f"{m:.3f}"
+                                for m, s in zip(summary["mean"], summary["std"])])
+    wide = wide.pivot(index="method", columns="measure", values="text")
+    wide = wide[[c for c in codes if c in wide.columns]].rename(columns=label)
+    wide = wide.reindex(list(dict.fromkeys(summary["method"])))
+    st.dataframe(wide, width="stretch")
+    st.markdown("**Which rule and which scaling produced these numbers**")
+    per = res.groupby("method", sort=False).agg(
+        decision_rule=("decision_rule", "first"), scaling=("scaling", "first"),
+        tuned_params=("tuned_params", lambda v: " · ".join(dict.fromkeys(x for x in v if x)) or "—"),
+        tune_seconds=("tune_seconds", "median")).reset_index()
+    per = per.rename(columns={"decision_rule": "decision rule", "tuned_params": "tuned (per fold)",
+                              "tune_seconds": "tuning s per fold (median)"})
+    st.dataframe(per, width="stretch", hide_index=True)
+    timing = timing_table(res)
+    st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
+               + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
+                  "all folds done."))
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{ctx.key}_cv_summary.csv".replace(":", "_"),
+                       mime="text/csv", key="dl_cv_summary", on_click="ignore", icon=":material/download:",
+                       help="method, measure (code), measure_name, higher_is_better, mean, std, n_folds: numbers.")
+    d2.download_button("timing CSV", data=to_csv_bytes(timing), file_name=f"{ctx.key}_cv_timing.csv".replace(":", "_"),
+                       mime="text/csv", key="dl_cv_timing", on_click="ignore", icon=":material/download:")
+    d3.download_button("per-fold results CSV", data=to_csv_bytes(res),
+                       file_name=f"{ctx.key}_cv_results.csv".replace(":", "_"), mime="text/csv",
+                       key="dl_cv_results", on_click="ignore", icon=":material/download:")
 
 
 if res is None and asked is None:
@@ -81,30 +188,14 @@ if res is None and asked is None:
 elif res is not None:
     if asked != request:
         st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
-    from mlviz import plotting
-    from mlviz.evaluation import summarize
+    show_results(res)
+elif job is not None and not job.done():
+    def draw_partial(j):
+        if j.partial is not None and len(j.partial):
+            st.caption(":material/hourglass_top: Folds finished so far (the rest follow):")
+            show_results(j.partial, done=False)
 
-    summary = summarize(res)
-    if len(summary.errors):
-        st.warning(
-            f"{len(summary.errors)} method × fold fits failed and are excluded: "
-            + "; ".join(f"{r.method} fold {r.fold}: {str(r.measure)[:120]}" for r in summary.errors.itertuples())
-        )
-    shown = st.multiselect("Measures to chart", list(summary.mean.columns),
-                           default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
-                                                "p@1"] if m in summary.mean.columns], key="cmp_measures",
-                           format_func=_measure_label)
-    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
-    widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
-    fig = plotting.timing_bars(res, title="Fit and predict time per fold (log scale)")
-    widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
-    st.markdown("**Summary (mean ± std over folds)**")
-    st.dataframe(summary.table, width="stretch")
-    c1, c2 = st.columns(2)
-    with c1:
-        widgets.download_table(summary.table, f"{ctx.name}_cv_summary", key="dl_cv_summary", label="summary CSV")
-    with c2:
-        widgets.download_table(res, f"{ctx.name}_cv_results", key="dl_cv_results", label="per-fold results CSV")
+    progress.follow(job, draw_partial)
 
 st.divider()
 st.subheader("Why ML-LSPC is fast: solver scaling and LSPC vs kernel logistic regression")

@@ -154,7 +154,8 @@ def test_posteriors_sliders_change_measures():
         now = metrics(at)
         assert now != base, f"{key} did not change the measures"
         base = now
-    # global threshold
+    # global threshold (the default rule is each model's own predict)
+    at.radio(key="thr_mode").set_value("global").run()
     at.slider(key="thr_global").set_value(0.8).run()
     assert metrics(ok(at))["Micro F1 ↑"] != base["Micro F1 ↑"]
     # rank cut: every test instance gets exactly r labels
@@ -175,7 +176,7 @@ def test_posteriors_every_method_and_each_slider():
     from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
 
     labels = [METHODS[k].label for k in POSTERIOR_METHODS]
-    at = ok(page_test("posteriors", post_rel="false", post_models=labels))
+    at = ok(page_test("posteriors", post_rel="false", post_models=labels, post_view="one panel per model"))
     assert not at.error, [e.value for e in at.error]
     assert not [i for i in at.info if "not available" in i.value], [i.value for i in at.info]
     figs = charts(at)
@@ -423,13 +424,13 @@ def test_posteriors_cdn_neighbour_move_is_served_ahead_of_time():
     at = ok(page_test("posteriors", post_rel="false", post_models=["Sparse CDN"]))
     settle()
     values = {"gamma": 0.1, "mu": 0.003, "lam": 0.01, "variant": "sparse"}  # λ one step down
-    ahead = compute.RUNNER.peek(compute.model_key(ctx, CDN, values, "proba"))
+    ahead = compute.RUNNER.peek(compute.model_key(ctx, CDN, values, "report"))  # (posteriors + own predict)
     assert ahead is not None
     ref, _ = _path_reference(0.1, 0.003, lam=0.01)
-    np.testing.assert_allclose(ahead[0], compute.finite(ref.predict_proba(ctx.X_test)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ahead[0]["P"], compute.finite(ref.predict_proba(ctx.X_test)), rtol=0, atol=1e-12)
     at.select_slider(key="post_cdn_lam").set_value(0.01).run()
     assert not ok(at).error, [e.value for e in at.error]
-    expected = evaluate(ctx.Y_test, ahead[0], threshold=0.5, measures=["micro_f1", "macro_auc"])  # default t = 0.5
+    expected = evaluate(ctx.Y_test, ahead[0]["P"], threshold=0.5, measures=["micro_f1", "macro_auc"])  # own rule: t = 0.5
     assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
     assert metrics(at)["Macro AUC ↑"] == f"{expected['macro_auc']:.3f}"
 

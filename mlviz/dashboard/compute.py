@@ -202,6 +202,69 @@ def need_posteriors(ctx, method: Method, values: dict, token):
     return RUNNER.need(model_key(ctx, method, values, "proba"), _result_fn(ctx, method, values, _proba(ctx)), token)
 
 
+def describe_model(model) -> dict:
+    """What a page says beside a fitted model's posteriors (every entry optional, read with ``getattr``):
+    ``decision_rule`` (``decision_rule_``), ``centers`` (kernel models' ``centers_note_``),
+    ``factorisation`` (``factorisation_``), ``converged`` / ``grad_max`` / ``n_iter`` (solvers that
+    report them, e.g. kernel LR's Newton–CG), ``se_mean`` / ``se_max`` (the sparse CDN's Monte-Carlo
+    standard error ``predict_proba_se_`` of its last ``predict_proba``), ``threshold`` (the
+    probability cut of a model whose ``predict`` is ``predict_proba >= threshold``, else None)."""
+    out = {}
+    rule = getattr(model, "decision_rule_", None)
+    if isinstance(rule, str) and rule.strip():
+        out["decision_rule"] = rule.strip()
+    for attr, name in (("centers_note_", "centers"), ("factorisation_", "factorisation")):
+        v = getattr(model, attr, None)
+        if isinstance(v, str) and v:
+            out[name] = v
+    if hasattr(model, "converged_"):
+        out["converged"] = bool(model.converged_)
+    g = getattr(model, "grad_max_", None)
+    if g is not None and np.size(g):
+        out["grad_max"] = float(np.max(g))
+    if getattr(model, "n_iter_", None) is not None:
+        try:
+            out["n_iter"] = int(np.max(model.n_iter_))
+        except (TypeError, ValueError):
+            pass
+    se = getattr(model, "predict_proba_se_", None)
+    if se is not None and np.size(se):
+        se = np.nan_to_num(np.asarray(se, dtype=float), nan=0.0)
+        out["se_mean"], out["se_max"] = float(se.mean()), float(se.max())
+    t = getattr(model, "threshold", None)
+    # (the models' mixin predict is ``predict_proba >= threshold``; named as mlviz.evaluation.describe_rule does)
+    mixin = getattr(getattr(type(model), "predict", None), "__qualname__", "") == "MultiLabelClassifierMixin.predict"
+    out["threshold"] = float(t) if mixin and isinstance(t, (int, float)) and not isinstance(t, bool) else None
+    return out
+
+
+def _report(ctx):
+    """``fn(model)``: ``{"P": test posteriors, "pred": the model's own predict (uint8), "about": describe_model}``.
+
+    A model whose ``predict`` is the mixin's ``predict_proba >= threshold`` is not asked twice (the
+    same computation: for the sparse CDN a second Gibbs run); every other model's ``predict`` is called."""
+    def fn(model):
+        raw = np.asarray(model.predict_proba(ctx.X_test), dtype=np.float64)
+        about = describe_model(model)  # (after predict_proba: the CDN's standard error is of this call)
+        if about["threshold"] is not None:
+            pred = (raw >= about["threshold"]).astype(np.uint8)
+        else:
+            pred = np.asarray(model.predict(ctx.X_test))
+            pred = (pred.toarray() if hasattr(pred, "toarray") else pred).astype(np.uint8)
+        return {"P": finite(raw), "pred": pred, "about": about}
+    return fn
+
+
+def report(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
+    """Job: ``({"P", "pred", "about"}, info)`` of the model at ``values`` (see :func:`_report`)."""
+    return model_result(ctx, method, values, "report", _report(ctx), owner=owner, priority=priority)
+
+
+def need_report(ctx, method: Method, values: dict, token):
+    """Inside a job: what :func:`report` computes (computed here if nobody does yet)."""
+    return RUNNER.need(model_key(ctx, method, values, "report"), _result_fn(ctx, method, values, _report(ctx)), token)
+
+
 def path(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
     """Job: the path of ``method`` (which has one) at the non-path ``values``; partial steps in ``job.partial``."""
     return RUNNER.submit(path_key(ctx, method, values), _path_fn(ctx, method, method.split(values)[0]),
@@ -263,4 +326,90 @@ def edge_stability(ctx, method: Method, values: dict, gamma: float, n_folds: int
             freq += np.asarray(m.label_coef_) != 0
             token.report(stage="folds", done=i + 1, total=n_folds)
         return freq / n_folds
+    return fn
+
+
+# ------------------------------------------------------------------ cross-validation (Compare page)
+
+def cv_scale(ctx, scaling: str, folds: int) -> Scale:
+    """What slider values mean inside cross-validation on the whole of ``ctx.dataset`` with ``scaling``:
+    a training fold's size, and the median distance of the rows after that scaling (fitted on all rows;
+    used only for σ factors other than 1, which become ``sigma="median"`` per fold)."""
+    from mlviz.preprocessing import make_scaler, resolve_scaling
+
+    X = ctx.dataset.X
+    n = int(ctx.dataset.n_samples)
+
+    def median():
+        k = f"{ctx.key}|median-distance|{scaling}"
+        value = RUNNER.peek(k)
+        if value is None:
+            name = resolve_scaling(scaling, X)
+            scaler = make_scaler(name, sparse=hasattr(X, "tocsr"))
+            Xs = X if scaler is None else scaler.fit_transform(X)
+            value = median_distance(Xs)
+            RUNNER.results.put(k, value)
+        return value
+
+    return Scale(n_train=max(1, round(n * (folds - 1) / folds)), median_distance=median)
+
+
+def cv_estimator(ctx, method: Method, values: dict, token, cv: Scale):
+    """Inside a job: the unfitted estimator of ``values`` for cross-validation: σ factor 1 is the
+    estimator's own ``sigma="median"`` (computed on each training fold), a path slider (the sparse
+    CDN's γ / γ_max) is made absolute from the page's training path."""
+    values = method.complete(values)
+    est = method.estimator(values, cv)
+    if values.get("sigma_factor") == 1.0 and "sigma" in est.get_params():
+        est.set_params(sigma="median")
+    if method.path is not None:
+        step = need_path(ctx, method, values, token)[values[method.path_param]]
+        est.set_params(**{method.path_param: step[method.path_param]})
+    return est
+
+
+def known_fit_seconds(ctx, method: Method, values: dict):
+    """Seconds the fit at ``values`` took on the page's training split, if it was done (else None; never computes)."""
+    if method.path is not None:
+        steps = known_steps(ctx, method, values)
+        return float(sum(s["seconds"] for s in steps.values())) if steps else None
+    base = RUNNER.peek(base_key(ctx, method, values))
+    return None if base is None else float(base[1])
+
+
+def cross_validation_fn(ctx, request: dict):
+    """``fn(token)`` of a cross-validation: ``request`` = ``{"settings": {method key: values}, "folds",
+    "scaling", "tune"}``.  Runs fold by fold (the same folds and seeds as one
+    :func:`mlviz.evaluation.cross_validate` call) and publishes the rows of the folds done so far as
+    ``job.partial``; returns the whole table."""
+    import pandas as pd
+
+    from mlviz.evaluation import cross_validate, resolve_cv
+
+    from .methods import METHODS
+
+    folds = int(request["folds"])
+
+    def fn(token):
+        X, Y = ctx.dataset.X, np.asarray(ctx.dataset.Y)
+        splits = resolve_cv(folds, X, Y, random_state=0)
+        cv = cv_scale(ctx, request["scaling"], folds)
+        ests = {}
+        for k, values in request["settings"].items():
+            m = METHODS[k]
+            token.report(stage=f"preparing {m.label}")
+            ests[m.label] = cv_estimator(ctx, m, values, token, cv)
+        parts = []
+        per_fold = len(ests)
+        for f, split in enumerate(splits):
+            def report(done, total, f=f):
+                token.report(stage="method × fold fits", done=f * per_fold + done, total=folds * per_fold)
+            import copy as _copy
+
+            part = cross_validate(_copy.deepcopy(ests), X, Y, cv=[split], random_state=0, threshold="predict",
+                                  scaling=request["scaling"], tune=bool(request["tune"]), progress=report)
+            part["fold"] = f
+            parts.append(part)
+            token.publish(pd.concat(parts, ignore_index=True))
+        return pd.concat(parts, ignore_index=True)
     return fn

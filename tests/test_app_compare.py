@@ -1,0 +1,203 @@
+"""AppTests of the Compare page: the values shown against :func:`mlviz.evaluation.cross_validate` run independently.
+
+The table's decision rule and scaling columns equal the estimators' ``decision_rule_`` and the
+chosen scaling; the summary CSV is numeric and equals the independent run's summary; a method
+that is too large says so with a warning, never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "4_Compare.py")
+TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """``{file name: bytes}`` of every download button drawn."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if filename:
+            stored[filename] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    return stored
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def run_cv(**query):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    ok(at.run())
+    at.button(key="cmp_run").click().run()
+    return ok(at)
+
+
+def frame_with(at, column):
+    (frame,) = [df.value for df in at.dataframe if column in df.value.columns]
+    return frame
+
+
+def reference(methods, folds, scaling, tune=False):
+    """The same cross-validation, run directly on the library (estimators built by hand)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from mlviz.data import load_sample
+    from mlviz.evaluation import cross_validate
+    from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
+
+    ds = load_sample("emotions")
+    make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0),
+            "BR-LR": lambda: BinaryRelevance(LogisticRegression(C=1.0, max_iter=2000)),
+            "ML-kNN": lambda: MLkNN(k=10, s=1.0)}
+    return cross_validate({m: make[m]() for m in methods}, ds.X, ds.Y, cv=folds, random_state=0,
+                          threshold="predict", scaling=scaling, tune=tune)
+
+
+def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
+    from mlviz.data import load_sample
+    from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
+    from mlviz.plotting.tables import summary_table
+    from mlviz.preprocessing import with_scaling
+
+    methods = ["ML-LSPC", "BR-LR", "ML-kNN"]
+    at = run_cv(cmp_methods=methods, cmp_folds="2", cmp_feature_scaling="l2")
+    rules = frame_with(at, "decision rule").set_index("method")
+    ref = reference(methods, 2, "l2")
+    ds = load_sample("emotions")
+    for name in methods:  # the estimator's own decision_rule_, fitted the same way
+        est = ref[ref["method"] == name]
+        assert rules.loc[name, "scaling"] == "l2" == est["scaling"].iloc[0]
+        model = with_scaling({"ML-LSPC": MLLSPC(lam=0.01, gamma=0.1, random_state=0),
+                              "BR-LR": BinaryRelevance(), "ML-kNN": MLkNN()}[name], "l2", ds.X)
+        model.fit(ds.X[:300], ds.Y[:300])
+        assert rules.loc[name, "decision rule"] == model.steps[-1][1].decision_rule_
+    # the summary CSV: numeric mean/std, equal to the independent run
+    csv = pd.read_csv(io.BytesIO(downloads["emotions_cv_summary.csv"]))
+    assert list(csv.columns) == ["method", "measure", "measure_name", "higher_is_better", "mean", "std", "n_folds"]
+    assert csv["mean"].dtype == np.float64 and csv["std"].dtype == np.float64
+    expected = summary_table(ref).set_index(["method", "measure"])
+    got = csv.set_index(["method", "measure"])
+    assert set(got.index) == set(expected.index)
+    np.testing.assert_allclose(got.loc[expected.index, "mean"].to_numpy(), expected["mean"].to_numpy(),
+                               rtol=0, atol=1e-12)
+    # on screen: plain-language measure names, the timing figure's title
+    summary = frame_with(at, "Micro F1 ↑")
+    assert "micro_f1" not in summary.columns and set(summary.index) == set(methods)
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert any("Fit and predict time per fold: median and quartiles (log scale)" in t for t in titles)
+    timing = pd.read_csv(io.BytesIO(downloads["emotions_cv_timing.csv"]))
+    assert timing["fit_median_s"].dtype == np.float64 and set(timing["method"]) == set(methods)
+
+
+def test_tune_reports_the_chosen_parameters_and_their_cost():
+    at = run_cv(cmp_methods=["ML-kNN"], cmp_folds="2", cmp_feature_scaling="auto", cmp_tune="true")
+    rules = frame_with(at, "decision rule").set_index("method")
+    ref = reference(["ML-kNN"], 2, "auto", tune=True)
+    chosen = " · ".join(dict.fromkeys(ref["tuned_params"]))
+    assert rules.loc["ML-kNN", "tuned (per fold)"] == chosen and chosen.startswith("k=")
+    assert rules.loc["ML-kNN", "tuning s per fold (median)"] > 0
+    assert rules.loc["ML-kNN", "scaling"] == "standard"  # auto on dense emotions
+    summary = frame_with(at, "Micro F1 ↑")
+    mean = ref[ref["measure"] == "micro_f1"]["value"].mean()
+    assert summary.loc["ML-kNN", "Micro F1 ↑"].startswith(f"{mean:.3f} ±")
+
+
+def test_too_large_method_says_so_with_a_warning(monkeypatch):
+    from mlviz.models import MLkNN, TooLargeError
+
+    def refuse(self, X, Y):
+        raise TooLargeError("MLkNN on this many rows needs about 9 GB; use fewer instances.")
+
+    monkeypatch.setattr(MLkNN, "fit", refuse)
+    at = run_cv(cmp_methods=["ML-kNN", "BR-LR"], cmp_folds="2")
+    (warning,) = [w.value for w in at.warning if "ML" in w.value and "not run" in w.value]
+    assert "needs about 9 GB" in warning
+    summary = frame_with(at, "Micro F1 ↑")
+    assert list(summary.index) == ["BR-LR"]
+
+
+def test_fold_by_fold_run_streams_the_same_table_as_one_call():
+    """The Compare job publishes each fold's rows as it finishes; the whole equals one cross_validate call."""
+    from mlviz.dashboard import compute, state
+
+    class Token:
+        def __init__(self):
+            self.published = []
+
+        def report(self, **progress):
+            pass
+
+        def check(self):
+            pass
+
+        def publish(self, partial):
+            self.published.append(partial.copy())
+
+    ctx = state.sample_context("emotions")
+    request = {"settings": {"mlknn": {}, "br": {}}, "folds": 3, "scaling": "l2", "tune": False}
+    token = Token()
+    res = compute.cross_validation_fn(ctx, request)(token)
+    assert [sorted(p["fold"].unique()) for p in token.published] == [[0], [0, 1], [0, 1, 2]]
+    ref = reference(["ML-kNN", "BR-LR"], 3, "l2")
+    key = ["method", "fold", "measure"]
+    a = res.sort_values(key).reset_index(drop=True)
+    b = ref.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a[key + ["decision_rule", "scaling"]], b[key + ["decision_rule", "scaling"]])
+    np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_estimate_before_the_run_uses_the_fit_time_measured_on_posteriors():
+    from mlviz.dashboard import compute, methods, state
+
+    post = AppTest.from_file(str(ROOT / "pages" / "3_Posteriors.py"), default_timeout=TIMEOUT)
+    post.query_params["post_models"] = ["ML-kNN"]
+    ok(post.run())
+    ctx = state.sample_context("emotions")
+    m = methods.METHODS["mlknn"]
+    seconds = compute.known_fit_seconds(ctx, m, m.defaults())
+    assert seconds is not None and seconds == compute.RUNNER.peek(compute.base_key(ctx, m, m.defaults()))[1]
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["cmp_methods"] = ["ML-kNN", "BR-LR"]
+    at.query_params["cmp_folds"] = "3"
+    ok(at.run())
+    expected = seconds * 3 * (ctx.dataset.n_samples * 2 / 3) / ctx.Y_train.shape[0]
+    (caption,) = [c.value for c in at.caption if "Expected time" in c.value]
+    assert f"about {expected:.2g} s for ML-kNN" in caption
+    assert "no estimate yet for BR-LR" in caption

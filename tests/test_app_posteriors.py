@@ -1,0 +1,237 @@
+"""AppTests of the Posteriors page: the values shown against the library computed independently.
+
+The measures equal :func:`mlviz.metrics.evaluate` of the model's own ``predict`` (or of the
+threshold set on the page), the threshold drawn on the figures equals the control, and a
+159-label data set gets at most 50 per-label sliders (only for the labels drawn at full width).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "3_Posteriors.py")
+TIMEOUT = 120
+HEADLINE = ["micro_f1", "macro_f1", "example_f1", "hamming_loss", "subset_accuracy", "macro_auc"]
+
+
+@pytest.fixture(autouse=True)
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)  # a rerun waits for its job: results do not depend on speed
+    monkeypatch.setattr(compute, "prefetch", lambda *a, **k: None)  # only the work asked for
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def run(query=None, session=None):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    for k, v in (session or {}).items():
+        at.session_state[k] = v
+    return ok(at.run())
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def charts(at):
+    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def chart(at, key):
+    (spec,) = [s for cid, s in charts(at).items() if cid.endswith(key)]
+    return spec
+
+
+def z_of(trace):
+    """A heatmap's z as an array (plotly may send it as a typed array: dtype, bdata, shape)."""
+    import base64
+
+    z = trace["z"]
+    if isinstance(z, dict):
+        a = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        return a.reshape([int(v) for v in str(z["shape"]).split(",")])
+    return np.asarray(z)
+
+
+def emotions_split():
+    from mlviz.dashboard.state import standardise
+    from mlviz.data import load_sample_split
+
+    train, test = load_sample_split("emotions")
+    Xtr, Xte = standardise(train.X, test.X)
+    return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y)
+
+
+def fitted(method_key, Xtr, Ytr, values=None):
+    """The estimator of the dashboard's method at ``values`` (defaults otherwise), fitted from scratch."""
+    from mlviz.dashboard.methods import METHODS, Scale, median_distance
+
+    est = METHODS[method_key].estimator(values or {}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
+    return est.fit(Xtr, Ytr)
+
+
+def shown_values(at):
+    from mlviz.metrics import MEASURES
+
+    m = metrics(at)
+    return {k: m[f"{MEASURES[k].label} {'↑' if MEASURES[k].greater_is_better else '↓'}"] for k in HEADLINE}
+
+
+@pytest.mark.parametrize("method", ["mlrh", "mllspc"])
+def test_measures_are_the_models_own_predict(method):
+    """Default rule: each model's own predict (MLRH: not a probability cut; ML-LSPC: P >= 0.5)."""
+    from mlviz.dashboard.methods import METHODS
+    from mlviz.metrics import evaluate
+
+    Xtr, Ytr, Xte, Yte = emotions_split()
+    model = fitted(method, Xtr, Ytr)
+    P = np.clip(np.nan_to_num(model.predict_proba(Xte)), 0, 1)
+    expected = evaluate(Yte, P, measures=HEADLINE, y_pred=model.predict(Xte))
+    at = run({"post_models": [METHODS[method].label], "post_rel": "true"})
+    assert shown_values(at) == {k: f"{v:.3f}" for k, v in expected.items()}
+    rule = model.decision_rule_
+    assert any("Decision rule (own predict)" in c.value and rule.split()[0] in c.value for c in at.caption)
+    heat = chart(at, f"fig_post_{method}")
+    rel = chart(at, f"fig_rel_{method}")
+    if method == "mllspc":  # its predict is P >= 0.5: the cut is drawn
+        assert [s["x0"] for s in rel["layout"]["shapes"]] == [0.5]
+        assert heat["data"][2]["name"] == "decision"
+    else:  # MLRH's set-size-constrained rule is not a probability cut: nothing is drawn
+        assert not rel["layout"].get("shapes")
+        assert [t["name"] for t in heat["data"]] == ["P(y=1|x)", "true Y"]
+
+
+def test_threshold_drawn_and_measured_equals_the_control():
+    from mlviz.metrics import evaluate
+
+    Xtr, Ytr, Xte, Yte = emotions_split()
+    P = np.clip(np.nan_to_num(fitted("mlknn", Xtr, Ytr).predict_proba(Xte)), 0, 1)
+    at = run({"post_models": ["ML-kNN"], "thr_mode": "global", "thr_global": "0.3"})
+    assert shown_values(at) == {k: f"{v:.3f}" for k, v in evaluate(Yte, P, threshold=0.3, measures=HEADLINE).items()}
+    rel = chart(at, "fig_rel_mlknn")
+    assert [s["x0"] for s in rel["layout"]["shapes"]] == [pytest.approx(0.3)]
+    heat = chart(at, "fig_post_mlknn")
+    (decision,) = [t for t in heat["data"] if t["name"] == "decision"]
+    assert any("t = 0.30" in a.get("text", "") for a in heat["layout"]["annotations"])
+    # the decision panel: outcome 2·y + [P >= 0.3] of every drawn cell, labels by frequency, rows by label set
+    from mlviz.plotting.posterior import order_by_labelset
+
+    cols = np.argsort(-Yte.sum(axis=0), kind="stable")
+    order = order_by_labelset(Yte[:, cols])
+    assert [int(v) for v in decision["y"]] == order.tolist()
+    expected = 2 * Yte[np.ix_(order, cols)] + (P[np.ix_(order, cols)] >= 0.3)
+    np.testing.assert_array_equal(z_of(decision), expected)
+    at.slider(key="thr_global").set_value(0.7).run()
+    ok(at)
+    assert [s["x0"] for s in chart(at, "fig_rel_mlknn")["layout"]["shapes"]] == [pytest.approx(0.7)]
+    assert shown_values(at)["micro_f1"] == f"{evaluate(Yte, P, threshold=0.7, measures=['micro_f1'])['micro_f1']:.3f}"
+    # per label: each drawn label's line at its own slider
+    at.radio(key="thr_mode").set_value("per label").run()
+    at.slider(key="thr_l2").set_value(0.8).run()
+    ok(at)
+    t = np.full(6, 0.5)
+    t[2] = 0.8
+    assert sorted(s["x0"] for s in chart(at, "fig_rel_mlknn")["layout"]["shapes"]) == sorted(t.tolist())
+    assert shown_values(at)["macro_f1"] == f"{evaluate(Yte, P, threshold=t, measures=['macro_f1'])['macro_f1']:.3f}"
+
+
+def many_labels(n=660, d=12, L=159, seed=0):
+    """A synthetic 159-label data set (Zipf-like label frequencies), registered as an upload."""
+    from mlviz.dashboard.state import context_from_dataset
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    rates = 0.3 / np.arange(1, L + 1) ** 0.7
+    W = rng.normal(size=(d, L))
+    logits = X @ W * 0.8 + np.log(rates / (1 - rates))
+    Y = (rng.random((n, L)) < 1 / (1 + np.exp(-logits))).astype(np.uint8)
+    Y[0] = 1  # every label has a positive
+    ds = MultiLabelDataset(X, Y, label_names=[f"tag_{j}" for j in range(L)], name="synthetic-159")
+    return context_from_dataset("upload:synthetic-159:test", ds)
+
+
+def test_159_labels_get_sliders_only_for_the_labels_drawn():
+    ctx = many_labels()
+    session = {"mlviz_uploads": {ctx.key: ctx}, "data": ctx.key}
+    at = run({"post_models": ["ML-kNN"], "thr_mode": "per label", "post_rows": "100"}, session)
+    assert at.selectbox(key="data").value == ctx.key
+    per_label = [s for s in at.slider if str(s.key).startswith("thr_l")]
+    n_shown = at.select_slider(key="post_labels").value
+    assert len(per_label) == n_shown == 20 <= 50
+    freq = ctx.Y_train.sum(axis=0)
+    top = np.sort(np.argsort(-freq, kind="stable")[:20])
+    assert sorted(int(str(s.key)[5:]) for s in per_label) == top.tolist()  # the most frequent training labels
+    assert at.slider(key="thr_rest") is not None
+    heat = chart(at, "fig_post_mlknn")
+    first = heat["data"][0]
+    assert sorted(first["x"]) == sorted(f"tag_{j}" for j in top)
+    assert len(first["y"]) == 100  # the stated sample of test instances
+    assert f"100 of {ctx.Y_test.shape[0]}" in json.dumps(heat["layout"])
+    (strip,) = [t for t in heat["data"] if t["name"] == "per-label AUC / F1"]
+    assert len(strip["x"]) == 159  # every label summarised
+    at.select_slider(key="post_labels").set_value(50).run()
+    ok(at)
+    assert len([s for s in at.slider if str(s.key).startswith("thr_l")]) == 50
+
+
+def test_side_by_side_measures_table_equals_each_models_predict():
+    from mlviz.metrics import MEASURES, evaluate
+
+    Xtr, Ytr, Xte, Yte = emotions_split()
+    at = run({"post_models": ["ML-kNN", "BR-LR"], "post_view": "side by side"})
+    grid = chart(at, "fig_post_grid")
+    assert [t["name"] for t in grid["data"]] == ["ML-kNN", "BR-LR", "true Y"]
+    # both own rules are P >= 0.5: the grid shows decisions at 0.5, each reliability plot its line
+    assert "t = 0.5" in json.dumps(grid["layout"]["title"])
+    for key in ("mlknn", "br"):
+        assert [s["x0"] for s in chart(at, f"fig_rel_{key}")["layout"]["shapes"]] == [0.5]
+    (table,) = [df.value for df in at.dataframe if "model" in df.value.columns]
+    for key, label in [("mlknn", "ML-kNN"), ("br", "BR-LR")]:
+        model = fitted(key, Xtr, Ytr)
+        P = np.clip(np.nan_to_num(model.predict_proba(Xte)), 0, 1)
+        expected = evaluate(Yte, P, measures=HEADLINE, y_pred=model.predict(Xte))
+        row = table[table["model"] == label].iloc[0]
+        for k in HEADLINE:
+            assert row[MEASURES[k].label] == pytest.approx(expected[k], abs=1e-12)
+
+
+def test_model_notes_read_monte_carlo_error_and_convergence():
+    """describe_model: guarded reads of the attributes the page shows beside the posteriors."""
+    from mlviz.dashboard.compute import describe_model
+    from mlviz.models import KernelLogisticRegression
+
+    class Stub:
+        decision_rule_ = "threshold 0.5 on Gibbs marginals"
+        predict_proba_se_ = np.array([[0.01, 0.03], [0.0, np.nan]])
+
+    about = describe_model(Stub())
+    assert about["se_mean"] == pytest.approx(0.01) and about["se_max"] == pytest.approx(0.03)
+    assert about["threshold"] is None and "centers" not in about
+    Xtr, Ytr, _, _ = emotions_split()
+    klr = KernelLogisticRegression(random_state=0).fit(Xtr[:120], Ytr[:120])
+    about = describe_model(klr)
+    assert about["converged"] is bool(klr.converged_) and about["grad_max"] == pytest.approx(klr.grad_max_.max())
+    assert about["centers"] == klr.centers_note_ and about["threshold"] == 0.5
