@@ -91,6 +91,13 @@ class DataContext:
         return self.dataset.name
 
     @property
+    def md_name(self):
+        """The data set's name for markdown (titles, captions, messages): shortened, escaped."""
+        from mlviz._text import escape_markdown, shorten
+
+        return escape_markdown(shorten(self.dataset.name))
+
+    @property
     def X_train_dense(self):
         """Training features as a dense array (for PCA/UMAP and dense-only code)."""
         return self.X_train.toarray() if sp.issparse(self.X_train) else self.X_train
