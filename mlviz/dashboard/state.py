@@ -285,7 +285,11 @@ def _scaling_label(name: str) -> str:
 
 
 def scaling_picker() -> str:
-    """Sidebar select box of the feature scaling, bound to the ``scaling`` URL parameter."""
+    """Sidebar select box of the feature scaling, bound to the ``scaling`` URL parameter.
+
+    The options are the plain names (the URL holds what the box shows, so no ``format_func``);
+    the caption under the data set says what the chosen one does.
+    """
     from mlviz.preprocessing import SCALINGS
 
     return st.sidebar.selectbox(
@@ -293,13 +297,13 @@ def scaling_picker() -> str:
         [AUTO, *SCALINGS],
         index=0,
         key="scaling",
-        format_func=_scaling_label,
         bind="query-params",
         persist_state="session",
         help="Applied to the features before every model on every page, fitted on the training "
              "split. auto = mlviz.preprocessing.default_scaling: unit L2 norm per row for sparse or "
              "count-like features (kNN and kernel methods suffer from standardised rare words), "
-             "standardisation otherwise.",
+             "standardisation otherwise. "
+             + " ".join(f"{k}: {v}." for k, v in SCALINGS.items()),
     )
 
 
