@@ -125,3 +125,11 @@ def test_a_good_upload_after_a_crash_still_loads():
     assert not at.error and not at.exception
     assert at.selectbox(key="data").value.startswith("upload:good.csv:")
     assert any("good" in h for h in _shown(at))
+
+
+def test_a_malformed_limit_variable_switches_uploads_off_with_one_message(monkeypatch):
+    monkeypatch.setenv("MLVIZ_MAX_COLUMNS", "lots")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "MLVIZ\\_MAX\\_COLUMNS" in at.error[0].value
+    assert any("emotions" in h for h in _shown(at))

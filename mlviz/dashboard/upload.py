@@ -157,13 +157,20 @@ def _on_load():
 
 def upload_section():
     """Draw the upload form (file, optional XML, CSV label picker, load button)."""
+    from mlviz.data import DataError
+
     limit = st.get_option("server.maxUploadSize")
+    try:
+        ratio = upload_limits().inflate_ratio
+    except DataError as exc:  # a malformed MLVIZ_* variable: say so, uploads cannot work
+        st.error(f"Uploads are switched off: {escape_markdown(shorten(exc, 300))}")
+        return
     st.markdown(
         f"Upload **Mulan ARFF** (+ its XML label file), **MEKA ARFF** (labels from `-C n` in the "
         f"relation name), **CSV** (pick the label columns), **LIBSVM** multi-label "
         f"(`1,3 4:0.5 7:1`) or **.npz** with arrays `X`, `Y`. Files may be compressed "
         f"(`.gz`, `.bz2`, `.xz`). Size limit: **{limit} MB** per file, and a compressed file may "
-        f"inflate to **{limit * upload_limits().inflate_ratio:g} MB**. Files are parsed in a separate, "
+        f"inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
         "memory- and time-limited process: a broken or hostile file gives one error message here."
     )
     c1, c2 = st.columns(2)

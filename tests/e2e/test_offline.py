@@ -166,3 +166,15 @@ def test_titles_are_drawn_as_built_across_reruns(offline_page, app_url):
     assert titles and not any(t.lstrip().startswith("<b>") for t in titles), titles
     assert_no_exception(page)
     assert page.outside == [], page.outside
+
+
+def test_scaling_choice_comes_from_the_address(offline_page, app_url):
+    page = offline_page
+    page.goto(app_url + "/Posteriors?scaling=l2")
+    wait_idle(page, timeout=120_000)
+    assert_no_exception(page)
+    sidebar = page.locator("[data-testid='stSidebar']")
+    assert sidebar.get_by_text("l2 — unit L2 norm per row", exact=False).count() >= 1
+    assert "scaling=l2" in page.url
+    _drawn(page)
+    assert page.outside == [], page.outside
