@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import cache, explain, state, upload, widgets
 
 ctx = state.init_page("Home · Data", ":material/home:")
@@ -20,13 +21,13 @@ with st.expander(":material/upload: Upload your own data set", expanded=False):
 
 explain.explain("data")
 
-st.header(f"Data set: {ctx.name}")
+st.header(f"Data set: {escape_markdown(shorten(ctx.name))}")
 summary = cache.dataset_summary(ctx)
 m = st.columns(8)
 for col, (label, value, helptext) in zip(m, summary["metrics"]):
     col.metric(label, value, help=helptext)
 for note in getattr(ctx.dataset, "notes", []) or []:
-    st.caption(f":material/info: {note}")
+    st.caption(f":material/info: {escape_markdown(shorten(note, 600))}")
 
 tab_stats, tab_preview = st.tabs(["Statistics", "Preview"])
 with tab_stats:

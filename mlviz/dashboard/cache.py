@@ -33,17 +33,19 @@ def figure(key: str, build):
 
 
 def _fmt(x, digits=3) -> str:
+    """A statistic for the metrics row: never in e-notation (``2,860``, ``0.184``, ``–`` for NaN)."""
+    from mlviz.plotting.format import format_number
+
     try:
         x = float(x)
     except (TypeError, ValueError):
         return str(x)
-    if not np.isfinite(x):
-        return "–"
-    return f"{x:.{digits}g}" if abs(x) < 1e4 else f"{x:,.0f}"
+    return format_number(x, digits)
 
 
 def _summary(ctx) -> dict:
     from mlviz import data
+    from mlviz.plotting.format import format_count
 
     Y = np.asarray(ctx.dataset.Y)
     try:
@@ -60,7 +62,7 @@ def _summary(ctx) -> dict:
         ("labels", f"{ctx.n_labels}", "Number of labels L."),
         ("cardinality", _fmt(stats["cardinality"]), "Mean number of labels per instance."),
         ("density", _fmt(stats["density"]), "Cardinality / L."),
-        ("label sets", _fmt(stats["n_labelsets"]), "Distinct label combinations in the data."),
+        ("label sets", format_count(stats["n_labelsets"]), "Distinct label combinations in the data."),
         ("MeanIR", _fmt(stats["mean_ir"]), "Mean imbalance ratio over labels (1 = balanced)."),
         ("SCUMBLE", _fmt(stats["scumble"]), "Concurrence of rare and frequent labels (0 = none)."),
     ]

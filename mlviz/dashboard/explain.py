@@ -49,7 +49,7 @@ TEXT = {
             "Larger $\\alpha$ lets feature similarity dominate (instances cluster by features); larger $\\beta$ "
             "pulls co-occurring labels together. An instance is predicted to carry the labels whose points are "
             "nearest to it. Draw a box or lasso around a cloud to list those instances and their label sets. "
-            "UMAP and PCA on the right only see the features — compare how well they separate the label colours."
+            "UMAP and PCA below the map only see the features — compare how well they separate the label colours."
         ),
         papers=["002"],
     ),

@@ -1,21 +1,24 @@
-"""Shared page state: the chosen data set, its train/test split and the URL.
+"""Shared page state: the chosen data set, its train/test split, its feature scaling and the URL.
 
 Every page (``app.py`` and each file in ``pages/``) starts with
 ``ctx = init_page("Title")``.  That call
 
 * configures the page (title, wide layout);
 * draws the sidebar data-set picker (a ``st.selectbox`` bound to the URL query
-  parameter ``data``, so a copied URL reopens the same data set);
+  parameter ``data``, so a copied URL reopens the same data set) and the
+  feature-scaling picker (URL parameter ``scaling``);
 * returns a :class:`DataContext` holding the data set, a fixed train/test split
-  and the **standardised** features every model on every page uses.
+  and the **scaled** features every model on every page uses.
 
-Feature preprocessing is decided once, here: dense features are standardised
-with a ``StandardScaler`` fitted on the training split only; sparse features
-(bag-of-words text such as enron, medical) are left as they are: scaling rare binary
-words by 1/std makes them dominate kernels and slows logistic regression ~4x for a
-lower score (enron BR-LR micro-F1 0.540 raw vs 0.524 scaled), and it is the
-protocol of the baselines in ANCHORS.md.  The split is the
-official one for ``scene`` and a seeded 2/3 - 1/3 split otherwise
+Feature scaling is decided once, here, and fitted on the training split only.
+By default it is :func:`mlviz.preprocessing.default_scaling`: unit L2 norm per
+row (``"l2"``) for sparse or count-like features (bag-of-words text such as
+enron, medical: standardising rare words makes them dominate kernels and kNN,
+issue 14), standardisation (``"standard"``) for other dense features.  The
+sidebar offers every scaling of :data:`mlviz.preprocessing.SCALINGS`.  The
+scaling is part of :attr:`DataContext.key` (the prefix of every cache key), so
+results of two scalings never mix.  The split is the official one for
+``scene`` and a seeded 2/3 - 1/3 split otherwise
 (:func:`mlviz.data.load_sample_split`); uploads get the same seeded split.
 
 Because every page calls the same initialiser, a page opened directly (a fresh
@@ -25,7 +28,9 @@ server, a shared link) works without visiting the home page first.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +42,7 @@ TEST_FRACTION = 1 / 3
 SPLIT_SEED = 0
 
 _UPLOADS = "mlviz_uploads"  # session_state: id -> DataContext for uploaded data
+AUTO = "auto"  # scaling choice: mlviz.preprocessing.default_scaling of the training features
 
 
 @dataclass
@@ -46,13 +52,20 @@ class DataContext:
     Attributes
     ----------
     key : str
-        Stable identifier used in cache keys and the URL (``"emotions"`` or
-        ``"upload:<name>:<hash>"``).
+        Identifier used as the prefix of every cache key: the data set's id
+        (``"emotions"`` or ``"upload:<name>:<sha256>"``), followed by
+        ``"|scaling=<name>"`` when the scaling is not the data set's default
+        (:func:`context_key`).
     dataset : mlviz.data.MultiLabelDataset
         The whole data set (train and test pooled), unscaled.
     X_train, X_test : ndarray or CSR of shape (n_train, d), (n_test, d)
-        Standardised features (scaler fitted on the training split).
+        Scaled features (scaler fitted on the training split).
     Y_train, Y_test : ndarray of shape (n_train, L), (n_test, L), uint8
+    scaling : str
+        Key of :data:`mlviz.preprocessing.SCALINGS` applied to the features.
+    data_key : str
+        The data set's id alone (the value of the ``data`` URL parameter);
+        ``key`` if empty.
     """
 
     key: str
@@ -62,6 +75,8 @@ class DataContext:
     X_test: object
     Y_test: np.ndarray
     notes: list = field(default_factory=list)
+    scaling: str = "standard"
+    data_key: str = ""
 
     @property
     def label_names(self):
@@ -74,6 +89,13 @@ class DataContext:
     @property
     def name(self):
         return self.dataset.name
+
+    @property
+    def md_name(self):
+        """The data set's name for markdown (titles, captions, messages): shortened, escaped."""
+        from mlviz._text import escape_markdown, shorten
+
+        return escape_markdown(shorten(self.dataset.name))
 
     @property
     def X_train_dense(self):
@@ -98,6 +120,49 @@ def standardise(X_train, X_test):
     return Xtr, Xte
 
 
+def context_key(data_key: str, scaling: str, default: str) -> str:
+    """Cache-key prefix of a data set under a scaling: ``data_key`` for its default scaling,
+    ``"<data_key>|scaling=<name>"`` otherwise (the default is a function of the data, so the
+    bare id always means the same features)."""
+    return data_key if scaling == default else f"{data_key}|scaling={scaling}"
+
+
+def scale_features(X_train, X_test, scaling=AUTO):
+    """Scale features with a scaler fitted on the training split only.
+
+    Parameters
+    ----------
+    X_train, X_test : ndarray or sparse matrix, shape (n_train, d), (n_test, d)
+    scaling : str
+        ``"auto"`` (:func:`mlviz.preprocessing.default_scaling` of ``X_train``) or a key
+        of :data:`mlviz.preprocessing.SCALINGS`.
+
+    Returns
+    -------
+    X_train, X_test : float64 ndarray, or CSR float64 for sparse input
+    name : str
+        The scaling applied.
+    default : str
+        :func:`~mlviz.preprocessing.default_scaling` of ``X_train``.
+
+    Raises
+    ------
+    ValueError
+        Unknown scaling, or ``"tfidf"`` on negative features.
+    """
+    from mlviz.preprocessing import default_scaling, make_scaler, resolve_scaling
+
+    default = default_scaling(X_train)
+    name = resolve_scaling(scaling, X_train)
+    sparse = sp.issparse(X_train)
+    scaler = make_scaler(name, sparse=sparse)
+    if scaler is not None:
+        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
+    if sparse:
+        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64), name, default
+    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64), name, default
+
+
 def seeded_split(n_samples, test_fraction=TEST_FRACTION, random_state=SPLIT_SEED):
     """Return ``(train_idx, test_idx)`` of a seeded random split (at least 1 row each)."""
     rng = np.random.default_rng(random_state)
@@ -111,7 +176,7 @@ def _take(X, idx):
     return X[idx] if not sp.issparse(X) else X[idx, :]
 
 
-def context_from_dataset(key, dataset):
+def context_from_dataset(key, dataset, scaling=AUTO):
     """Build a :class:`DataContext` for an (uploaded) data set with a seeded split."""
     if dataset.n_samples < 3:
         from mlviz.data import DataError
@@ -120,19 +185,28 @@ def context_from_dataset(key, dataset):
             f"{dataset.name}: need at least 3 instances for a train/test split, got {dataset.n_samples}."
         )
     tr, te = seeded_split(dataset.n_samples)
-    Xtr, Xte = standardise(_take(dataset.X, tr), _take(dataset.X, te))
-    return DataContext(key, dataset, Xtr, np.asarray(dataset.Y[tr]), Xte, np.asarray(dataset.Y[te]))
+    Xtr, Xte, name, default = scale_features(_take(dataset.X, tr), _take(dataset.X, te), scaling)
+    return DataContext(context_key(key, name, default), dataset, Xtr, np.asarray(dataset.Y[tr]), Xte,
+                       np.asarray(dataset.Y[te]), scaling=name, data_key=key)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the data set…")
-def sample_context(name: str) -> DataContext:
-    """Load a bundled sample with its train/test split (cached per server)."""
+def sample_context(name: str, scaling: str = AUTO) -> DataContext:
+    """Load a bundled sample with its train/test split and scaled features (cached per server)."""
     from mlviz import data
 
     full = data.load_sample(name)
     train, test = data.load_sample_split(name)
-    Xtr, Xte = standardise(train.X, test.X)
-    return DataContext(name, full, Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y))
+    Xtr, Xte, used, default = scale_features(train.X, test.X, scaling)
+    return DataContext(context_key(name, used, default), full, Xtr, np.asarray(train.Y), Xte,
+                       np.asarray(test.Y), scaling=used, data_key=name)
+
+
+def rescaled(ctx: DataContext, scaling: str) -> DataContext:
+    """``ctx``'s data set and split under another scaling (same ``data_key``)."""
+    if not ctx.key.startswith(UPLOAD_PREFIX) and not (ctx.data_key or ctx.key).startswith(UPLOAD_PREFIX):
+        return sample_context(ctx.data_key or ctx.key, scaling)
+    return context_from_dataset(ctx.data_key or ctx.key, ctx.dataset, scaling)
 
 
 @st.cache_data(show_spinner=False)
@@ -167,8 +241,9 @@ def register_upload(ctx: DataContext) -> None:
 
     Must run in a widget callback (before the sidebar picker is drawn).
     """
-    st.session_state.setdefault(_UPLOADS, {})[ctx.key] = ctx
-    st.session_state["data"] = ctx.key
+    data_key = ctx.data_key or ctx.key
+    st.session_state.setdefault(_UPLOADS, {})[data_key] = ctx
+    st.session_state["data"] = data_key
 
 
 def uploaded_contexts() -> dict:
@@ -201,13 +276,66 @@ def dataset_picker() -> str:
     )
 
 
+def _scaling_label(name: str) -> str:
+    from mlviz.preprocessing import SCALINGS
+
+    if name == AUTO:
+        return "auto — L2 rows for sparse/count features, else standardise"
+    return f"{name} — {SCALINGS.get(name, name)}"
+
+
+def scaling_picker() -> str:
+    """Sidebar select box of the feature scaling, bound to the ``scaling`` URL parameter.
+
+    The options are the plain names (the URL holds what the box shows, so no ``format_func``);
+    the caption under the data set says what the chosen one does.
+    """
+    from mlviz.preprocessing import SCALINGS
+
+    return st.sidebar.selectbox(
+        "Feature scaling",
+        [AUTO, *SCALINGS],
+        index=0,
+        key="scaling",
+        bind="query-params",
+        persist_state="session",
+        help="Applied to the features before every model on every page, fitted on the training "
+             "split. auto = mlviz.preprocessing.default_scaling: unit L2 norm per row for sparse or "
+             "count-like features (kNN and kernel methods suffer from standardised rare words), "
+             "standardisation otherwise. "
+             + " ".join(f"{k}: {v}." for k, v in SCALINGS.items()),
+    )
+
+
+def scaling_choice() -> str:
+    """The scaling chosen in the sidebar (``"auto"`` by default)."""
+    return st.session_state.get("scaling") or AUTO
+
+
+def _upload_context(data_key: str, scaling: str) -> DataContext:
+    """The uploaded data set ``data_key`` under ``scaling`` (rescaled once per session)."""
+    base = uploaded_contexts()[data_key]
+    if scaling == base.scaling or (scaling == AUTO and base.key == (base.data_key or base.key)):
+        return base
+    scaled = st.session_state.setdefault("mlviz_upload_scaled", {})
+    if (data_key, scaling) not in scaled:
+        scaled[(data_key, scaling)] = context_from_dataset(data_key, base.dataset, scaling)
+    return scaled[(data_key, scaling)]
+
+
 def current_context() -> DataContext:
-    """The :class:`DataContext` of the data set chosen in the sidebar."""
+    """The :class:`DataContext` of the data set and scaling chosen in the sidebar.
+
+    Raises
+    ------
+    ValueError
+        If the chosen scaling does not apply to the data (``"tfidf"`` on negative features).
+    """
     key = st.session_state.get("data") or DEFAULT_DATASET
-    uploads = uploaded_contexts()
-    if key in uploads:
-        return uploads[key]
-    return sample_context(key)
+    scaling = scaling_choice()
+    if key in uploaded_contexts():
+        return _upload_context(key, scaling)
+    return sample_context(key, scaling)
 
 
 PAGES = [
@@ -248,33 +376,67 @@ def use_shared_plotly_template() -> None:
         pio.templates.default = TEMPLATE
 
 
+@st.cache_resource(show_spinner=False)
+def _warm_upload_worker() -> bool:
+    """Start the upload parse worker once per server, so the first upload does not wait for
+    Python and numpy to start (:func:`mlviz.data.warm_up`)."""
+    from mlviz.data import warm_up
+
+    try:
+        warm_up()
+    except OSError:  # no worker now: the first upload starts one itself
+        return False
+    return True
+
+
+#: Local page icon (Streamlit turns an emoji icon into a URL on a CDN; this file is served by the app).
+PAGE_ICON = str(Path(__file__).resolve().parents[2] / ".streamlit" / "favicon.png")
+
+
 def init_page(title: str, icon: str = ":material/label:") -> DataContext:
     """Configure a page, draw the shared sidebar and return the data context.
 
-    Call this first on every page.
+    Call this first on every page.  ``icon`` is kept for the callers; the browser-tab icon is
+    always the local :data:`PAGE_ICON` (no request leaves the machine).
     """
-    st.set_page_config(page_title=f"{title} · mlviz", page_icon=icon, layout="wide")
+    from mlviz._text import escape_markdown, shorten
+    from mlviz.plotting.format import format_count
+
+    st.set_page_config(page_title=f"{title} · mlviz",
+                       page_icon=PAGE_ICON if os.path.exists(PAGE_ICON) else ":material/label:",
+                       layout="wide")
     use_shared_plotly_template()
+    _warm_upload_worker()
     navigation()
     dataset_picker()
+    scaling_picker()
     try:
         ctx = current_context()
+    except ValueError as exc:  # e.g. tf-idf on features with negative values
+        st.sidebar.warning(f"Scaling {escape_markdown(scaling_choice())!s} does not apply here: "
+                           f"{escape_markdown(shorten(exc, 200))} Using the default scaling.")
+        try:
+            ctx = (_upload_context if (st.session_state.get("data") or "") in uploaded_contexts()
+                   else sample_context)(st.session_state.get("data") or DEFAULT_DATASET, AUTO)
+        except Exception:
+            ctx = sample_context(DEFAULT_DATASET)
     except Exception as exc:  # a broken sample must not take the whole app down
-        st.error(f"Could not load data set {st.session_state.get('data')!r}: {exc}. Falling back to {DEFAULT_DATASET}.")
+        st.error(f"Could not load data set {escape_markdown(shorten(st.session_state.get('data')))}: "
+                 f"{escape_markdown(shorten(exc, 200))}. Falling back to {DEFAULT_DATASET}.")
         ctx = sample_context(DEFAULT_DATASET)
     missing = st.session_state.pop("mlviz_missing_upload", None)
     if missing:
         st.sidebar.warning(
             "The link named an uploaded data set that is not in this session; showing "
-            f"**{ctx.name}** instead. Upload the file again on the Home page."
+            f"**{escape_markdown(shorten(ctx.name))}** instead. Upload the file again on the Home page."
         )
     n_tr, n_te = ctx.Y_train.shape[0], ctx.Y_test.shape[0]
     sparse = " (sparse)" if sp.issparse(ctx.X_train) else ""
     st.sidebar.caption(
-        f"**{ctx.name}**: {n_tr} train / {n_te} test instances, "
-        f"{ctx.dataset.n_features} features{sparse}, {ctx.n_labels} labels. "
-        + ("Sparse (bag-of-words) features are used as they are."
-           if sparse else "Features are standardised with mean/std of the training split.")
+        f"**{escape_markdown(shorten(ctx.name))}**: {format_count(n_tr)} train / {format_count(n_te)} "
+        f"test instances, {format_count(ctx.dataset.n_features)} features{sparse}, "
+        f"{format_count(ctx.n_labels)} labels. Features: {escape_markdown(_scaling_label(ctx.scaling))}, "
+        "fitted on the training split."
     )
     st.sidebar.caption(
         ":material/link: **Share this view**: copy the browser address — it holds the data set "

@@ -1,9 +1,13 @@
-"""Upload handling: a user's file → :func:`mlviz.data.load_dataset` → session data set.
+"""Upload handling: a user's file → :func:`mlviz.data.load_dataset_isolated` → session data set.
 
 The pure part, :func:`dataset_from_upload`, turns an uploaded file (anything
 file-like with ``.name``, e.g. a Streamlit ``UploadedFile``) plus the options
 from the form into a :class:`~mlviz.dashboard.state.DataContext`; it raises
-:class:`mlviz.data.DataError` for every bad input.  :func:`upload_section` draws
+:class:`mlviz.data.DataError` for every bad input.  The file is parsed in a
+short-lived worker process under memory, CPU and time limits
+(:func:`mlviz.data.load_dataset_isolated`, limits from :func:`upload_limits`):
+a parser crash, a decompression bomb or a hang there is one ``DataError``
+here, and the server and every other session carry on.  :func:`upload_section` draws
 the form; loading happens in a button callback so that the sidebar picker can
 switch to the new data set in the same rerun.  A failed upload shows exactly
 one ``st.error`` and leaves the current data set and all settings untouched.
@@ -15,9 +19,12 @@ import io
 
 import streamlit as st
 
+from mlviz._text import escape_markdown, shorten
+
 from . import state
 
-UPLOAD_TYPES = ["arff", "gz", "csv", "txt", "svm", "libsvm", "svmlight", "npz"]
+UPLOAD_TYPES = ["arff", "gz", "bz2", "xz", "csv", "txt", "svm", "libsvm", "svmlight", "npz"]
+_COMPRESSED = (".gz", ".bz2", ".xz")
 _ERROR = "mlviz_upload_error"
 _OK = "mlviz_upload_ok"
 
@@ -29,8 +36,20 @@ def _named_bytes(content: bytes, name: str):
 
 
 def _base_name(name: str) -> str:
+    """Lower-case file name without a ``.gz``/``.bz2``/``.xz`` suffix."""
     name = name.lower()
-    return name[:-3] if name.endswith(".gz") else name
+    for ext in _COMPRESSED:
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def upload_limits():
+    """The :class:`mlviz.data.Limits` of an upload: ``MLVIZ_*`` environment variables, with the
+    upload size tied to Streamlit's ``server.maxUploadSize`` (MB)."""
+    from mlviz.data import Limits
+
+    return Limits.from_env(max_upload_bytes=int(st.get_option("server.maxUploadSize")) * 2**20)
 
 
 def is_csv(name: str) -> bool:
@@ -41,20 +60,18 @@ def is_arff(name: str) -> bool:
     return _base_name(name).endswith(".arff")
 
 
-def csv_columns(content: bytes, name: str) -> list:
-    """Column names of an uploaded CSV (header row only); [] if unreadable."""
-    import gzip
-
-    import pandas as pd
+def csv_columns(content: bytes, name: str, limits=None) -> list:
+    """Column names of an uploaded CSV (header row only, at most 1 MiB inflated); [] if unreadable."""
+    from mlviz.data import DataError, csv_column_names
 
     try:
-        raw = gzip.decompress(content) if name.lower().endswith(".gz") else content
-        return [str(c) for c in pd.read_csv(io.BytesIO(raw), nrows=0).columns]
-    except Exception:
+        return csv_column_names(_named_bytes(content, name), limits=limits or upload_limits())
+    except DataError:
         return []
 
 
-def dataset_from_upload(file, *, label_file=None, label_columns=None, n_labels=0):
+def dataset_from_upload(file, *, label_file=None, label_columns=None, n_labels=0, limits=None,
+                        scaling="auto"):
     """Load an uploaded file into a :class:`DataContext` (raises ``DataError``).
 
     Parameters
@@ -69,14 +86,17 @@ def dataset_from_upload(file, *, label_file=None, label_columns=None, n_labels=0
         For an ARFF without XML nor MEKA header: number of label attributes,
         MEKA convention (``n`` = the first n attributes, ``-n`` = the last n;
         0 = let the loader read the ``-C`` option of the relation name).
+    limits : mlviz.data.Limits, optional
+        Default :func:`upload_limits`.
+    scaling : str
+        ``"auto"`` or a key of :data:`mlviz.preprocessing.SCALINGS`.
     """
-    from mlviz.data import DataError, load_dataset
+    from mlviz.data import DataError, load_dataset_isolated
 
-    name = getattr(file, "name", "upload")
+    name = str(getattr(file, "name", "upload"))
     content = file.getvalue() if hasattr(file, "getvalue") else file.read()
     if not content:
-        raise DataError(f"{name}: the file is empty.")
-    options = {}
+        raise DataError(f"{shorten(name)}: the file is empty.")
     labels = None
     if label_file is not None:
         labels = _named_bytes(
@@ -88,14 +108,16 @@ def dataset_from_upload(file, *, label_file=None, label_columns=None, n_labels=0
     if label_columns and is_csv(name):
         labels = [str(c) for c in label_columns]
     try:
-        dataset = load_dataset(_named_bytes(content, name), labels=labels, **options)
+        dataset = load_dataset_isolated(_named_bytes(content, name), labels=labels,
+                                        limits=limits or upload_limits())
     except DataError:
         raise
-    except Exception as exc:  # loaders promise DataError; never show a traceback anyway
-        raise DataError(f"{name}: could not read the file ({type(exc).__name__}: {exc}).") from exc
+    except Exception as exc:  # the loader promises DataError; never show a traceback anyway
+        raise DataError(f"{shorten(name)}: could not read the file "
+                        f"({type(exc).__name__}: {shorten(exc, 200)}).") from exc
     key = state.upload_id(name, content, labels.getvalue() if hasattr(labels, "getvalue") else None,
                           {"labels": labels if not hasattr(labels, "getvalue") else "xml"})
-    return state.context_from_dataset(key, dataset)
+    return state.context_from_dataset(key, dataset, scaling=scaling)
 
 
 def _on_load():
@@ -115,28 +137,41 @@ def _on_load():
             label_columns=st.session_state.get("upload_label_columns"),
             n_labels=(st.session_state.get("upload_n_labels", 0) or 0)
             * (-1 if st.session_state.get("upload_label_pos", "last") == "last" else 1),
+            scaling=st.session_state.get("scaling") or "auto",
         )
     except DataError as exc:
-        st.session_state[_ERROR] = str(exc)
+        st.session_state[_ERROR] = shorten(exc, 600)
         return
     except Exception as exc:  # pragma: no cover - defensive, keep the app alive
-        st.session_state[_ERROR] = f"{getattr(file, 'name', 'upload')}: unexpected problem: {exc}"
+        st.session_state[_ERROR] = (f"{shorten(getattr(file, 'name', 'upload'))}: unexpected problem "
+                                    f"({type(exc).__name__}: {shorten(exc, 200)})")
         return
     state.register_upload(ctx)
+    from mlviz.plotting.format import format_count
+
     st.session_state[_OK] = (
-        f"Loaded **{ctx.name}**: {ctx.dataset.n_samples} instances, "
-        f"{ctx.dataset.n_features} features, {ctx.n_labels} labels."
+        f"Loaded **{escape_markdown(shorten(ctx.name))}**: {format_count(ctx.dataset.n_samples)} "
+        f"instances, {format_count(ctx.dataset.n_features)} features, {format_count(ctx.n_labels)} labels."
     )
 
 
 def upload_section():
     """Draw the upload form (file, optional XML, CSV label picker, load button)."""
+    from mlviz.data import DataError
+
     limit = st.get_option("server.maxUploadSize")
+    try:
+        ratio = upload_limits().inflate_ratio
+    except DataError as exc:  # a malformed MLVIZ_* variable: say so, uploads cannot work
+        st.error(f"Uploads are switched off: {escape_markdown(shorten(exc, 300))}")
+        return
     st.markdown(
         f"Upload **Mulan ARFF** (+ its XML label file), **MEKA ARFF** (labels from `-C n` in the "
         f"relation name), **CSV** (pick the label columns), **LIBSVM** multi-label "
-        f"(`1,3 4:0.5 7:1`) or **.npz** with arrays `X`, `Y`. Files may be gzipped. "
-        f"Size limit: **{limit} MB** per file."
+        f"(`1,3 4:0.5 7:1`) or **.npz** with arrays `X`, `Y`. Files may be compressed "
+        f"(`.gz`, `.bz2`, `.xz`). Size limit: **{limit} MB** per file, and a compressed file may "
+        f"inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
+        "memory- and time-limited process: a broken or hostile file gives one error message here."
     )
     c1, c2 = st.columns(2)
     file = c1.file_uploader("Data file", type=UPLOAD_TYPES, key="upload_file")
@@ -161,7 +196,8 @@ def upload_section():
     st.button("Load uploaded data", type="primary", on_click=_on_load, key="upload_load")
     if st.session_state.get(_ERROR):
         st.error(
-            f"Upload failed — {st.session_state[_ERROR]} The previous data set is still in use.",
+            f"Upload failed — {escape_markdown(st.session_state[_ERROR])} "
+            "The previous data set is still in use.",
             icon=":material/error:",
         )
     elif st.session_state.get(_OK):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from mlviz._text import escape_markdown, shorten
+
 
 def fmt_value(v) -> str:
     """Short human format for a slider value (1e-03, 0.5, 10)."""
@@ -78,7 +80,8 @@ def threshold_control(label_names, key: str = "thr"):
     thr = np.empty(len(label_names))
     for i, name in enumerate(label_names):
         thr[i] = cols[i % len(cols)].slider(
-            str(name)[:24], 0.05, 0.95, 0.5, 0.05, key=f"{key}_l{i}", bind="query-params"
+            escape_markdown(shorten(name, 24)), 0.05, 0.95, 0.5, 0.05, key=f"{key}_l{i}",
+            bind="query-params"
         )
     return thr, "per-label thresholds"
 
@@ -87,11 +90,22 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def download_table(df, name: str, key: str, label: str = "CSV") -> None:
-    """CSV download button for a DataFrame (the CSV is built only when clicked)."""
+def table_csv(df, index: bool = True) -> bytes:
+    """The bytes of a table's CSV download: numbers stay numeric, text cells that a spreadsheet
+    would run as a formula (``= + - @``, tab, CR first) are neutralised
+    (:func:`mlviz.plotting.tables.to_csv_bytes`)."""
+    from mlviz.plotting.tables import to_csv_bytes
+
+    return to_csv_bytes(df, index=index)
+
+
+def download_table(df, name: str, key: str, label: str = "CSV", index: bool = True) -> None:
+    """CSV download button for a DataFrame (the CSV is built only when clicked; :func:`table_csv`)."""
     st.download_button(
-        label, data=lambda: df.to_csv(index=True).encode(), file_name=f"{_safe_name(name)}.csv",
+        label, data=lambda: table_csv(df, index=index), file_name=f"{_safe_name(name)}.csv",
         mime="text/csv", key=key, on_click="ignore", icon=":material/download:",
+        help="Spreadsheet-safe CSV: numeric columns stay numbers; text that a spreadsheet would "
+             "run as a formula is prefixed with an apostrophe.",
     )
 
 
@@ -103,7 +117,8 @@ def download_figure(fig, name: str, key: str) -> None:
     c1.download_button(
         "HTML", data=lambda: plotting.figure_to_html(fig).encode(), file_name=f"{_safe_name(name)}.html",
         mime="text/html", key=f"{key}_html", on_click="ignore", icon=":material/download:",
-        help="Interactive figure (zoom, hover) as a standalone HTML file.",
+        help="Interactive figure (zoom, hover) as one standalone HTML file that works offline "
+             "(plotly.js embedded, about 5 MB; no request to any other host).",
     )
     if c2.button(":material/image: PNG", key=f"{key}_png", help="Render the figure to PNG (takes a few seconds)."):
         with st.spinner("Rendering PNG…"):
@@ -118,7 +133,13 @@ def download_figure(fig, name: str, key: str) -> None:
 
 
 def show_figure(fig, name: str, key: str, **kwargs):
-    """``st.plotly_chart`` plus the download buttons under it; returns the selection state."""
+    """``st.plotly_chart`` plus the download buttons under it; returns the selection state.
+
+    The figure is drawn with ``theme=None``: the figures carry their own template, and
+    Streamlit's theme rewrites the title (wrapping it in ``<b>``) in the figure object it is
+    given, so a cached figure would gain one more ``<b>`` on every rerun.
+    """
+    kwargs.setdefault("theme", None)
     event = st.plotly_chart(fig, key=key, **kwargs)
     download_figure(fig, name, key=f"dl_{key}")
     return event
