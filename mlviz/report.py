@@ -162,10 +162,10 @@ class PackSettings:
         The seed used for the split and every ``random_state``.
     split : str
         How the split was made, in words (e.g. "seeded 2/3-1/3 split, seed 0").
-    scaling : {"standard", "none"}
-        "standard": dense features centred and scaled with training-split
-        statistics (``sklearn.preprocessing.StandardScaler``); sparse
-        features are never scaled.
+    scaling : str
+        A key of :data:`mlviz.preprocessing.SCALINGS` ("standard", "l2",
+        "tfidf", "maxabs", "none"), fitted on the training rows by
+        :func:`scale_split` (the dashboard's rule).
     rule, rule_param, at_least_one_label
         Decision rule of :func:`mlviz.decision.apply_rule`.
     measures : list of str
@@ -191,15 +191,24 @@ class PackSettings:
 def _split_scale(dataset, settings):
     tr = np.asarray(settings.train_index, dtype=int)
     te = np.asarray(settings.test_index, dtype=int)
-    Xtr, Xte = dataset.X[tr], dataset.X[te]
-    if settings.scaling == "standard" and not sp.issparse(Xtr):
-        from sklearn.preprocessing import StandardScaler
-
-        scaler = StandardScaler().fit(Xtr)
-        Xtr, Xte = scaler.transform(Xtr), scaler.transform(Xte)
-    elif settings.scaling not in ("standard", "none"):
-        raise ValueError(f"scaling must be 'standard' or 'none', got {settings.scaling!r}.")
+    Xtr, Xte = scale_split(dataset.X[tr], dataset.X[te], settings.scaling)
     return Xtr, dataset.Y[tr], Xte, dataset.Y[te]
+
+
+def scale_split(X_train, X_test, scaling):
+    """``(X_train, X_test)`` scaled by :func:`mlviz.preprocessing.make_scaler` ``(scaling)``
+    fitted on ``X_train`` (the dashboard's rule: float64, CSR kept sparse)."""
+    from mlviz.preprocessing import SCALINGS, make_scaler
+
+    if scaling not in SCALINGS:
+        raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {str(scaling)[:40]!r}.")
+    sparse = sp.issparse(X_train)
+    scaler = make_scaler(scaling, sparse=sparse)
+    if scaler is not None:
+        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
+    if sparse:
+        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64)
+    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
 
 
 def _rule_param(value):
@@ -394,13 +403,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.preprocessing import StandardScaler
 
 from mlviz.data import load_npz, load_sample
 from mlviz.decision import apply_rule
 from mlviz.metrics import evaluate
-from mlviz.report import content_hash, estimator_from_spec
+from mlviz.report import content_hash, estimator_from_spec, scale_split
 
 here = Path(__file__).resolve().parent
 config = json.loads((here / "config.json").read_text(encoding="utf-8"))
@@ -414,9 +421,7 @@ if content_hash(ds) != data["content_hash"]:
 # 2. the same train/test rows and feature scaling
 train, test = np.array(config["split"]["train"]), np.array(config["split"]["test"])
 X_train, X_test, Y_train, Y_test = ds.X[train], ds.X[test], ds.Y[train], ds.Y[test]
-if config["scaling"] == "standard" and not sp.issparse(X_train):
-    scaler = StandardScaler().fit(X_train)
-    X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+X_train, X_test = scale_split(X_train, X_test, config["scaling"])
 
 # 3. refit every method, apply the decision rule, measure
 rule = config["decision_rule"]

@@ -44,7 +44,7 @@ def split_indices(ctx):
 
     n = ctx.dataset.n_samples
     n_train = int(ctx.Y_train.shape[0])
-    if ctx.key in list_samples():
+    if (ctx.data_key or ctx.key) in list_samples():
         sample = ctx.key
         if ctx.key == "scene":
             tr, te = np.arange(n_train), np.arange(n_train, n)
@@ -71,7 +71,7 @@ def pack_settings(ctx, estimators: dict, *, rule="threshold", rule_param=0.5, at
 
     tr, te, sample, text = split_indices(ctx)
     return PackSettings(methods=dict(estimators), train_index=tr, test_index=te, sample=sample, seed=SPLIT_SEED,
-                        split=text, scaling="standard", rule=rule, rule_param=rule_param,
+                        split=text, scaling=ctx.scaling, rule=rule, rule_param=rule_param,
                         at_least_one_label=bool(at_least_one_label), extra=dict(extra or {}))
 
 

@@ -120,7 +120,7 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
     page.screenshot(path=str(shots / "2_upload_error.png"), full_page=True)
 
     # Each view, opened directly by URL, with a slider moved.
-    for path, name in [("/Posteriors", "3_posteriors"), ("/Label_graph", "4_label_graph"),
+    for path, name in [("/Posteriors?thr_mode=global", "3_posteriors"), ("/Label_graph", "4_label_graph"),
                        ("/Embedding?emb_umap=false", "5_embedding"), ("/Compare", "6_compare")]:
         open_page(page, app_url, path, shots, name)
         if page.locator(SLIDER).count():
