@@ -140,7 +140,7 @@ def view_controls(degree):
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
                        help="Colour labels by modularity community (networkx Louvain, seed 0).")
     view = dict(labels=tuple(int(i) for i in sel.indices), focus=None if centre == -1 else int(centre),
-                radius=int(radius), k=len(sel.indices) if len(sel.indices) else L,
+                radius=int(radius), k=sel.k,
                 max_edges=None if max_edges == "all" else int(max_edges), min_w=float(min_w), comm=bool(comm))
     return sel, view
 

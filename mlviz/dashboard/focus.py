@@ -36,11 +36,14 @@ AUTO_MIN_EDGES, AUTO_MAX_EDGES = 3, 12
 
 @dataclass
 class Selection:
-    """Labels a page draws: ``indices`` (sorted, int64), the rule in words, and whether all are shown."""
+    """Labels a page draws: ``indices`` (sorted, int64), the rule in words, the number of labels,
+    and ``k``: how many labels a page may draw (the "How many" control; e.g. the size of a label's
+    neighbourhood drawn)."""
 
     indices: np.ndarray
     description: str
     n_labels: int
+    k: int
 
     @property
     def everything(self) -> bool:
@@ -105,12 +108,13 @@ def label_selector(names, counts, *, prefix="labels", degree=None, default_k=DEF
     L = len(names)
     where = container if container is not None else st
     if L <= default_k:
-        return Selection(np.arange(L, dtype=np.int64), f"all {L} labels", L)
+        return Selection(np.arange(L, dtype=np.int64), f"all {L} labels", L, L)
     c = where.columns([1.3, 1, 1.6])
-    mode = c[0].selectbox("Labels drawn", list(MODES), format_func=MODES.get, key=f"{prefix}_mode",
-                          bind="query-params",
+    mode = c[0].selectbox("Labels drawn", list(MODES), key=f"{prefix}_mode", bind="query-params",
                           help="Which labels the figures draw; the others are counted in the caption. "
-                               "'most connected' ranks by the weighted degree in the learned label graph.")
+                               "frequent: most training positives; connected: largest weighted degree in the "
+                               "learned label graph; search: names containing a text; picked: your choice. "
+                               "(The URL holds these option names.)")
     k = c[1].slider("How many", 5, min(L, 200), min(default_k, L), 5, key=f"{prefix}_k", bind="query-params")
     query, picked = "", ()
     if mode == "search":
@@ -125,7 +129,7 @@ def label_selector(names, counts, *, prefix="labels", degree=None, default_k=DEF
     words = {"frequent": f"the {len(idx)} most frequent", "connected": f"the {len(idx)} most connected",
              "search": f"{len(idx)} labels matching “{escape_markdown(query, 40)}”",
              "picked": f"{len(idx)} hand-picked"}[mode if (mode != "connected" or degree is not None) else "frequent"]
-    return Selection(idx, f"{words} of {L} labels", L)
+    return Selection(idx, f"{words} of {L} labels", L, int(k))
 
 
 def auto_gamma(steps: dict, grid, *, uses_gamma: bool = True):
