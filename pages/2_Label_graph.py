@@ -120,7 +120,7 @@ def model_controls():
         values[name] = col.select_slider(p.label, options=p.grid, value=p.default, key=WIDGETS[name],
                                          format_func=widgets.fmt_value, bind="query-params", help=p.help,
                                          disabled=name == "mu" and not uses_mu)
-    return values, uses_gamma, uses_mu
+    return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
 def view_controls(degree):
