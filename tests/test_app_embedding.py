@@ -94,3 +94,17 @@ def test_few_labels_all_drawn_without_a_selector():
     focused, others = label_traces(at)
     assert customdata(focused) == list(range(6)) and others is None
     assert not [w for w in at.selectbox if w.key == "labels_mode"]
+
+
+def test_hostile_label_names_are_text_in_captions_and_figure():
+    names = [f"tag_{j:03d}" for j in range(174)]
+    names[0] = "[click](https://evil.example)"
+    names[2] = "<img src='https://evil.example/x.png'>"
+    at, _ = open_page(many_label_dataset(names=names), labels_mode="search", labels_q="evil")
+    focused, _ = label_traces(at)
+    assert customdata(focused) == [0, 2]
+    raw = json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
+    assert "<img src=" not in raw and "&lt;img src=" in raw
+    shown = [c.value for c in at.caption] + [m.value for m in at.markdown]
+    assert any("2 labels matching" in s for s in shown)
+    assert not any("](https://" in s or "<img" in s for s in shown)
