@@ -274,7 +274,7 @@ def edge_list(step):
             st.caption(f"{len(shown)} of {len(edges)} edges involve a label containing “{escape_markdown(q, 40)}”.")
         st.dataframe(shown, width="stretch", hide_index=True)
         st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(shown),
-                           file_name=f"{widgets._safe_name(ctx.name)}_cdn_edges.csv", mime="text/csv",
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{ctx.name}_cdn_edges") + ".csv", mime="text/csv",
                            key="dl_edges", on_click="ignore", icon=":material/download:",
                            help="The edges listed above; cells that a spreadsheet would run as formulas are neutralised.")
 
