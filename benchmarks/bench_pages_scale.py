@@ -103,9 +103,14 @@ def bench(ds):
     # Label graph
     fresh()
     at = open_page("2_Label_graph.py", ctx)
+    compute.WAIT = 0.15  # the dashboard's default: the first run answers with a notice if the fit takes longer
+    answer, at = timed(at.run)
+    notice = any("Fitting the sparse CDN" in i.value for i in at.info)
+    rows.append(("Label graph", "first answer (WAIT = 0.15 s)", answer, "progress notice" if notice else "graph"))
+    compute.WAIT = 3600.0
     dt, at = timed(at.run)
     edges = {m.label: m.value for m in at.metric}.get("edges (non-zero V entries)")
-    rows.append(("Label graph", "first useful view (cold: fit to the automatic γ)", dt, f"edges {edges}"))
+    rows.append(("Label graph", "first useful view (cold: fit to the automatic γ)", answer + dt, f"edges {edges}"))
     compute.RUNNER.wait_idle(3600)   # the rest of the path and the prefetch
     dt, at = timed(at.run)
     rows.append(("Label graph", "rerun after the background work settled", dt, ""))
