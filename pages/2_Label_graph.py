@@ -16,7 +16,8 @@ CDN = methods.METHODS["cdn"]
 GRID = list(CDN.param("gamma").grid)
 AUTO = "auto"
 WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "cdn_variant"}
-MAX_EDGES = ["all", 10, 20, 50, 100, 200, 500]
+MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
+AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
 MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
 summary = cache.dataset_summary(ctx)
 names = tuple(ctx.label_names)
@@ -133,15 +134,17 @@ def view_controls(degree):
                                  "(in either direction), in both graphs.")
     radius = c[1].radio("Hops", [1, 2], key="cdn_radius", bind="query-params", horizontal=True,
                         disabled=centre == -1)
-    max_edges = c[2].select_slider("Edges drawn at most", MAX_EDGES, value=50, key="cdn_max_edges",
-                                   bind="query-params", help="The strongest edges (by |weight| or count) are kept.")
+    max_edges = c[2].select_slider("Edges drawn at most", MAX_EDGES, value=AUTO, key="cdn_max_edges",
+                                   bind="query-params",
+                                   help="The strongest edges (by |weight| or count) are kept. 'auto': "
+                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, {AUTO_MAX_EDGES_MANUAL} otherwise.")
     min_w = c[3].select_slider("Minimum |weight|", MIN_WEIGHT, value=0.0, key="cdn_min_w", bind="query-params",
                                format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
                        help="Colour labels by modularity community (networkx Louvain, seed 0).")
     view = dict(labels=tuple(int(i) for i in sel.indices), focus=None if centre == -1 else int(centre),
                 radius=int(radius), k=sel.k,
-                max_edges=None if max_edges == "all" else int(max_edges), min_w=float(min_w), comm=bool(comm))
+                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm))
     return sel, view
 
 
@@ -174,8 +177,10 @@ def graph_view():
     degree = focus.weighted_degree(step["graph"], L)
     sel, view = view_controls(degree)
     automatic = choice == AUTO and shown == values
-    if automatic and uses_gamma and step["n_edges"] > focus.AUTO_MAX_EDGES:
-        view["max_edges"] = min(view["max_edges"] or focus.AUTO_MAX_EDGES, focus.AUTO_MAX_EDGES)
+    if view["max_edges"] == AUTO:
+        view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
+    else:
+        view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
     m = st.columns(4)
     m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
@@ -187,8 +192,8 @@ def graph_view():
     if automatic and uses_gamma:
         auto_text = (f"γ chosen automatically: {widgets.fmt_value(shown['gamma'])}·γ_max, the largest γ of the slider "
                      f"whose graph keeps at least {focus.AUTO_MIN_EDGES} edges (it keeps {step['n_edges']}"
-                     + (f"; the {focus.AUTO_MAX_EDGES} strongest are drawn" if step["n_edges"] > focus.AUTO_MAX_EDGES
-                        else "") + "). Move the γ slider to choose another. ")
+                     + (f"; the {view['max_edges']} strongest are drawn" if view["max_edges"] is not None
+                        and step["n_edges"] > view["max_edges"] else "") + "). Move the γ slider to choose another. ")
     st.caption(auto_text
                + (f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
                   f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")

@@ -186,6 +186,11 @@ def test_174_labels_draw_at_most_50_names_and_say_what_is_hidden():
     assert "hover" in caption and "neighbourhood" in caption
     cooc_labels, cooc_written, _ = drawn(charts(at)[1])
     assert set(cooc_labels) == top30 and len(cooc_written) <= 50
+    # edges drawn at most: a choice by hand overrides the automatic 12; a minimum |weight| filters
+    at.select_slider(key="cdn_max_edges").set_value(20).run()
+    assert drawn(charts(ok(at))[0])[2] == min(len(among), 20)
+    at.select_slider(key="cdn_min_w").set_value(0.3).run()
+    assert drawn(charts(ok(at))[0])[2] == min(sum(a >= 0.3 for a in among), 20)
 
 
 def test_label_selector_and_neighbourhood_restrict_the_drawn_labels():
