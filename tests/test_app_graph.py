@@ -231,3 +231,33 @@ def test_hostile_label_names_are_shown_as_text():
     # the edge list search echoes the query escaped
     at.text_input(key="cdn_edge_q").set_value("[x](https://evil.example)").run()
     assert any(r"\[x\]\(https\:\/\/evil\.example\)" in c.value for c in ok(at).caption)
+
+
+def test_edge_stability_heatmap_is_the_fraction_of_folds_at_the_shown_gamma():
+    from sklearn.model_selection import KFold
+
+    from mlviz.models import SparseCDN
+
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    ok(at.run())
+    n_before = len(charts(at))
+    at.button(key="cdn_stability").click().run()
+    figs = charts(ok(at))
+    assert len(figs) == n_before + 1
+    heat = figs[-1]["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "fraction of the 3 folds"
+    X, Y, _ = sample_xy("emotions")
+    path = reference_path(X, Y)
+    gamma = path[min(path)].gamma  # the automatic point, absolute
+    freq = np.zeros((Y.shape[1], Y.shape[1]))
+    for tr, _ in KFold(n_splits=3, shuffle=True, random_state=0).split(X):
+        m = SparseCDN(gamma=gamma, lam1=0.1, lam2=0.1, mu=0.003 * Y.shape[0], variant="sparse",
+                      random_state=0).fit(X[tr], Y[tr])
+        freq += np.asarray(m.label_coef_) != 0
+    z = heat["z"]
+    if isinstance(z, dict):
+        import base64
+
+        shape = tuple(int(n) for n in str(z.get("shape", "6, 6")).split(","))
+        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape)
+    np.testing.assert_allclose(np.asarray(z, dtype=float), freq / 3, atol=1e-12)
