@@ -209,6 +209,14 @@ def test_label_selector_and_neighbourhood_restrict_the_drawn_labels():
     assert 1 < len(near) <= 30
     at.selectbox(key="cdn_focus").set_value(hub).run()
     assert set(drawn(charts(ok(at))[0])[0]) == {ds.label_names[v] for v in near}
+    # the edge list: every edge of the model (not only the drawn ones), filtered by a label-name search
+    table = at.dataframe[0].value
+    assert len(table) == graph.number_of_edges()
+    at.text_input(key="cdn_edge_q").set_value("TAG_01").run()
+    table = ok(at).dataframe[0].value
+    expected = sum(1 for u, v in graph.edges if "tag_01" in ds.label_names[u] or "tag_01" in ds.label_names[v])
+    assert len(table) == expected > 0
+    assert all("tag_01" in a or "tag_01" in b for a, b in zip(table["source"], table["target"]))
     # the search box
     at.selectbox(key="cdn_focus").set_value(-1).run()
     at.selectbox(key="labels_mode").set_value("search").run()
