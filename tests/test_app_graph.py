@@ -209,6 +209,16 @@ def test_label_selector_and_neighbourhood_restrict_the_drawn_labels():
     assert 1 < len(near) <= 30
     at.selectbox(key="cdn_focus").set_value(hub).run()
     assert set(drawn(charts(ok(at))[0])[0]) == {ds.label_names[v] for v in near}
+    # the most connected labels: weighted degree (sum of |w| in and out) in the graph shown
+    degree = np.zeros(174)
+    for u, v, d in graph.edges(data=True):
+        degree[u] += abs(d["weight"])
+        degree[v] += abs(d["weight"])
+    counts = ctx.Y_train.sum(axis=0).astype(float)
+    top = np.lexsort((np.arange(174), -counts, -degree))[:30]
+    at.selectbox(key="cdn_focus").set_value(-1).run()
+    at.selectbox(key="labels_mode").set_value("connected").run()
+    assert set(drawn(charts(ok(at))[0])[0]) == {ds.label_names[j] for j in top}
     # the edge list: every edge of the model (not only the drawn ones), filtered by a label-name search
     table = at.dataframe[0].value
     assert len(table) == graph.number_of_edges()
