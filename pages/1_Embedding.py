@@ -115,7 +115,11 @@ def embedding_view(color, test_color, color_title):
         top = sel["label set"].value_counts().head(5)
         st.caption("Most common label sets: " + "; ".join(f"{escape_markdown(k or '∅', 200)} ×{v}" for k, v in top.items()))
         st.dataframe(sel, width="stretch", height=240, hide_index=True)
-        widgets.download_table(sel, f"{ctx.name}_selection", key="dl_sel")
+        st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(sel), mime="text/csv", key="dl_sel",
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_"
+                                             for ch in f"{ctx.name}_selection") + ".csv",
+                           on_click="ignore", icon=":material/download:",
+                           help="The selected instances; cells a spreadsheet would run as formulas are neutralised.")
 
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
