@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, compute, explain, methods, progress, state, widgets
+from mlviz._text import escape_markdown
+from mlviz.dashboard import cache, compute, explain, focus, methods, progress, state, widgets
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
 st.title(":material/scatter_plot: Embedding — labels and instances in one map")
@@ -14,6 +15,7 @@ explain.explain("embedding")
 MLLEM = methods.METHODS["mllem"]
 label_sets_train = cache.labelset_strings(ctx, "train")
 label_sets_test = cache.labelset_strings(ctx, "test")
+train_counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
 
 
 def colour_controls():
@@ -42,7 +44,7 @@ def colour_controls():
         out, _ = progress.result(job, settings={"model": m.label}, slot="embedding|colour",
                                  label=f"Fitting {m.label} for the colours")
     except Exception as exc:
-        st.warning(f"{m.label} failed on this data set ({exc}); colouring by the label instead.")
+        st.warning(f"{m.label} failed on this data set ({escape_markdown(exc, 200)}); colouring by the label instead.")
         return fallback
     if out is None:
         return fallback
@@ -52,6 +54,7 @@ def colour_controls():
 
 
 COLOR, TEST_COLOR, COLOR_TITLE = colour_controls()
+SELECTION = focus.label_selector(ctx.label_names, train_counts, prefix="labels")
 
 
 @st.fragment
@@ -72,7 +75,8 @@ def embedding_view(color, test_color, color_title):
         out, values = progress.result(job, settings=values, slot="embedding", label="Embedding with MLLEM",
                                       widgets={k: f"emb_mllem_{k}" for k in values if k != "n_components"})
     except Exception as exc:
-        st.error(f"MLLEM could not embed this data set with these settings: {exc}. Try a larger k (instances) or α > 0.")
+        st.error(f"MLLEM could not embed this data set with these settings: {escape_markdown(exc, 200)}. "
+                 "Try a larger k (instances) or α > 0.")
         return
     if out is None:
         return
@@ -85,13 +89,17 @@ def embedding_view(color, test_color, color_title):
         hover_text=label_sets_train, test_coords=T[:, :dims] if show_test else None,
         test_hover_text=label_sets_test if show_test else None, test_color=test_color if show_test else None,
         dims=int(dims), title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
+        label_weights=train_counts, focus_labels=SELECTION.indices, max_label_names=min(max(len(SELECTION.indices), 1), 50),
     )
     with left:
         event = st.plotly_chart(fig, key="fig_embedding", on_select="rerun", selection_mode=("box", "lasso"))
         widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
     st.caption(
         f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
-        f"{len(H)} labels (diamonds). Draw a box or lasso (2-D) to list instances."
+        f"{len(H)} labels (diamonds"
+        + (")" if SELECTION.everything else f": {SELECTION.description} drawn with their names; the others under "
+                                            "the legend entry “other labels”)")
+        + ". Draw a box or lasso (2-D) to list instances."
     )
     points = []
     try:
@@ -105,9 +113,13 @@ def embedding_view(color, test_color, color_title):
         sel = pd.DataFrame(rows, columns=["split", "row", "label set"])
         st.subheader(f"Selected: {len(sel)} instances")
         top = sel["label set"].value_counts().head(5)
-        st.caption("Most common label sets: " + "; ".join(f"{k or '∅'} ×{v}" for k, v in top.items()))
+        st.caption("Most common label sets: " + "; ".join(f"{escape_markdown(k or '∅', 200)} ×{v}" for k, v in top.items()))
         st.dataframe(sel, width="stretch", height=240, hide_index=True)
-        widgets.download_table(sel, f"{ctx.name}_selection", key="dl_sel")
+        st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(sel), mime="text/csv", key="dl_sel",
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_"
+                                             for ch in f"{ctx.name}_selection") + ".csv",
+                           on_click="ignore", icon=":material/download:",
+                           help="The selected instances; cells a spreadsheet would run as formulas are neutralised.")
 
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
@@ -136,7 +148,7 @@ def comparison_view(color, color_title):
                 if fig is not None:
                     widgets.show_figure(fig, f"{ctx.name}_umap", key="fig_umap")
             except Exception as exc:
-                st.warning(f"UMAP failed on this data set: {exc}")
+                st.warning(f"UMAP failed on this data set: {escape_markdown(exc, 200)}")
         else:
             st.info("UMAP is switched off.")
     with c2:

@@ -1,10 +1,10 @@
 """Label graph: the sparse conditional dependency network's label → label edges."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from mlviz.dashboard import cache, compute, explain, jobs, methods, progress, state, widgets
+from mlviz._text import escape_markdown
+from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
 from mlviz.models.cdn import VARIANTS
 
 ctx = state.init_page("Label graph", ":material/hub:")
@@ -13,22 +13,47 @@ st.caption("Guo & Xue's sparse conditional dependency network: every label is pr
 explain.explain("graph")
 
 CDN = methods.METHODS["cdn"]
+GRID = list(CDN.param("gamma").grid)
+AUTO = "auto"
 WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "cdn_variant"}
+MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
+AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
+MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
 summary = cache.dataset_summary(ctx)
 names = tuple(ctx.label_names)
+L = len(names)
 pos = cache.label_layout(ctx)
+train_counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
 
 
 def fig_key(values, what):
     return methods.key(ctx.key, CDN.key, CDN.complete(values), what)
 
 
-def graph_fig(values, step):
+def view_key(view):
+    return "|".join(f"{k}={view[k]!r}" for k in sorted(view))
+
+
+def graph_kwargs(view):
+    """``(graph filter, keyword arguments)`` of :func:`mlviz.plotting.label_graph_figure` for ``view``."""
+    kw = dict(max_edges=view["max_edges"], min_abs_weight=view["min_w"] or None, communities=view["comm"])
+    if view["focus"] is not None:
+        kw.update(focus=view["focus"], radius=view["radius"], top_k=view["k"] if view["k"] < L else None)
+        return None, kw
+    return (None if len(view["labels"]) == L else list(view["labels"])), kw
+
+
+def graph_fig(values, step, view):
     from mlviz import plotting
 
-    return cache.figure(fig_key(values, "graph"), lambda: plotting.label_graph_figure(
-        step["graph"], pos, label_names=names,
-        title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)"))
+    def build():
+        subset, kw = graph_kwargs(view)
+        graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
+        return plotting.label_graph_figure(
+            graph, pos, label_names=names, **kw,
+            title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
+
+    return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
 
 
 def conv_fig(values, step):
@@ -53,7 +78,7 @@ def path_fig(values, steps, note=None):
     return cache.figure(fig_key(values, "path"), build)
 
 
-def figures_ahead(values, all_points):
+def figures_ahead(values, view, all_points):
     """``fn(token)``: the figures at ``values`` (and, with ``all_points``, at every γ of its path)."""
     def fn(token):
         steps = compute.need_path(ctx, CDN, values, token)
@@ -61,50 +86,117 @@ def figures_ahead(values, all_points):
         for p in points:
             token.check()
             here = {**values, "gamma": p}
-            _ = graph_fig(here, steps[p]), path_fig(here, steps)  # (assigned: a bare expression is st.write'n)
+            _ = graph_fig(here, steps[p], view), path_fig(here, steps)  # (assigned: a bare expression is st.write'n)
             if len(steps[p]["history"]):
                 _ = conv_fig(here, steps[p])
         return True
     return fn
 
 
-def prepare(values, owner, priority, all_points=False):
-    return compute.task(ctx.key, "cdn-graph-figures", {**CDN.complete(values), "all": all_points},
-                        figures_ahead(values, all_points), owner=owner, priority=priority)
+def prepare(values, owner, priority, view, all_points=False):
+    return compute.task(ctx.key, "cdn-graph-figures", {**CDN.complete(values), "all": all_points,
+                                                       "view": view_key(view)},
+                        figures_ahead(values, view, all_points), owner=owner, priority=priority)
+
+
+def fmt_gamma(v):
+    return AUTO if v == AUTO else widgets.fmt_value(v)
+
+
+def model_controls():
+    """γ (or automatic), μ, λ and the variant; a slider the variant ignores is disabled."""
+    c = st.columns([1.2, 1, 1, 1.2])
+    variant = CDN.param("variant")
+    values = {"variant": c[3].selectbox(variant.label, variant.grid, key=WIDGETS["variant"], bind="query-params",
+                                        help=variant.help)}
+    _, uses_gamma, uses_mu = VARIANTS[values["variant"]]
+    gamma = CDN.param("gamma")
+    values["gamma"] = c[0].select_slider(
+        gamma.label, options=[AUTO] + GRID, value=AUTO, key=WIDGETS["gamma"], format_func=fmt_gamma,
+        bind="query-params", disabled=not uses_gamma,
+        help=gamma.help + f" 'auto': the largest γ of the grid whose graph keeps at least {focus.AUTO_MIN_EDGES} "
+                          f"edges, drawing at most the {focus.AUTO_MAX_EDGES} strongest.")
+    for name, col in (("mu", c[1]), ("lam", c[2])):
+        p = CDN.param(name)
+        values[name] = col.select_slider(p.label, options=p.grid, value=p.default, key=WIDGETS[name],
+                                         format_func=widgets.fmt_value, bind="query-params", help=p.help,
+                                         disabled=name == "mu" and not uses_mu)
+    return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
+
+
+def view_controls(degree):
+    """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters)."""
+    sel = focus.label_selector(names, train_counts, prefix="labels", degree=degree)
+    c = st.columns([1.6, 0.7, 1, 1, 0.9])
+    centre = c[0].selectbox("Neighbourhood of a label", [-1] + list(range(L)), key="cdn_focus", bind="query-params",
+                            format_func=lambda i: "— none —" if i == -1 else names[i],
+                            help="Draw only the labels within the chosen number of edges of this label "
+                                 "(in either direction), in both graphs.")
+    radius = c[1].radio("Hops", [1, 2], key="cdn_radius", bind="query-params", horizontal=True,
+                        disabled=centre == -1)
+    max_edges = c[2].select_slider("Edges drawn at most", MAX_EDGES, value=AUTO, key="cdn_max_edges",
+                                   bind="query-params",
+                                   help="The strongest edges (by |weight| or count) are kept. 'auto': "
+                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, {AUTO_MAX_EDGES_MANUAL} otherwise.")
+    min_w = c[3].select_slider("Minimum |weight|", MIN_WEIGHT, value=0.0, key="cdn_min_w", bind="query-params",
+                               format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
+    comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
+                       help="Colour labels by modularity community (networkx Louvain, seed 0).")
+    view = dict(labels=tuple(int(i) for i in sel.indices), focus=None if centre == -1 else int(centre),
+                radius=int(radius), k=sel.k,
+                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm))
+    return sel, view
 
 
 @st.fragment
 @progress.foreground  # this session's prefetch work waits for this rerun
 def graph_view():
-    c = st.columns([1, 1, 1, 1.4])
-    values = {name: widgets.param_slider(CDN.param(name), WIDGETS[name], col)
-              for name, col in zip(["gamma", "mu", "lam"], c)}
-    variant = CDN.param("variant")
-    values["variant"] = c[3].selectbox(variant.label, variant.grid, key=WIDGETS["variant"], bind="query-params",
-                                       help=variant.help)
-    job = compute.path(ctx, CDN, values, owner=progress.owner("graph"))
-    compute.wait(job, ready=lambda j: values["gamma"] in (j.partial or {}))
+    values, uses_gamma, uses_mu = model_controls()
+    choice = values["gamma"]
+    job = compute.path(ctx, CDN, {**values, "gamma": CDN.param("gamma").default}, owner=progress.owner("graph"))
+
+    def point(steps):
+        return focus.auto_gamma(steps, GRID, uses_gamma=uses_gamma) if choice == AUTO else choice
+
+    compute.wait(job, ready=lambda j: point(j.partial or {}) in (j.partial or {}))
     error = progress.failed(job)
     if error is not None:
-        st.error(f"The sparse CDN could not be fitted with these settings: {error}. Try a larger λ or μ.")
-        return
-    ready = values["gamma"] in compute.known_steps(ctx, CDN, values)
+        st.error(f"The sparse CDN could not be fitted with these settings: {escape_markdown(error, 200)}. "
+                 "Try a larger λ or μ.")
+        return None
+    resolved = point(compute.known_steps(ctx, CDN, values))
+    if resolved is not None:
+        values["gamma"] = resolved
+    ready = resolved is not None and resolved in compute.known_steps(ctx, CDN, values)
     shown = progress.shown(job, ready=ready, settings=values, slot="graph", label="Fitting the sparse CDN γ path",
-                           widgets=WIDGETS)
+                           widgets=WIDGETS if choice != AUTO else {k: v for k, v in WIDGETS.items() if k != "gamma"})
     steps = compute.known_steps(ctx, CDN, shown) if shown is not None else {}
     if shown is None or shown["gamma"] not in steps:
-        return
+        return None
     step = steps[shown["gamma"]]
+    degree = focus.weighted_degree(step["graph"], L)
+    sel, view = view_controls(degree)
+    automatic = choice == AUTO and shown == values
+    if view["max_edges"] == AUTO:
+        view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
+    else:
+        view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
     m = st.columns(4)
     m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start along the path)", f"{step['seconds']:.2f} s")
-    _, uses_gamma, uses_mu = VARIANTS[shown["variant"]]
     kw = CDN.kwargs(shown, compute.scale(ctx), with_fixed=False)
-    st.caption((f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
-                f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")
+    auto_text = ""
+    if automatic and uses_gamma:
+        auto_text = (f"γ chosen automatically: {widgets.fmt_value(shown['gamma'])}·γ_max, the largest γ of the slider "
+                     f"whose graph keeps at least {focus.AUTO_MIN_EDGES} edges (it keeps {step['n_edges']}"
+                     + (f"; the {view['max_edges']} strongest are drawn" if view["max_edges"] is not None
+                        and step["n_edges"] > view["max_edges"] else "") + "). Move the γ slider to choose another. ")
+    st.caption(auto_text
+               + (f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
+                  f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")
                + (f"μ = {kw['mu']:.3g}, " if uses_mu else
                   f"μ is not used by the {shown['variant']} variant (no ℓ2,1 penalty on W), ")
                + f"λ₁ = λ₂ = {kw['lam1']:g}; the loss is summed over the "
@@ -113,25 +205,20 @@ def graph_view():
         st.caption(f":material/warning: {step['note']}")
     left, right = st.columns(2)
     with left:
-        widgets.show_figure(graph_fig(shown, step), f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+        fig = graph_fig(shown, step, view)
+        widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+        st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
     with right:
-        from mlviz import plotting
-
-        min_count = st.slider("Co-occurrence graph: minimum count per edge", 1, max(2, int(summary["counts"].max() // 4)),
-                              max(1, int(np.median(summary["counts"]) // 4)), key="cooc_min", bind="query-params")
-        fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}", lambda: plotting.cooccurrence_graph_figure(
-            summary["cooccurrence"], names, pos, min_count=min_count, title="Plain co-occurrence graph (for contrast)"))
-        widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
+        cooccurrence_view(view)
     left, right = st.columns(2)
     with left:
         steps = compute.known_steps(ctx, CDN, shown)
-        if len(steps) == len(CDN.param("gamma").grid):
+        if len(steps) == len(GRID):
             widgets.show_figure(path_fig(shown, steps), f"{ctx.name}_cdn_path", key="fig_cdn_path")
         elif shown == values:
             def partial(j):
                 known = compute.known_steps(ctx, CDN, shown)
-                fig = path_fig(shown, known, note=f"γ path being computed… ({len(known)} of "
-                                                  f"{len(CDN.param('gamma').grid)} γ values)")
+                fig = path_fig(shown, known, note=f"γ path being computed… ({len(known)} of {len(GRID)} γ values)")
                 widgets.show_figure(fig, f"{ctx.name}_cdn_path", key="fig_cdn_path")
             progress.follow(job, partial)
         else:
@@ -141,42 +228,90 @@ def graph_view():
             widgets.show_figure(conv_fig(shown, step), f"{ctx.name}_fista", key="fig_fista")
         else:
             st.info("No objective history recorded for this fit.")
-    edges = pd.DataFrame([(names[u], names[v], float(d.get("weight", 0.0))) for u, v, d in step["graph"].edges(data=True)],
-                         columns=["from label", "to label", "weight"])
-    with st.expander(f"Edge list ({len(edges)} edges)"):
-        st.dataframe(edges.sort_values("weight", key=np.abs, ascending=False), width="stretch", hide_index=True)
-        widgets.download_table(edges, f"{ctx.name}_cdn_edges", key="dl_edges")
+    edge_list(step)
     if shown == values and job.done():  # ahead of the next move: other γ figures, neighbouring μ / λ paths
         owner = progress.owner("graph")
-        prepare(values, (owner[0], "graph|prefetch|here"), jobs.PREFETCH, all_points=True)
-        compute.prefetch(CDN, values, owner, prepare)
-    return shown
+        prepare(values, (owner[0], "graph|prefetch|here"), jobs.PREFETCH, view, all_points=True)
+        compute.prefetch(CDN, values, owner, lambda v, owner, priority: prepare(v, owner, priority, view))
+    return shown, sel
 
 
-shown = graph_view()
-if shown is None:
+def cooccurrence_view(view):
+    """The plain co-occurrence graph of the same labels, for contrast (default cut-off from the pair counts)."""
+    from mlviz import plotting
+
+    C = np.asarray(summary["cooccurrence"])
+    off = C[~np.eye(L, dtype=bool)] if L > 1 else np.zeros(1)
+    top = int(max(off.max(initial=0), 2))
+    default = min(int(plotting.default_min_count(C)), top)
+    min_count = st.slider("Co-occurrence graph: minimum count per pair", 1, top, default, key="cooc_min",
+                          bind="query-params",
+                          help="Draw a pair of labels when at least this many instances carry both. "
+                               "Default: the strongest few pairs (from the pair counts).")
+    kw = dict(max_edges=view["max_edges"], communities=view["comm"])
+    if view["focus"] is not None or len(view["labels"]) == L:
+        args = (C, names, pos)
+        if view["focus"] is not None:
+            kw.update(focus=view["focus"], radius=view["radius"], top_k=view["k"] if view["k"] < L else None)
+    else:
+        idx = np.asarray(view["labels"], dtype=int)
+        args = (C[np.ix_(idx, idx)], [names[i] for i in idx], np.array([pos[i] for i in idx]))
+    fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}|{view_key(view)}", lambda: plotting.cooccurrence_graph_figure(
+        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", **kw))
+    widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
+    n_pairs = int((np.triu(C, 1) >= min_count).sum())
+    st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))
+
+
+def edge_list(step):
+    """The edge list, strongest first, filtered by a label-name search, as a CSV-safe download."""
+    from mlviz import plotting
+
+    edges = plotting.tables.edge_table(step["graph"], names)
+    with st.expander(f"Edge list ({len(edges)} edges)"):
+        q = st.text_input("Show edges whose label names contain", key="cdn_edge_q", bind="query-params",
+                          placeholder="part of a label name")
+        shown = edges
+        if q.strip():
+            hit = edges["source"].str.contains(q.strip(), case=False, regex=False) | \
+                edges["target"].str.contains(q.strip(), case=False, regex=False)
+            shown = edges[hit]
+            st.caption(f"{len(shown)} of {len(edges)} edges involve a label containing “{escape_markdown(q, 40)}”.")
+        st.dataframe(shown, width="stretch", hide_index=True)
+        st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(shown),
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{ctx.name}_cdn_edges") + ".csv", mime="text/csv",
+                           key="dl_edges", on_click="ignore", icon=":material/download:",
+                           help="The edges listed above; cells that a spreadsheet would run as formulas are neutralised.")
+
+
+out = graph_view()
+if out is None:
     st.stop()
+shown, sel = out
 
 st.divider()
 st.subheader("Edge stability across folds (optional)")
-st.caption("Refit the network on k cross-validation training folds at the current settings and count how often each edge appears.")
+N_FOLDS = 3
+st.caption(f"Refit the network on {N_FOLDS} cross-validation training folds at the current settings and count "
+           "how often each edge appears" + ("." if sel.everything else f" (drawn for {sel.description})."))
 here = CDN.complete(shown)
 steps = compute.known_steps(ctx, CDN, shown)
 if shown["gamma"] in steps and (st.button("Compute edge stability", key="cdn_stability")
                                 or st.session_state.get("cdn_stability_for") == here):
     st.session_state["cdn_stability_for"] = here
     job = compute.task(ctx.key, "cdn-edge-stability", here,
-                       compute.edge_stability(ctx, CDN, here, steps[here["gamma"]]["gamma"], n_folds=3),
+                       compute.edge_stability(ctx, CDN, here, steps[here["gamma"]]["gamma"], n_folds=N_FOLDS),
                        owner=progress.owner("stability"))
     compute.wait(job)
     error = progress.failed(job)
     if error is not None:
-        st.error(f"Edge stability failed: {error}")
+        st.error(f"Edge stability failed: {escape_markdown(error, 200)}")
     elif not job.done():
-        progress.shown(job, ready=False, settings=here, slot="stability", label="Refitting on 3 folds")
+        progress.shown(job, ready=False, settings=here, slot="stability", label=f"Refitting on {N_FOLDS} folds")
     else:
         from mlviz import plotting
 
-        fig = plotting.cooccurrence_heatmap(job.result(), list(names), normalize=None)
-        fig.update_layout(title="Fraction of folds in which edge row → column is present")
+        idx = sel.indices
+        freq = np.asarray(job.result())[np.ix_(idx, idx)]
+        fig = plotting.edge_stability_heatmap(freq, [names[i] for i in idx], n_folds=N_FOLDS)
         widgets.show_figure(fig, f"{ctx.name}_edge_stability", key="fig_stability")

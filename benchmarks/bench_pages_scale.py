@@ -1,0 +1,186 @@
+"""Server time of the Label graph and Embedding pages on many-label data (issue 16), with AppTest.
+
+Two synthetic data sets with the shapes of the issue's examples (generated here, no download):
+
+* ``dense-174``: 500 × 68 dense features, 174 labels (CAL500-like power-law frequencies, ~6 labels
+  per instance), labels and features driven by 8 shared latent factors;
+* ``sparse-159``: 7,000 × 1,836 sparse binary bag-of-words (~40 distinct words per row), 159
+  labels (bibtex-like, ~2.4 labels per instance), topics driving both.
+
+For each page: the **first useful view** (cold caches, the page waits for its result: the time a
+user waits after opening the page on a fresh upload) and **slider moves** after the background
+work has settled (γ, the number of labels drawn, the co-occurrence cut-off; MLLEM's k (labels)).
+Times are AppTest ``run()`` wall-clock seconds, i.e. server time without the browser.  Slider
+moves are timed while the background prepares the neighbouring μ / λ paths (as for a user), not
+after it: on the sparse set each such path takes minutes.
+
+Run::
+
+    OMP_NUM_THREADS=1 PYTHONPATH=$PWD python benchmarks/bench_pages_scale.py [--only dense-174]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def dense_174(n=500, L=174, d=68, seed=0):
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 8))
+    scores = Z @ rng.normal(size=(8, L)) / np.sqrt(8) + rng.normal(size=(n, L))
+    freq = np.clip(0.6 * np.arange(1, L + 1) ** -0.8, 3 / n, 0.6)
+    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
+    Y = (scores > thr).astype(np.uint8)
+    X = Z @ rng.normal(size=(8, d)) + 0.5 * rng.normal(size=(n, d))
+    return MultiLabelDataset(X, Y, label_names=[f"tag_{j:03d}" for j in range(L)], name="dense-174")
+
+
+def sparse_159(n=7000, L=159, d=1836, words=40, seed=0):
+    import scipy.sparse as sp
+
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    k = 12
+    Z = rng.dirichlet(np.full(k, 0.3), size=n)           # topic mixture per document
+    topics = rng.dirichlet(np.full(d, 0.05), size=k)     # word distribution per topic
+    rows, cols = [], []
+    for i in range(n):
+        w = np.unique(rng.choice(d, size=words, p=Z[i] @ topics))
+        rows.append(np.full(w.size, i))
+        cols.append(w)
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
+    scores = Z @ rng.normal(size=(k, L)) * 2 + rng.normal(size=(n, L))
+    freq = np.clip(0.15 * np.arange(1, L + 1) ** -0.5, 51 / n, 0.5)
+    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
+    Y = (scores > thr).astype(np.uint8)
+    return MultiLabelDataset(X, Y, label_names=[f"label_{j:03d}" for j in range(L)], name="sparse-159")
+
+
+def fresh():
+    import streamlit as st
+
+    from mlviz.dashboard import compute
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(600)
+
+
+def open_page(page, ctx, **query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=3600)
+    at.session_state["mlviz_uploads"] = {ctx.key: ctx}
+    at.session_state["data"] = ctx.key
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at
+
+
+def path_done(ctx, values=None, timeout=3600):
+    """Wait until the default settings' γ path is complete."""
+    from mlviz.dashboard import compute, methods
+
+    CDN = methods.METHODS["cdn"]
+    values = values or CDN.defaults()
+    t_end = time.monotonic() + timeout
+    while len(compute.known_steps(ctx, CDN, values)) < len(CDN.param("gamma").grid) and time.monotonic() < t_end:
+        time.sleep(0.2)
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    at = fn()
+    dt = time.perf_counter() - t0
+    assert not at.exception, [e.value for e in at.exception]
+    return dt, at
+
+
+class Rows(list):
+    """Rows printed as they are measured (a slow step shows where it is)."""
+
+    def append(self, row):
+        super().append(row)
+        page, what, dt, note = row
+        print(f"{self.name:<11} {page:<12} {what:<52} {dt:8.2f}  {note}", flush=True)
+
+
+def bench(ds):
+    from mlviz.dashboard import compute, state
+
+    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.Y.tobytes()), ds)
+    rows = Rows()
+    rows.name = ds.name
+    # Label graph
+    fresh()
+    at = open_page("2_Label_graph.py", ctx)
+    compute.WAIT = 0.15  # the dashboard's default: the first run answers with a notice if the fit takes longer
+    answer, at = timed(at.run)
+    notice = any("Fitting the sparse CDN" in i.value for i in at.info)
+    rows.append(("Label graph", "first answer (WAIT = 0.15 s)", answer, "progress notice" if notice else "graph"))
+    compute.WAIT = 3600.0
+    dt, at = timed(at.run)
+    edges = {m.label: m.value for m in at.metric}.get("edges (non-zero V entries)")
+    rows.append(("Label graph", "first useful view (cold: fit to the automatic γ)", answer + dt, f"edges {edges}"))
+    t0 = time.perf_counter()
+    path_done(ctx)  # the rest of the γ path (the neighbouring μ / λ paths are prepared meanwhile, not awaited)
+    rows.append(("Label graph", "rest of the γ path (background, after the view)", time.perf_counter() - t0, ""))
+    dt, at = timed(at.run)
+    rows.append(("Label graph", "rerun once the path is complete", dt, "prefetch may run"))
+    for key, value, kind in [("cdn_gamma", 0.3, "select_slider"), ("labels_k", 50, "slider"),
+                             ("cooc_min", None, "slider"), ("cdn_max_edges", 100, "select_slider")]:
+        w = getattr(at, kind)(key=key)
+        if value is None:
+            value = max(w.min, int(w.value) // 2)
+        dt, at = timed(w.set_value(value).run)
+        rows.append(("Label graph", f"move {key} → {value}", dt, ""))
+    # Embedding
+    fresh()
+    at = open_page("1_Embedding.py", ctx, emb_umap="false")
+    dt, at = timed(at.run)
+    rows.append(("Embedding", "first useful view (cold: MLLEM fit)", dt, ""))
+    compute.RUNNER.wait_idle(3600)
+    for key, value, kind in [("emb_mllem_k_labels", 3, "select_slider"), ("labels_k", 50, "slider")]:
+        dt, at = timed(getattr(at, kind)(key=key).set_value(value).run)
+        rows.append(("Embedding", f"move {key} → {value}", dt, ""))
+        compute.RUNNER.wait_idle(3600)
+    return rows
+
+
+def main(argv=None):
+    import os
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    sys.path.insert(0, str(ROOT))
+    from mlviz.dashboard import compute
+
+    compute.WAIT = 3600.0  # a run waits for its result: its time is the time to the useful view
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", choices=["dense-174", "sparse-159"])
+    args = p.parse_args(argv)
+    sets = {"dense-174": dense_174, "sparse-159": sparse_159}
+    print(f"{'data':<11} {'page':<12} {'what':<52} {'seconds':>8}  note")
+    for name, make in sets.items():
+        if args.only and name != args.only:
+            continue
+        t0 = time.perf_counter()
+        ds = make()
+        print(f"{name:<11} {'(generate)':<12} {ds.n_samples} x {ds.n_features}, {ds.n_labels} labels"
+              f"{'':<20} {time.perf_counter() - t0:8.2f}")
+        bench(ds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""AppTests of the Embedding page at many labels: only the selected labels get markers and names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from test_app_graph import many_label_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "1_Embedding.py")
+
+
+@pytest.fixture(autouse=True)
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+
+
+def open_page(ds=None, **query):
+    from mlviz.dashboard import state
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.query_params["emb_umap"] = "false"
+    ctx = None
+    if ds is not None:
+        ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
+        at.session_state["mlviz_uploads"] = {ctx.key: ctx}
+        at.session_state["data"] = ctx.key
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at, ctx
+
+
+def label_traces(at):
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
+    traces = [t for t in fig["data"] if t.get("meta") == "labels"]
+    focused = traces[-1]
+    others = traces[0] if len(traces) == 2 else None
+    return focused, others
+
+
+def customdata(trace):
+    v = trace["customdata"]
+    if isinstance(v, dict):  # plotly's base64 typed array
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).astype(int).tolist()
+    return [int(x) for x in v]
+
+
+def test_174_labels_markers_and_names_only_for_the_30_most_frequent():
+    ds = many_label_dataset()
+    at, ctx = open_page(ds)
+    focused, others = label_traces(at)
+    counts = ctx.Y_train.sum(axis=0).astype(float)
+    top30 = sorted(np.lexsort((np.arange(174), -counts))[:30].tolist())
+    assert customdata(focused) == top30
+    assert sum(bool(t) for t in focused["text"]) <= 30
+    assert others is not None and others["visible"] == "legendonly" and len(customdata(others)) == 144
+    assert any("the 30 most frequent of 174 labels drawn with their names" in c.value for c in at.caption)
+
+
+def test_picked_labels_are_the_only_named_ones():
+    ds = many_label_dataset()
+    picked = ["tag_003", "tag_077", "tag_150"]
+    at, _ = open_page(ds, labels_mode="picked")
+    at.multiselect(key="labels_pick").set_value(picked).run()
+    assert not at.exception
+    focused, others = label_traces(at)
+    assert customdata(focused) == [3, 77, 150]
+    assert [t for t in focused["text"] if t] == [p for p in picked if p in focused["text"]]
+    assert len(customdata(others)) == 171
+
+
+def test_few_labels_all_drawn_without_a_selector():
+    at, _ = open_page()
+    focused, others = label_traces(at)
+    assert customdata(focused) == list(range(6)) and others is None
+    assert not [w for w in at.selectbox if w.key == "labels_mode"]
+
+
+def test_hostile_label_names_are_text_in_captions_and_figure():
+    names = [f"tag_{j:03d}" for j in range(174)]
+    names[0] = "[click](https://evil.example)"
+    names[2] = "<img src='https://evil.example/x.png'>"
+    at, _ = open_page(many_label_dataset(names=names), labels_mode="search", labels_q="evil")
+    focused, _ = label_traces(at)
+    assert customdata(focused) == [0, 2]
+    raw = json.dumps(json.loads(at.get("plotly_chart")[0].proto.spec))
+    assert "<img src=" not in raw and "&lt;img src=" in raw
+    shown = [c.value for c in at.caption] + [m.value for m in at.markdown]
+    assert any("2 labels matching" in s for s in shown)
+    assert not any("](https://" in s or "<img" in s for s in shown)

@@ -1,0 +1,281 @@
+"""AppTests of the Label graph page: the values it shows by default, at 174 labels, and with hostile names.
+
+References are computed here independently: the sparse CDN γ path from the empty graph's fit
+down the slider's grid (warm starts, as the page's compute layer does), the automatic γ rule
+applied to it, the pair counts of the data.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "2_Label_graph.py")
+TIMEOUT = 120
+GRID = [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0]  # the γ slider's grid (methods.py)
+MIN_EDGES, MAX_DRAWN = 3, 12  # the automatic γ keeps ≥ 3 edges and draws ≤ 12
+
+
+@pytest.fixture(autouse=True)
+def clear_caches(monkeypatch):
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)  # a rerun waits for its result (machine-independent)
+    monkeypatch.setattr(compute, "prefetch", lambda *a, **k: None)  # only the work asked for
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+
+
+def many_label_dataset(n=500, L=174, d=68, seed=0, names=None):
+    """A CAL500-shaped data set (500 × 68 dense, 174 labels, ~6 per instance, power-law
+    frequencies) with labels correlated through 8 latent factors that also drive the features."""
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 8))
+    scores = Z @ rng.normal(size=(8, L)) / np.sqrt(8) + rng.normal(size=(n, L))
+    freq = np.clip(0.6 * np.arange(1, L + 1) ** -0.8, 3 / n, 0.6)
+    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
+    Y = (scores > thr).astype(np.uint8)
+    X = Z @ rng.normal(size=(8, d)) + 0.5 * rng.normal(size=(n, d))
+    names = names or [f"tag_{j:03d}" for j in range(L)]
+    return MultiLabelDataset(X, Y, label_names=names, name="synthetic-174")
+
+
+def open_upload(ds, **query):
+    from mlviz.dashboard import state
+
+    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.session_state["mlviz_uploads"] = {ctx.key: ctx}  # as the Home page's Load button does
+    at.session_state["data"] = ctx.key
+    for k, v in query.items():
+        at.query_params[k] = v
+    return ok(at.run()), ctx
+
+
+def ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def charts(at):
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def metrics(at):
+    return {m.label: m.value for m in at.metric}
+
+
+def drawn(fig):
+    """(label names drawn, names written on the figure, edges drawn) of a graph figure."""
+    nodes = next(t for t in fig["data"] if isinstance(t.get("meta"), dict) and t["meta"].get("kind") == "nodes")
+    labels = [html.unescape(re.match(r"<b>(.*?)</b>", h).group(1)) for h in nodes["hovertext"]]
+    written = [html.unescape(t) for t in nodes["text"] if t]
+    edges = sum(t["meta"]["n_edges"] for t in fig["data"]
+                if isinstance(t.get("meta"), dict) and t["meta"].get("kind") == "edges")
+    return labels, written, edges
+
+
+def reference_path(X, Y, *, mu=0.003, lam=0.1, variant="sparse", stop_at_auto=True):
+    """``{ratio: fitted SparseCDN}`` down the grid from the γ → ∞ fit (μ = ratio · N, λ1 = λ2 = λ),
+    stopping at the automatic point (the first with ≥ 3 edges) when ``stop_at_auto``."""
+    from mlviz.models import SparseCDN
+
+    model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0).fit(X, Y)
+    path = {}
+    for r in sorted(GRID, reverse=True):
+        model = copy.deepcopy(model).refit(gamma_ratio=r)
+        path[r] = model
+        if stop_at_auto and model.label_graph_.number_of_edges() >= MIN_EDGES:
+            break
+    return path
+
+
+def sample_xy(name):
+    from mlviz.dashboard.state import standardise
+    from mlviz.data import load_sample_split
+
+    train, test = load_sample_split(name)
+    X, _ = standardise(train.X, test.X)
+    return X, np.asarray(train.Y), train
+
+
+@pytest.mark.parametrize("name", ["emotions", "yeast", "scene", "enron", "medical"])
+def test_default_graph_is_the_automatic_path_point_and_cooccurrence_is_non_empty(name):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["data"] = name
+    ok(at.run())
+    X, Y, train = sample_xy(name)
+    path = reference_path(X, Y)
+    ratio = min(path)  # the last point computed: the first with ≥ 3 edges (or the grid's bottom)
+    n_edges = path[ratio].label_graph_.number_of_edges()
+    assert n_edges >= MIN_EDGES
+    assert int(metrics(at)["edges (non-zero V entries)"]) == n_edges
+    assert any(f"γ chosen automatically: {ratio:g}·γ_max" in c.value and f"it keeps {n_edges}" in c.value
+               for c in at.caption)
+    graph, cooc = charts(at)[:2]
+    L = Y.shape[1]
+    labels, written, edges = drawn(graph)
+    assert edges == min(n_edges, MAX_DRAWN) or (L > 30 and edges <= min(n_edges, MAX_DRAWN))
+    assert len(written) <= 50 and len(labels) == min(L, 30)
+    # the co-occurrence graph: the slider's range from the PAIR counts, never empty by default
+    C = np.asarray(load_full_y(name), dtype=np.int64)
+    C = C.T @ C
+    pairs = C[np.triu_indices(L, 1)]
+    assert at.slider(key="cooc_min").max == max(int(pairs.max()), 2)
+    cut = at.slider(key="cooc_min").value
+    assert (pairs >= cut).sum() >= 1
+    _, _, cooc_edges = drawn(cooc)
+    assert cooc_edges >= 1
+    assert any(f"of {int((pairs >= cut).sum())} edges" in c.value for c in at.caption)
+
+
+def load_full_y(name):
+    from mlviz.data import load_sample
+
+    return load_sample(name).Y
+
+
+def test_variant_that_ignores_mu_or_gamma_disables_its_slider():
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    ok(at.run())
+    assert not at.select_slider(key="cdn_mu").disabled and not at.select_slider(key="cdn_gamma").disabled
+    at.selectbox(key="cdn_variant").set_value("lr").run()
+    assert at.select_slider(key="cdn_mu").disabled and at.select_slider(key="cdn_gamma").disabled
+    assert int(metrics(ok(at))["edges (non-zero V entries)"]) == 0
+    at.selectbox(key="cdn_variant").set_value("l1-cdn").run()
+    assert at.select_slider(key="cdn_mu").disabled and not at.select_slider(key="cdn_gamma").disabled
+    at.selectbox(key="cdn_variant").set_value("l21-lr").run()
+    assert not at.select_slider(key="cdn_mu").disabled and at.select_slider(key="cdn_gamma").disabled
+
+
+def test_174_labels_draw_at_most_50_names_and_say_what_is_hidden():
+    ds = many_label_dataset()
+    at, ctx = open_upload(ds)
+    path = reference_path(ctx.X_train, ctx.Y_train)
+    ratio = min(path)
+    graph = path[ratio].label_graph_
+    n_edges = graph.number_of_edges()
+    assert int(metrics(at)["edges (non-zero V entries)"]) == n_edges
+    labels, written, edges = drawn(charts(at)[0])
+    counts = ctx.Y_train.sum(axis=0).astype(float)
+    top30 = {ds.label_names[j] for j in np.lexsort((np.arange(174), -counts))[:30]}
+    assert set(labels) == top30 and len(written) <= 50
+    # the strongest ≤ 12 edges among the 30 drawn labels
+    among = sorted((abs(d["weight"]) for u, v, d in graph.edges(data=True)
+                    if ds.label_names[u] in top30 and ds.label_names[v] in top30), reverse=True)
+    assert edges == min(len(among), MAX_DRAWN)
+    caption = next(c.value for c in at.caption if c.value.startswith("Showing") and "174 labels" in c.value)
+    assert f"Showing 30 of 174 labels and {edges} of {n_edges} edges" in caption
+    assert "hover" in caption and "neighbourhood" in caption
+    cooc_labels, cooc_written, _ = drawn(charts(at)[1])
+    assert set(cooc_labels) == top30 and len(cooc_written) <= 50
+    # edges drawn at most: a choice by hand overrides the automatic 12; a minimum |weight| filters
+    at.select_slider(key="cdn_max_edges").set_value(20).run()
+    assert drawn(charts(ok(at))[0])[2] == min(len(among), 20)
+    at.select_slider(key="cdn_min_w").set_value(0.3).run()
+    assert drawn(charts(ok(at))[0])[2] == min(sum(a >= 0.3 for a in among), 20)
+
+
+def test_label_selector_and_neighbourhood_restrict_the_drawn_labels():
+    ds = many_label_dataset()
+    at, ctx = open_upload(ds)
+    path = reference_path(ctx.X_train, ctx.Y_train)
+    graph = path[min(path)].label_graph_
+    picked = ["tag_005", "tag_040", "tag_100"]
+    at.selectbox(key="labels_mode").set_value("picked").run()
+    at.multiselect(key="labels_pick").set_value(picked).run()
+    for fig in charts(ok(at))[:2]:
+        assert sorted(drawn(fig)[0]) == picked
+    # a label's neighbourhood: the label and every label one edge away (either direction)
+    hub = max(graph.nodes, key=lambda v: (graph.degree(v), -v))
+    near = {hub} | set(graph.successors(hub)) | set(graph.predecessors(hub))
+    assert 1 < len(near) <= 30
+    at.selectbox(key="cdn_focus").set_value(hub).run()
+    assert set(drawn(charts(ok(at))[0])[0]) == {ds.label_names[v] for v in near}
+    # the most connected labels: weighted degree (sum of |w| in and out) in the graph shown
+    degree = np.zeros(174)
+    for u, v, d in graph.edges(data=True):
+        degree[u] += abs(d["weight"])
+        degree[v] += abs(d["weight"])
+    counts = ctx.Y_train.sum(axis=0).astype(float)
+    top = np.lexsort((np.arange(174), -counts, -degree))[:30]
+    at.selectbox(key="cdn_focus").set_value(-1).run()
+    at.selectbox(key="labels_mode").set_value("connected").run()
+    assert set(drawn(charts(ok(at))[0])[0]) == {ds.label_names[j] for j in top}
+    # the edge list: every edge of the model (not only the drawn ones), filtered by a label-name search
+    table = at.dataframe[0].value
+    assert len(table) == graph.number_of_edges()
+    at.text_input(key="cdn_edge_q").set_value("TAG_01").run()
+    table = ok(at).dataframe[0].value
+    expected = sum(1 for u, v in graph.edges if "tag_01" in ds.label_names[u] or "tag_01" in ds.label_names[v])
+    assert len(table) == expected > 0
+    assert all("tag_01" in a or "tag_01" in b for a, b in zip(table["source"], table["target"]))
+    # the search box
+    at.selectbox(key="cdn_focus").set_value(-1).run()
+    at.selectbox(key="labels_mode").set_value("search").run()
+    at.text_input(key="labels_q").set_value("tag_00").run()
+    assert sorted(drawn(charts(ok(at))[0])[0]) == [f"tag_00{i}" for i in range(10)]
+
+
+def test_hostile_label_names_are_shown_as_text():
+    names = [f"tag_{j:03d}" for j in range(174)]
+    names[0] = "[click](https://evil.example)"
+    names[1] = "<a href='https://evil.example'>x</a>"
+    ds = many_label_dataset(names=names)
+    at, _ = open_upload(ds, labels_mode="search", labels_q="evil")
+    labels, written, _ = drawn(charts(at)[0])
+    assert sorted(labels) == sorted(names[:2])
+    raw = json.dumps(charts(at)[0])
+    assert "<a href='https" not in raw and "&lt;a href=" in raw
+    shown = [c.value for c in at.caption] + [m.value for m in at.markdown]
+    assert not any("](https://" in s or "<a href" in s for s in shown)
+    # the edge list search echoes the query escaped
+    at.text_input(key="cdn_edge_q").set_value("[x](https://evil.example)").run()
+    assert any(r"\[x\]\(https\:\/\/evil\.example\)" in c.value for c in ok(at).caption)
+
+
+def test_edge_stability_heatmap_is_the_fraction_of_folds_at_the_shown_gamma():
+    from sklearn.model_selection import KFold
+
+    from mlviz.models import SparseCDN
+
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    ok(at.run())
+    n_before = len(charts(at))
+    at.button(key="cdn_stability").click().run()
+    figs = charts(ok(at))
+    assert len(figs) == n_before + 1
+    heat = figs[-1]["data"][0]
+    assert heat["colorbar"]["title"]["text"] == "fraction of the 3 folds"
+    X, Y, _ = sample_xy("emotions")
+    path = reference_path(X, Y)
+    gamma = path[min(path)].gamma  # the automatic point, absolute
+    freq = np.zeros((Y.shape[1], Y.shape[1]))
+    for tr, _ in KFold(n_splits=3, shuffle=True, random_state=0).split(X):
+        m = SparseCDN(gamma=gamma, lam1=0.1, lam2=0.1, mu=0.003 * Y.shape[0], variant="sparse",
+                      random_state=0).fit(X[tr], Y[tr])
+        freq += np.asarray(m.label_coef_) != 0
+    z = heat["z"]
+    if isinstance(z, dict):
+        import base64
+
+        shape = tuple(int(n) for n in str(z.get("shape", "6, 6")).split(","))
+        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape)
+    np.testing.assert_allclose(np.asarray(z, dtype=float), freq / 3, atol=1e-12)
