@@ -26,9 +26,10 @@ install-test: $(STAMP_TEST)
 run: $(STAMP_RUN)
 	$(VENV)/bin/streamlit run app.py
 
-# pytest exit code 5 ("no tests collected") counts as a failure.
+# pytest exit code 5 ("no tests collected") counts as a failure. BLAS runs one thread per process unless
+# OMP_NUM_THREADS says otherwise: the suite's joblib workers and app threads would oversubscribe 2 cores.
 test: $(STAMP_TEST)
-	$(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
 bench: $(STAMP_TEST)

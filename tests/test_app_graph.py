@@ -108,11 +108,11 @@ def reference_path(X, Y, *, mu=0.003, lam=0.1, variant="sparse", stop_at_auto=Tr
 
 
 def sample_xy(name):
-    from mlviz.dashboard.state import standardise
+    from mlviz.dashboard.state import scale_features
     from mlviz.data import load_sample_split
 
     train, test = load_sample_split(name)
-    X, _ = standardise(train.X, test.X)
+    X = scale_features(train.X, test.X, "auto")[0]  # the dashboard's default scaling
     return X, np.asarray(train.Y), train
 
 
