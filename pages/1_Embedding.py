@@ -92,7 +92,8 @@ def embedding_view(color, test_color, color_title):
         label_weights=train_counts, focus_labels=SELECTION.indices, max_label_names=min(max(len(SELECTION.indices), 1), 50),
     )
     with left:
-        event = st.plotly_chart(fig, key="fig_embedding", on_select="rerun", selection_mode=("box", "lasso"))
+        event = st.plotly_chart(fig, key="fig_embedding", on_select="rerun", selection_mode=("box", "lasso"),
+                                theme=None)
         widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
     st.caption(
         f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
