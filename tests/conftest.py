@@ -15,3 +15,23 @@ def ctx():
     train, test = load_sample_split("emotions")
     X_train, X_test = standardise(train.X, test.X)
     return DataContext("test-emotions", train, X_train, np.asarray(train.Y), X_test, np.asarray(test.Y))
+
+
+@pytest.fixture
+def fresh_dashboard(monkeypatch):
+    """Empty Streamlit caches and job runner around an AppTest (and after it, so background work of
+    one test ends before the next starts). A rerun waits for its job (``WAIT`` = 600 s, as on a fast
+    machine), so what a run shows does not depend on the machine's speed; the tests of the
+    answer-before-the-result view set ``WAIT`` = 0 themselves. Yields :mod:`mlviz.dashboard.compute`."""
+    import streamlit as st
+
+    from mlviz.dashboard import compute
+
+    monkeypatch.setattr(compute, "WAIT", 600.0)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)
+    yield compute
+    compute.RUNNER.clear()
+    compute.RUNNER.wait_idle(60)

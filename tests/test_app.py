@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,19 +30,8 @@ TIMEOUT = 120
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    # A rerun waits for its job (as on a fast machine), so what a run shows does not depend on
-    # the machine's speed; the tests of the answer-before-the-result view set WAIT = 0.
-    monkeypatch.setattr(compute, "WAIT", 600.0)
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard):
     yield
-    compute.RUNNER.clear()  # background work of this test ends before the next one starts
-    compute.RUNNER.wait_idle(60)
 
 
 def settle():

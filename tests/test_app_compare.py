@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,17 +22,8 @@ TIMEOUT = 120
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    monkeypatch.setattr(compute, "WAIT", 600.0)
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard):
     yield
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
 
 
 @pytest.fixture

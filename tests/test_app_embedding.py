@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from test_app_graph import many_label_dataset
@@ -17,17 +16,8 @@ PAGE = str(ROOT / "pages" / "1_Embedding.py")
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    monkeypatch.setattr(compute, "WAIT", 600.0)
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard):
     yield
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
 
 
 def open_page(ds=None, **query):

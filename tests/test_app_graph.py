@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,18 +25,9 @@ MIN_EDGES, MAX_DRAWN = 3, 12  # the automatic γ keeps ≥ 3 edges and draws ≤
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    monkeypatch.setattr(compute, "WAIT", 600.0)  # a rerun waits for its result (machine-independent)
-    monkeypatch.setattr(compute, "prefetch", lambda *a, **k: None)  # only the work asked for
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard, monkeypatch):
+    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)  # only the work asked for
     yield
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
 
 
 def many_label_dataset(n=500, L=174, d=68, seed=0, names=None):

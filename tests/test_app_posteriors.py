@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,18 +21,9 @@ HEADLINE = ["micro_f1", "macro_f1", "example_f1", "hamming_loss", "subset_accura
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    monkeypatch.setattr(compute, "WAIT", 600.0)  # a rerun waits for its job: results do not depend on speed
-    monkeypatch.setattr(compute, "prefetch", lambda *a, **k: None)  # only the work asked for
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard, monkeypatch):
+    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)  # only the work asked for
     yield
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
 
 
 def ok(at):

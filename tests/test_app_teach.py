@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,17 +26,8 @@ DATASETS = ["emotions", "yeast", "scene", "enron", "medical"]
 
 
 @pytest.fixture(autouse=True)
-def clear_caches(monkeypatch):
-    from mlviz.dashboard import compute
-
-    monkeypatch.setattr(compute, "WAIT", 600.0)  # a rerun waits for its job: results do not depend on speed
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
+def clear_caches(fresh_dashboard):
     yield
-    compute.RUNNER.clear()
-    compute.RUNNER.wait_idle(60)
 
 
 def run(path, **query):
