@@ -84,6 +84,10 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
     # Home: default data set, statistics and figures.
     open_page(page, app_url, "/", shots, "0_home")
     assert page.get_by_text("Data set: emotions").count() >= 1
+    # a cold server computes the statistics as a background job (progress notice first): wait for the figures
+    page.wait_for_function("document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= 2",
+                           timeout=90_000)
+    wait_idle(page)
     assert page.locator("[data-testid='stPlotlyChart']").count() >= 2
 
     # PNG export is generated on request (needs the browser on the server side).
