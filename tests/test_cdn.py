@@ -177,18 +177,7 @@ def test_gamma_path_edges_and_warm_start():
 
 def _stationary_marginals(lin, V):
     """Exact marginals of the systematic-scan Gibbs chain (all 2^L states)."""
-    L = len(lin)
-    states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
-    index = {tuple(s): i for i, s in enumerate(states)}
-    T = np.eye(len(states))
-    for k in range(L):
-        Tk = np.zeros_like(T)
-        for i, s in enumerate(states):
-            p = expit(lin[k] + sum(s[t] * V[t, k] for t in range(L) if t != k))
-            for val, pr in ((1.0, p), (-1.0, 1 - p)):
-                s2 = s.copy(); s2[k] = val
-                Tk[i, index[tuple(s2)]] += pr
-        T = T @ Tk
+    T, states = _transition_matrix(lin, V)
     w, vecs = np.linalg.eig(T.T)
     pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
     pi /= pi.sum()
