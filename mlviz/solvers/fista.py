@@ -182,6 +182,7 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
     it = 0
     for it in range(1, int(maxiter) + 1):
         # -- backtracking on L (step 2 of Algorithm 1)
+        L_prev = L
         L *= shrink
         slack = 1e-12 * max(1.0, abs(fy))
         while True:
@@ -190,18 +191,31 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
             d = z - y
             fz = float(f(z))
             n_evals += 1
-            if fz <= fy + np.vdot(grady, d) + 0.5 * L * np.vdot(d, d) + slack or L > 1e300:
+            quad = 0.5 * L * np.vdot(d, d)
+            if fz <= fy + np.vdot(grady, d) + quad + slack or L > 1e300:
                 break
             L *= eta
+        if quad <= slack and L < L_prev:
+            # the test was decided by the round-off slack, not by the curvature: it says
+            # nothing about a larger step, so keep the last informative L (otherwise
+            # ``shrink`` lets the step grow without bound near the optimum, and the
+            # iterates oscillate at the level where f differences fall below rounding)
+            L = L_prev
+            s = 1.0 / L
+            z = prox(y - s * grady, s)
+            d = z - y
+            fz = float(f(z))
+            n_evals += 1
         ds = d if scale is None else d / (scale(y) if callable(scale) else scale)
         Gnorm = L * float(np.sqrt(np.vdot(ds, ds)) if norm == "l2" else np.abs(ds).max(initial=0.0))
         if G1 is None:
             G1 = Gnorm
         Fz = fz + float(g(z))
+        ftol = 1e-13 * max(1.0, abs(Fx))  # F differences below this are round-off
         if Gnorm <= atol + rtol * G1:
-            # z is the point certified by the gradient mapping; keep the current x
-            # only if z is (by rounding) worse, so the adaptive history stays monotone.
-            if restart is None or Fz <= Fx:
+            # z is the point certified by the gradient mapping: return it (the history may
+            # then rise by round-off, at most ``ftol``, since z is at the optimum's level)
+            if restart is None or Fz <= Fx + ftol:
                 x, Fx = z, Fz
             history.append(Fx)
             converged = True
@@ -214,10 +228,18 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
             else:
                 x_new, F_new = x, Fx
             y_next = x_new + (alpha / alpha_next) * (z - x_new) + ((alpha - 1.0) / alpha_next) * (x_new - x)
-        elif restart == "adaptive" and Fz > Fx and alpha > 1.0:
+        elif restart == "adaptive" and Fz > Fx + ftol and alpha > 1.0:
             x_new, F_new = x, Fx
             alpha_next = 1.0
             y_next = x
+            n_restarts += 1
+        elif restart == "adaptive" and alpha > 1.0 and np.vdot(y - z, z - x) > 0:
+            # gradient restart (O'Donoghue & Candes, eq. (12)): the momentum z - x points
+            # uphill (against the gradient mapping); keep z, drop the momentum. Unlike the
+            # function-value test it still works where F differences are below round-off.
+            x_new, F_new = z, Fz
+            alpha_next = 1.0
+            y_next = z
             n_restarts += 1
         else:
             x_new, F_new = z, Fz
