@@ -247,10 +247,183 @@ def _row_text(res, base):
             f"peak {res['peak_mb']:7.0f} MB (data {res['data_mb']:.0f} MB)")
 
 
+# ------------------------------------------------------------------ cdn (issue 15 solver)
+def _relative_kkt(X, Y, m):
+    """Step-free KKT residual of a fitted SparseCDN, written independently of the solver:
+    the minimum-norm subgradient of objective (4) / n at (W, V, b), each entry over its
+    documented data scale (std(x_j) rms(r_k) for W, std(y_t) rms(r_k) for V, rms(r_k) for b),
+    in the documented coordinates (the intercept of the centred features and labels,
+    c = b + mean(x) W + mean(s) V, so the W gradient is the raw one minus mean(x_j) grad(b_k)).
+    The solver stops when its own form of this measure is <= tol."""
+    from scipy.special import expit
+
+    n, L = Y.shape
+    S = 2.0 * Y - 1.0
+    W, V, b = m.coef_, m.label_coef_, m.intercept_
+    mu = m.mu / n if m.variant in ("sparse", "l21-lr") else 0.0
+    gam = m.gamma_ / n
+    P = expit(np.asarray(X @ W) + S @ V + b)
+    R = (P - Y) / n  # d mean loss / d logits
+    gb = R.sum(axis=0)
+    x_mean = np.asarray(X.mean(axis=0)).ravel()
+    gW = np.asarray(X.T @ R) - np.outer(x_mean, gb) + m.lam1 / n * W
+    gV = S.T @ R - np.outer(S.mean(axis=0), gb) + m.lam2 / n * V
+    nrm = np.linalg.norm(W, axis=1, keepdims=True)
+    gnrm = np.linalg.norm(gW, axis=1, keepdims=True)
+    GW = np.where(nrm > 0, gW + mu * W / np.maximum(nrm, 1e-300),
+                  gW * np.maximum(0.0, 1.0 - mu / np.maximum(gnrm, 1e-300)))
+    GV = np.where(V != 0, gV + gam * np.sign(V), np.sign(gV) * np.maximum(np.abs(gV) - gam, 0.0))
+    np.fill_diagonal(GV, 0.0)
+    active = Y.min(axis=0) != Y.max(axis=0)
+    GV[:, ~active] = 0.0
+    GV[~active, :] = 0.0
+    rms = np.maximum(np.sqrt(np.mean((Y - P) ** 2, axis=0)), 1e-12)
+    x_std = np.sqrt(np.maximum(np.asarray(X.multiply(X).mean(axis=0)).ravel() - x_mean ** 2, 0.0))
+
+    def ratio(G, scale):
+        G = G[..., active] if G.ndim == 2 else G[active]
+        scale = scale[..., active] if scale.ndim == 2 else scale[active]
+        return float(np.abs(G / np.maximum(scale, 1e-300)).max(initial=0.0))
+
+    return max(ratio(GW, np.outer(x_std, rms)), ratio(GV, np.outer(S.std(axis=0), rms)), ratio(gb, rms))
+
+
+def _cdn_job(data_path, what):
+    """Child process: time one fit on the saved split, print one JSON line."""
+    import warnings
+
+    warnings.simplefilter("ignore")
+    z = np.load(data_path, allow_pickle=False)
+    X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
+    Y = z["Y"]
+    out = {"what": what}
+    t0, c0 = time.perf_counter(), time.process_time()
+    if what == "lr-per-label":
+        from sklearn.linear_model import LogisticRegression
+
+        for j in range(Y.shape[1]):
+            if 0 < Y[:, j].sum() < Y.shape[0]:
+                LogisticRegression().fit(X, Y[:, j])
+    elif what == "cdn":
+        from mlviz.models import SparseCDN
+
+        its = {}
+
+        def cb(stage, it, F):
+            its[stage] = it
+
+        m = SparseCDN(random_state=0).fit(X, Y, callback=cb)
+        out.update(iters=its, converged=bool(m.converged_), kkt=float(m.kkt_violation_),
+                   edges=int(m.label_graph_.number_of_edges()), gamma_max=float(m.gamma_max_),
+                   objective=float(m.objective_history_[-1]))
+    out["seconds"], out["cpu"] = time.perf_counter() - t0, time.process_time() - c0
+    if what == "cdn":
+        out["kkt_independent"] = _relative_kkt(X, Y.astype(float), m)
+    print(json.dumps(out))
+
+
+def _child(args, pythonpath, timeout):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "PYTHONPATH": pythonpath}
+    try:
+        proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                              timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout after {timeout:.0f} s"}
+    line = (proc.stdout.strip().splitlines() or [""])[-1]
+    return json.loads(line) if line.startswith("{") else {"status": f"crashed: {proc.stderr.strip()[-300:]}"}
+
+
+def bench_cdn(quick, compare_tree, timeout, dashboard):
+    """SparseCDN() (estimator defaults, CLI scaling) vs per-label LR at the bibtex shape, side by
+    side (children run one after the other: LR, CDN, [CDN of ``compare_tree``], LR again); then
+    the dashboard's sparse-CDN path start on the sparse-159 page data."""
+    from mlviz.preprocessing import with_scaling
+    from mlviz.models import SparseCDN
+
+    here = str(Path(__file__).resolve().parents[1])
+    fraction = 1 / 6 if quick else 1.0
+    X, Y = make_dataset("bibtex", fraction=fraction, seed=0)
+    n_train = int(round(X.shape[0] * 2 / 3))
+    Xt, Yt = X[:n_train].tocsr(), Y[:n_train].toarray().astype(np.uint8)
+    scaler = with_scaling(SparseCDN(), "auto", Xt).steps[0][1]  # the CLI default scaling
+    Xs = sp.csr_matrix(scaler.fit_transform(Xt))
+    with tempfile.TemporaryDirectory(prefix="bench_cdn_") as tmp:
+        path = Path(tmp) / "bibtex.npz"
+        np.savez(path, data=Xs.data, indices=Xs.indices, indptr=Xs.indptr, shape=np.array(Xs.shape), Y=Yt)
+        print(f"== bibtex-shaped training split {Xs.shape[0]} x {Xs.shape[1]} (nnz/row "
+              f"{Xs.nnz / Xs.shape[0]:.1f}, scaling {type(scaler).__name__}) x {Yt.shape[1]} labels; "
+              "SparseCDN() defaults (lam1 = lam2 = 1, mu = 1e-3, gamma = 0.3 gamma_max, tol = 1e-3)")
+        runs = [("lr-per-label", here, "lr-per-label"), ("cdn", here, "cdn (this tree)")]
+        if compare_tree:
+            runs.append(("cdn", compare_tree, f"cdn ({compare_tree})"))
+        runs.append(("lr-per-label", here, "lr-per-label (again)"))
+        results = []
+        for what, tree, label in runs:
+            res = _child(["_cdnjob", str(path), what], tree, timeout)
+            results.append((label, res))
+        lr = [r["seconds"] for lab, r in results if lab.startswith("lr") and "seconds" in r]
+        lr_cpu = [r["cpu"] for lab, r in results if lab.startswith("lr") and "cpu" in r]
+        for label, res in results:
+            if "seconds" not in res:
+                print(f"  {label:<28s} {res.get('status')}")
+                continue
+            line = (f"  {label:<28s} fit {res['seconds']:7.2f} s (cpu {res['cpu']:7.2f} s)   "
+                    f"x {res['seconds'] / np.mean(lr):5.2f} per-label LR (cpu x {res['cpu'] / np.mean(lr_cpu):5.2f})")
+            if "iters" in res:
+                line += (f"   iterations start {res['iters'].get('start', 0)} main {res['iters'].get('main', 0)}, "
+                         f"converged {res['converged']}, KKT {res['kkt']:.2g} (independent {res['kkt_independent']:.2g}), "
+                         f"edges {res['edges']}, objective {res['objective']:.6g}")
+            print(line, flush=True)
+        print(f"  ratio base: mean of the two per-label LR runs, {np.mean(lr):.2f} s (cpu {np.mean(lr_cpu):.2f} s)")
+    if dashboard:
+        _bench_dashboard_path()
+
+
+def _bench_dashboard_path():
+    """The Label graph page's sparse-CDN path on the sparse-159 page data (7,000 x 1,836 sparse,
+    159 labels; ``benchmarks/bench_pages_scale.py``), with the page's own data context
+    (seeded split, default scaling) and path functions: start (gamma = 1e12, V = 0), then the
+    steps 1.0, 0.5, 0.3 x gamma_max, each warm-started from the previous, as the page does."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import warnings
+
+    from bench_pages_scale import sparse_159
+
+    from mlviz.dashboard.methods import _cdn_start, _cdn_step
+    from mlviz.dashboard.state import context_from_dataset
+    from mlviz.models import SparseCDN
+
+    warnings.simplefilter("ignore")
+    ctx = context_from_dataset("sparse-159", sparse_159())
+    X, Y = ctx.X_train, ctx.Y_train
+    print(f"\n== dashboard path, sparse-159: training split {X.shape[0]} x {X.shape[1]} (scaling "
+          f"{ctx.scaling}) x {Y.shape[1]} labels; lam1 = lam2 = 1, mu = 0 (the new page defaults)")
+    total = 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
+    model = _cdn_start(SparseCDN(lam1=1.0, lam2=1.0, mu=0.0, random_state=0), X, Y, None)
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    total += dt
+    print(f"  start (gamma = 1e12, V = 0)   {dt:6.2f} s (cpu {dc:6.2f} s)  converged {model.converged_}, "
+          f"KKT {model.kkt_violation_:.2g} (independent {_relative_kkt(X, Y.astype(float), model):.2g}), "
+          f"gamma_max {model.gamma_max_:.4g}")
+    for ratio in (1.0, 0.5, 0.3):
+        t0, c0 = time.perf_counter(), time.process_time()
+        model = _cdn_step(model, ratio, None, keep=(X, Y))
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        total += dt
+        print(f"  step {ratio:3.1f} x gamma_max          {dt:6.2f} s (cpu {dc:6.2f} s)  iterations {model.n_iter_}, "
+              f"converged {model.converged_}, KKT {model.kkt_violation_:.2g} (independent "
+              f"{_relative_kkt(X, Y.astype(float), model):.2g}), edges {model.label_graph_.number_of_edges()}; "
+              f"cumulative {total:6.2f} s", flush=True)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "_one":
         return run_one(argv[1], argv[2])
+    if argv and argv[0] == "_cdnjob":
+        return _cdn_job(argv[1], argv[2])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("describe")
@@ -260,7 +433,14 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=None)
     p.add_argument("--shapes", default="bibtex,delicious")
     p.add_argument("--methods", default="")
+    p = sub.add_parser("cdn")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--compare-tree", default="", help="also time SparseCDN from this source tree")
+    p.add_argument("--timeout", type=float, default=900.0)
+    p.add_argument("--no-dashboard", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "cdn":
+        return bench_cdn(args.quick, args.compare_tree, args.timeout, not args.no_dashboard)
     if args.command == "describe":
         return bench_describe(args.old_rows)
     timeout = args.timeout or (120.0 if args.quick else 600.0)
