@@ -15,7 +15,8 @@ __all__ = ["_CDNProblem", "_solve", "gibbs_marginals", "gibbs_marginals_se", "ex
 class _CDNProblem:
     """Smooth part f, non-smooth part g and prox of objective (4), on a flat theta.
 
-    ``theta = [W.ravel() (d*L), V.ravel() (L*L), c / b_scale (L)]`` where
+    ``theta = [(W / w_scale).ravel() (d*L), (V / v_scale).ravel() (L*L), c / b_scale (L)]``
+    (diagonal preconditioning, see ``__init__``) where
     ``c = b + x_mean @ W + s_mean @ V`` is the intercept of the *centred* features
     and labels: ``X W + S V + b = (X - x_mean) W + (S - s_mean) V + c``. Because
     b is unpenalised this is an exact reparameterisation (same objective, same

@@ -117,7 +117,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         features, l2,1 on W), Sparse (eq. (4)). Penalties a variant does not
         use are ignored.
     max_iter : int, default 1000
-        FISTA iterations.
+        Solver iterations (FISTA; L-BFGS iterations count too when the objective is
+        smooth).
     tol : float > 0, default 1e-3
         Optimality tolerance on a *relative* KKT residual: FISTA stops when
         every entry of the gradient mapping of objective (4) (the gradient,
@@ -139,6 +140,19 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         tight-tolerance (1e-7) label weights within 0.1 % on the nearly
         separable test problem; 1e-4 costs several times more iterations
         on dense, correlated features (scene).
+
+        Solver (issue 15): FISTA with backtracking and adaptive restart, run on
+        diagonally preconditioned coordinates (W and V divided by the inverse
+        square root of the Hessian diagonal at the label frequencies,
+        ``p(1-p) var(x_j) + lam``; one scale per feature row when mu > 0, so the
+        l2,1 prox stays exact). This is a fixed change of variables: same
+        objective, same minimiser, and the stopping rule is evaluated as the same
+        scaled gradient mapping in the original units. Rare sparse features no
+        longer need ~1000x more iterations than frequent ones (bibtex shape: 137
+        -> ~10 iterations). When the objective is smooth (mu = 0 and no l1 term
+        acting: the label-independent start model, the "lr" and "cdn" variants)
+        L-BFGS is used instead, stopped by the same rule (there the gradient
+        itself), with FISTA as the fallback.
     inference : {"auto", "exact", "gibbs"}, default "auto"
         How ``predict_proba`` computes the marginals of the stationary
         distribution of the Gibbs sampler (the CDN's test-time distribution,
@@ -389,11 +403,14 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     def _check_fit_size(self, X, Y):
         """Raise :class:`TooLargeError` before any work if FISTA's arrays would not fit.
 
-        FISTA keeps ~8 vectors of the parameter size ``d L + L^2 + L`` and ~6 dense
-        (N, L) arrays (labels, logits, residuals, ...), all float64.
+        FISTA keeps ~8 vectors of the parameter size ``d L + L^2 + L`` (L-BFGS, used when
+        the objective is smooth, 2 x 10 more: its memory pairs) and ~6 dense (N, L) arrays
+        (labels, logits, residuals, ...), all float64.
         """
+        from ._cdn_core import _LBFGS_MEMORY
+
         (n, d), L = X.shape, Y.shape[1]
-        need = 8.0 * (8 * (d * L + L * L + L) + 6 * n * L)
+        need = 8.0 * ((8 + 2 * _LBFGS_MEMORY) * (d * L + L * L + L) + 6 * n * L)
         if need > self._MAX_FIT_BYTES:
             raise TooLargeError(
                 f"SparseCDN on {n} instances x {d} features x {L} labels needs ~{need / 2 ** 30:.1f} GB "

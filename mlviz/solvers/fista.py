@@ -117,9 +117,13 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         Maximum number of iterations; a ``ConvergenceWarning`` is issued if
         the rule is not met by then.
     restart : {"adaptive", "monotone", None}
-        ``"adaptive"``: when ``F`` would increase, the step is rejected and
-        the momentum reset (function-value restart), so the history is
-        non-increasing. ``"monotone"``: MFISTA (keeps the better of the new
+        ``"adaptive"``: when ``F`` would increase (by more than round-off,
+        ``1e-13 |F|``), the step is rejected and the momentum reset
+        (function-value restart), so the history is non-increasing up to
+        round-off; when the momentum ``z - x`` points against the gradient
+        mapping (``<y - z, z - x> > 0``) the step is kept and the momentum
+        reset (gradient restart, O'Donoghue & Candès eq. (12)), which keeps
+        working where ``F`` differences are below round-off. ``"monotone"``: MFISTA (keeps the better of the new
         and old points, momentum continues). ``None``: plain FISTA (the
         objective may oscillate).
     shrink : float in (0, 1], default 1.0
@@ -127,6 +131,9 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         the step can grow again where the local curvature is lower. ``1.0``
         is the paper's non-decreasing ``L``; values < 1 usually need fewer
         iterations (the decrease test and adaptive restart keep it stable).
+        A shrink is undone when the decrease test was decided by its
+        round-off slack (quadratic term below ``1e-12 |f|``), which says
+        nothing about the curvature.
     scale : None, ndarray or callable ``y -> ndarray``, optional
         Divide the gradient mapping elementwise by ``scale`` (positive,
         broadcastable to ``x``) before taking its norm, i.e. stop on a
