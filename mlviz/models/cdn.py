@@ -379,7 +379,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.n_iter_ = res.n_iter
         self.objective_history_ = res.objective_history * n  # eq. (4), summed loss
         self.converged_ = res.converged
-        self.kkt_violation_ = float(res.grad_mapping_norm) if res.n_iter else self._init_kkt
+        self.kkt_violation_ = (float(res.grad_mapping_norm) if np.isfinite(res.grad_mapping_norm)
+                               else self._init_kkt)
         self._step = res.step
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
