@@ -12,6 +12,34 @@ from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
 __all__ = ["_CDNProblem", "_solve", "gibbs_marginals", "gibbs_marginals_se", "exact_marginals"]
 
 
+#: above this largest eigenvalue of the Jacobi-scaled Gram matrix the preconditioner is damped
+_JACOBI_MAX_EIG = 100.0
+
+
+def _jacobi_eig(X, x_mean, x_var, q, lam, n_iter=30):
+    """Largest eigenvalue of ``D (q Xc^T Xc / n + lam I) D``, ``D = (q var(x) + lam)^-1/2``
+    (the feature block of the label-independent Hessian at p(1-p) = q, centred features,
+    Jacobi-scaled: unit diagonal), by power iteration from a fixed start (deterministic);
+    O(nnz(X)) per step."""
+    n, d = X.shape
+    if d == 0 or n == 0:
+        return 1.0
+    D = 1.0 / np.sqrt(np.maximum(q * x_var + lam, 1e-300))
+    v = 1.0 + 0.5 * np.cos(np.arange(d))
+    v /= np.linalg.norm(v)
+    eig = 1.0
+    for _ in range(int(n_iter)):
+        u = D * v
+        w = np.asarray(X @ u).ravel() - x_mean @ u
+        g = (np.asarray(X.T @ w).ravel() - x_mean * w.sum()) * (q / n) + lam * u
+        g *= D
+        eig = float(np.linalg.norm(g))
+        if not eig > 0:
+            return 1.0
+        v = g / eig
+    return eig
+
+
 class _CDNProblem:
     """Smooth part f, non-smooth part g and prox of objective (4), on a flat theta.
 
@@ -71,13 +99,21 @@ class _CDNProblem:
         # coordinates (plain FISTA) is set by the frequent words and the rare ones move
         # ~1000x too slowly. With mu > 0 the scale is one per feature row (the largest over
         # labels), which keeps the l2,1 prox in closed form (a weighted group norm).
+        # Jacobi scaling fails where many rare features occur together (raw word counts of
+        # e-mails: every rare word of a document gets curvature ~1, and the document's
+        # direction sums them): the largest eigenvalue of the Jacobi-scaled Gram matrix is
+        # then in the hundreds and the one step size is that much too small elsewhere.
+        # Measured (enron raw: 404, enron L2 rows: 10-47, bibtex-shaped: <= 4), above
+        # _JACOBI_MAX_EIG the scaling is damped to the 1/4 power of the Hessian diagonal.
         q = p * (1.0 - p)
+        self.precond_eig = _jacobi_eig(X, self.x_mean, self.x_std ** 2, float(q.max(initial=0.25)), lam1)
+        expo = 0.5 if self.precond_eig <= _JACOBI_MAX_EIG else 0.25
         hW = np.outer(self.x_std ** 2, q) + lam1
         if mu > 0:
             hW = hW.max(axis=1, keepdims=True)
-        self.w_scale = 1.0 / np.sqrt(np.maximum(hW, 1e-12))
         hV = np.outer(self.s_std ** 2, q) + lam2
-        self.v_scale = 1.0 / np.sqrt(np.maximum(hV, 1e-12))
+        self.w_scale = 1.0 / np.maximum(hW, 1e-12) ** expo
+        self.v_scale = 1.0 / np.maximum(hV, 1e-12) ** expo
         # +-1 labels as 0/1 sparse products when the label matrix is sparse: S V = 2 Y V - 1 sum(V)
         self.Ysp = sp.csr_matrix(S > 0, dtype=float) if (S > 0).mean() < 0.25 else None
         if self.Ysp is not None:
