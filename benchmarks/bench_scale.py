@@ -31,6 +31,15 @@ Commands
     raises ``mlviz.models.TooLargeError`` is reported as such, with its message.
     ``--quick`` uses 1/6 of the rows (same columns, labels, profile) and a 120 s timeout.
 
+``cdn [--quick] [--compare-tree DIR] [--no-dashboard]``
+    The sparse CDN alone (issue 15 solver work): per-label LR, ``SparseCDN()`` with its
+    defaults and the CLI scaling, optionally ``SparseCDN`` from another source tree (e.g. a
+    ``git archive`` of an older commit), per-label LR again -- each in a child process, one
+    after the other; wall and cpu seconds, iterations, the solver's KKT measure and an
+    independent step-free one. Then the Label graph page's path on the sparse-159 page data
+    (``bench_pages_scale.py``) with the page's data context and path functions: start fit
+    (gamma = 1e12) and the warm steps 1.0, 0.5, 0.3 x gamma_max at lam1 = lam2 = 1, mu = 0.
+
 Targets (issue 15): bibtex shape <= 10x per-label LR and <= 2 GB; delicious shape
 <= 20x and <= 4 GB; describe on 16k x 983 <= 2 s.
 
@@ -372,7 +381,8 @@ def bench_cdn(quick, compare_tree, timeout, dashboard):
                     f"x {res['seconds'] / np.mean(lr):5.2f} per-label LR (cpu x {res['cpu'] / np.mean(lr_cpu):5.2f})")
             if "iters" in res:
                 line += (f"   iterations start {res['iters'].get('start', 0)} main {res['iters'].get('main', 0)}, "
-                         f"converged {res['converged']}, KKT {res['kkt']:.2g} (independent {res['kkt_independent']:.2g}), "
+                         f"converged {res['converged']}, KKT {res['kkt']:.2g} "
+                         f"(independent {res['kkt_independent']:.2g}), "
                          f"edges {res['edges']}, objective {res['objective']:.6g}")
             print(line, flush=True)
         print(f"  ratio base: mean of the two per-label LR runs, {np.mean(lr):.2f} s (cpu {np.mean(lr_cpu):.2f} s)")
