@@ -22,7 +22,17 @@ label profile) for tests. ``--write`` replaces the ``defaults-sweep`` section of
 ``docs/reproductions.md`` (delimited like the ``mlviz reproduce`` sections, so a
 ``mlviz reproduce`` run keeps it).
 
-Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/sweep_defaults.py --quick [--write]``
+``--extra`` (session 6) sweeps the methods the first run left out -- kernel LR (λ, σ as a
+multiple of the median distance), MLRH (reg), PCC (C of its base LR), LP (C, in units of
+1/mean‖x‖², and the old unscaled C = 1) and MT-LSPC (λ, γ) -- over the grids of
+:data:`EXTRA_CANDIDATES`, by ``--cv``-fold CV on the *training split* of each bundled set
+(:func:`mlviz.data.load_sample_split`; the test split stays unseen for
+``benchmarks/check_defaults.py``), reporting micro-F1, Hamming loss and P@1 per candidate and
+the same mean-rank choice (step 1 only; no nested CV). ``--write`` puts it in its own section
+``defaults-sweep-extra`` of ``docs/reproductions.md`` and its rows in ``docs/reproductions.csv``.
+
+Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/sweep_defaults.py --quick [--write]``;
+``OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/sweep_defaults.py --extra --n-jobs 2 --write``
 """
 
 import argparse
@@ -40,6 +50,132 @@ MEASURES = ["micro_f1", "hamming_loss", "p@1"]
 QUICK = {"datasets": ["emotions"], "methods": ["br", "mlknn", "mllem"], "cv": 3, "inner_cv": 2}
 FULL = {"datasets": ["emotions", "scene", "yeast", "enron", "medical"],
         "methods": ["br", "mlknn", "mllem", "mllspc", "cdn", "mlrh", "pcc", "lp"], "cv": 5, "inner_cv": 3}
+
+
+EXTRA = {"datasets": ["emotions", "scene", "yeast", "enron", "medical"],
+         "methods": ["klr", "mlrh", "pcc", "lp", "mtlspc"], "cv": 3}
+EXTRA_SECTION = "defaults-sweep-extra"
+EXTRA_TITLE = "Defaults by evidence (2): kernel LR, MLRH, PCC, LP, MT-LSPC on the training splits"
+
+
+def _lr(C, max_iter):
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, max_iter=max_iter)
+
+
+EXTRA_CANDIDATES = {
+    # "sigma_factor": σ = factor × the median pairwise distance of the scaled training split
+    # (factor 1 is the estimators' own "median"); "C" of pcc: its base LogisticRegression.
+    "klr": [{"lam": lam, "sigma_factor": f} for lam in (0.01, 0.1, 1.0) for f in (0.5, 1.0, 2.0)],
+    "mlrh": [{"reg": r} for r in (1e-4, 1e-3, 1e-2, 1e-1)],
+    "pcc": [{"C": c} for c in (0.1, 1.0, 10.0)],
+    "lp": [{"C": c} for c in (0.1, 0.3, 1.0, 3.0, 10.0)] + [{"C": 1.0, "scale_C": False}],
+    "mtlspc": [{"lam": lam, "gamma": g} for lam in (0.01, 0.1, 1.0) for g in (0.1, 1.0, 10.0)],
+}
+"""CLI method -> candidates of ``--extra`` (dicts of estimator parameters, or the pseudo-parameters
+``sigma_factor`` (kernel width) and ``C`` of PCC (its base learner))."""
+
+
+def _candidate_params(method, cand, sigma_median):
+    """Estimator parameters of one ``EXTRA_CANDIDATES`` entry."""
+    params = dict(cand)
+    f = params.pop("sigma_factor", None)
+    if f is not None and f != 1.0:
+        params["sigma"] = float(f) * sigma_median
+    if method == "pcc" and "C" in params:
+        params["estimator"] = _lr(params.pop("C"), 1000)
+    return params
+
+
+def _split_train(name, max_rows, random_state):
+    from mlviz.data import load_sample_split
+    from mlviz.evaluation import multilabel_kfold
+
+    train, _ = load_sample_split(name)
+    X, Y = train.X, train.Y
+    if max_rows and X.shape[0] > max_rows:
+        k = int(np.ceil(X.shape[0] / max_rows))
+        rows = np.sort(multilabel_kfold(Y, k, random_state=random_state)[0][1])
+        X, Y = X[rows], Y[rows]
+    return X, Y
+
+
+def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_jobs=1, log=print):
+    """``--extra``: one row per data set x method x candidate, CV on the training split.
+
+    Returns
+    -------
+    DataFrame
+        Columns dataset, n, method, candidate, micro_f1, hamming_loss, p@1, fit_s, errors, rank
+        (rank of micro-F1 within data set and method).
+    """
+    from mlviz.cli import build_estimator
+    from mlviz.evaluation import cross_validate, multilabel_kfold
+    from mlviz.models import median_sigma
+
+    rows = []
+    for name in datasets:
+        X, Y = _split_train(name, max_rows, random_state)
+        folds = multilabel_kfold(Y, cv, random_state=random_state)
+        sigma_median = None
+        for method in methods:
+            cands = EXTRA_CANDIDATES[method]
+            base = build_estimator(method, scaling="auto", X=X, random_state=random_state)
+            step = base.steps[-1][0] if hasattr(base, "steps") else None
+            if sigma_median is None and any("sigma_factor" in c for c in cands):
+                Xs = base[:-1].fit_transform(X) if step and len(base.steps) > 1 else X
+                sigma_median = median_sigma(Xs, max_samples=1000, random_state=random_state)
+            ests = {}
+            for i, c in enumerate(cands):
+                est = build_estimator(method, scaling="auto", X=X, random_state=random_state)
+                params = _candidate_params(method, c, sigma_median)
+                ests[str(i)] = est.set_params(**({f"{step}__{k}": v for k, v in params.items()} if step else params))
+            t0 = time.perf_counter()
+            res = cross_validate(ests, X, Y, cv=folds, measures=MEASURES, random_state=random_state, n_jobs=n_jobs)
+            for i, c in enumerate(cands):
+                part = res[res.method == str(i)]
+                row = {"dataset": name, "n": X.shape[0], "method": method,
+                       "candidate": ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                                              for k, v in c.items())}
+                for m in MEASURES:
+                    v = part[part.measure == m]["value"]
+                    row[m] = float(v.mean()) if len(v) else np.nan
+                row["fit_s"] = float(part.drop_duplicates("fold")["fit_seconds"].mean()) if len(part) else np.nan
+                row["errors"] = int(part.measure.str.startswith("error").sum()) if len(part) else cv
+                rows.append(row)
+            log(f"sweep-extra {name} {method}: {len(cands)} candidates, {time.perf_counter() - t0:.0f} s")
+    table = pd.DataFrame(rows)
+    if len(table):
+        table["rank"] = table.groupby(["dataset", "method"])["micro_f1"].rank(ascending=False, method="min")
+    return table
+
+
+def extra_frame(table):
+    """``--extra`` rows in the ``mlviz.reproductions`` COLUMNS format (setting = candidate)."""
+    out = []
+    for r in table.to_dict("records"):
+        for m in MEASURES + ["fit_s"]:
+            out.append({"experiment": EXTRA_SECTION, "dataset": f"{r['dataset']} train ({r['n']} rows)",
+                        "setting": r["candidate"], "method": r["method"],
+                        "measure": "fit s/fold" if m == "fit_s" else m,
+                        "ours": r[m], "ours_std": np.nan, "paper": np.nan})
+    return pd.DataFrame(out)
+
+
+def write_csv_rows(frame, section, path="docs/reproductions.csv"):
+    """Replace ``section``'s rows of ``docs/reproductions.csv`` (other rows untouched)."""
+    from mlviz.reproductions.report import COLUMNS
+
+    path = Path(path)
+    new = frame.reindex(columns=COLUMNS).copy()
+    new["report_section"] = section
+    new["quick"] = False
+    if path.exists():
+        old = pd.read_csv(path)
+        new = pd.concat([old[old["report_section"] != section], new], ignore_index=True)
+    new.to_csv(path, index=False)
+    return path
 
 
 def _data(name, max_rows, random_state):
@@ -141,16 +277,17 @@ def protocol_text(cfg, best, quick):
     return "\n".join(lines)
 
 
-def write_section(frame, protocol, *, command, quick, seconds, path="docs/reproductions.md"):
+def write_section(frame, protocol, *, command, quick, seconds, path="docs/reproductions.md", section=SECTION,
+                  title=TITLE):
     """Replace (or append) this script's section of ``docs/reproductions.md``; other sections untouched."""
     import re
 
     from mlviz.reproductions.report import render_section
 
-    text = render_section(SECTION, TITLE, protocol, frame, command=command, quick=quick, seconds=seconds)
+    text = render_section(section, title, protocol, frame, command=command, quick=quick, seconds=seconds)
     path = Path(path)
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    pattern = re.compile(rf"<!-- experiment: {SECTION} -->\n.*?<!-- end: {SECTION} -->\n?", re.S)
+    pattern = re.compile(rf"<!-- experiment: {section} -->\n.*?<!-- end: {section} -->\n?", re.S)
     new = pattern.sub(lambda _: text.rstrip("\n") + "\n", old) if pattern.search(old) else \
         old.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
     path.write_text(new, encoding="utf-8")
@@ -167,7 +304,11 @@ def main(argv=None):
     p.add_argument("--inner-cv", type=int)
     p.add_argument("--max-rows", type=int)
     p.add_argument("--write", action="store_true", help="update docs/reproductions.md")
+    p.add_argument("--extra", action="store_true", help="the session-6 sweep (module docstring)")
+    p.add_argument("--n-jobs", type=int, default=1)
     args = p.parse_args(argv)
+    if args.extra:
+        return main_extra(args, argv)
     cfg = dict(QUICK if args.quick else FULL)
     for key in ("datasets", "methods"):
         if getattr(args, key):
@@ -194,6 +335,80 @@ def main(argv=None):
                              quick=args.quick, seconds=seconds)
         print(f"\nupdated {path}")
     return table, best, frame
+
+
+def _md(frame):
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
+    for r in frame.itertuples(index=False):
+        lines.append("| " + " | ".join((f"{v:.1f}" if "rank" in c else f"{v:.4f}") if isinstance(v, float) else str(v)
+                                       for c, v in zip(cols, r)) + " |")
+    return "\n".join(lines)
+
+
+def write_extra_section(table, means, protocol, *, command, seconds, path="docs/reproductions.md"):
+    """The ``--extra`` section (compact: one row per data set x method x candidate), replaced in place."""
+    import re
+    from datetime import datetime, timezone
+
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    t = table.copy()
+    t["dataset"] = t["dataset"] + " (" + t["n"].astype(str) + ")"
+    t = t[["dataset", "method", "candidate", "micro_f1", "hamming_loss", "p@1", "fit_s", "rank"]]
+    t = t.rename(columns={"dataset": "training split (rows)", "fit_s": "fit s/fold", "rank": "F1 rank"})
+    m = means.reset_index().rename(columns={"rank": "mean F1 rank"})
+    text = "\n".join([
+        f"<!-- experiment: {EXTRA_SECTION} -->", f"## {EXTRA_TITLE}", "",
+        f"*`{EXTRA_SECTION}` — full run, {when}, {seconds:.0f} s; command: `{command}`*", "",
+        protocol.strip(), "", "Mean over the data sets:", "", _md(m), "", "Per data set (mean over the CV folds):",
+        "", _md(t), "", f"<!-- end: {EXTRA_SECTION} -->", ""])
+    path = Path(path)
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    pattern = re.compile(rf"<!-- experiment: {EXTRA_SECTION} -->\n.*?<!-- end: {EXTRA_SECTION} -->\n?", re.S)
+    new = pattern.sub(lambda _: text, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
+    path.write_text(new, encoding="utf-8")
+    return path
+
+
+def main_extra(args, argv):
+    """``--extra``: sweep, print, choose by mean rank, optionally write the docs section."""
+    cfg = dict(EXTRA)
+    for key in ("datasets", "methods"):
+        if getattr(args, key):
+            cfg[key] = [s for s in getattr(args, key).split(",") if s]
+    cfg["cv"] = args.cv or cfg["cv"]
+    t0 = time.perf_counter()
+    table = sweep_extra(cfg["datasets"], cfg["methods"], cv=cfg["cv"], max_rows=args.max_rows, n_jobs=args.n_jobs)
+    seconds = time.perf_counter() - t0
+    best = best_defaults(table)
+    means = table.groupby(["method", "candidate"], sort=False)[MEASURES + ["rank"]].mean().round(4)
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print("\nSweep (mean CV measures per candidate, training splits):")
+        print(table.round(4).to_string(index=False))
+        print("\nMean over data sets:")
+        print(means.to_string())
+        print("\nBest candidate per method (mean rank of micro-F1 over data sets):")
+        print(best.to_string(index=False))
+    print(f"\n{seconds:.0f} s")
+    if args.write:
+        command = "OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/sweep_defaults.py " + " ".join(
+            shlex.quote(a) for a in argv)
+        protocol = "\n".join([
+            f"- Script: `benchmarks/sweep_defaults.py --extra`; data: the *training split* of "
+            f"{', '.join(cfg['datasets'])} (`load_sample_split`, seed 0; the test split is left for "
+            "`benchmarks/check_defaults.py`); methods: " + ", ".join(cfg["methods"]) + f"; {cfg['cv']}-fold "
+            "iterative-stratified CV, seed 0, default scaling (`auto`), each method's own `predict`; `setting` = "
+            "the candidate (`sigma_factor`: σ = factor × median pairwise distance of the scaled training split; "
+            "pcc `C`: its base LogisticRegression; lp `C` in units of 1/mean‖x‖² unless `scale_C=False`).",
+            "- Choice: best mean rank of micro-F1 over the data sets, per method: "
+            + "; ".join(f"{r.method}: {r.candidate} (mean rank {r.mean_rank:.1f}, mean micro-F1 "
+                        f"{r.mean_micro_f1:.4f})" for r in best.itertuples()),
+        ])
+        frame = extra_frame(table)
+        path = write_extra_section(table, means, protocol, command=command.strip(), seconds=seconds)
+        write_csv_rows(frame, EXTRA_SECTION)
+        print(f"\nupdated {path} and docs/reproductions.csv")
+    return table, best
 
 
 if __name__ == "__main__":
