@@ -380,6 +380,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
             for j in path:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
+                    warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
                     lr.set_params(C=float(Cs[j]) * unit).fit(X[tr], ids)
                 losses[f, j] = marginal_log_loss(Y[te], lr.predict_proba(X[te]) @ Ks)
         scores = losses.mean(axis=0)
@@ -434,7 +435,9 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
             self.estimator_ = None
         else:
             base = LogisticRegression(C=self.C_, max_iter=2000) if self.estimator is None else self.estimator
-            self.estimator_ = clone(base).fit(X, ids)
+            with warnings.catch_warnings():  # many label sets are the rule for LP, not a sign of regression
+                warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
+                self.estimator_ = clone(base).fit(X, ids)
         self.n_labels_ = Y.shape[1]
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"most probable of the {len(sets)} kept training label sets "
