@@ -87,7 +87,7 @@ def test_lp_equals_independent_computation():
     X, Y = contract_data(n=90, d=4, L=3, random_state=4)
     rng = np.random.default_rng(0)
     Xt = rng.normal(size=(20, 4))
-    lp = LabelPowerset(scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
+    lp = LabelPowerset(C=1.0, scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
     marg, best = _lp_reference(X, Y, Xt)
     np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=1e-8)
     np.testing.assert_array_equal(lp.predict(Xt), best)
@@ -223,7 +223,7 @@ def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
     Y = base[rng.integers(0, 3, size=60)].copy()
     Y[:3] = [[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 0, 1]]  # rare sets, one row each
     Y[3:6] = [0, 1, 1, 0]  # make {1,2} clearly the most frequent
-    lp = LabelPowerset(max_label_sets=3, scale_C=False).fit(X, Y)
+    lp = LabelPowerset(max_label_sets=3, C=1.0, scale_C=False).fit(X, Y)
     assert lp.n_observed_sets_ == 6 and lp.n_relabelled_ == 3
     # independent: the three frequent sets; Hamming-nearest (ties -> more frequent) for the rest
     sets, counts = np.unique(Y, axis=0, return_counts=True)
@@ -315,7 +315,7 @@ def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     X, Y = contract_data(n=90, d=4, L=3, random_state=4)
     X = 7.0 * X  # units matter: mean ||x||² ≈ 196
     r2 = np.mean(np.sum(X ** 2, axis=1))
-    lp = LabelPowerset().fit(X, Y)
+    lp = LabelPowerset(C=1.0).fit(X, Y)  # SVMlight's C = 1 / avg x·x
     assert lp.x_scale_ == pytest.approx(r2, rel=1e-12) and lp.C_ == pytest.approx(1.0 / r2, rel=1e-12)
     ref = LabelPowerset(C=1.0 / r2, scale_C=False).fit(X, Y)
     np.testing.assert_allclose(lp.predict_proba(X), ref.predict_proba(X), atol=1e-10)
@@ -323,7 +323,7 @@ def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     clf = LogisticRegression(C=1.0 / r2, max_iter=2000).fit(X, np.ravel(ids))
     np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=1e-8)
     # invariant to the units of X: the same penalty relative to the data
-    np.testing.assert_allclose(LabelPowerset().fit(X / 7.0, Y).predict_proba(X / 7.0), lp.predict_proba(X),
+    np.testing.assert_allclose(LabelPowerset(C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0), lp.predict_proba(X),
                                atol=1e-3)  # same minimiser; lbfgs tol 1e-4
     # sparse input: the same scale
     assert LabelPowerset().fit(sp.csr_matrix(X), Y).x_scale_ == pytest.approx(r2, rel=1e-12)

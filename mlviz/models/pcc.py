@@ -46,8 +46,12 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     ----------
     estimator : classifier with ``predict_proba``, default None
         Link classifier, cloned for each label; ``None`` means
-        ``LogisticRegression(C=1.0, max_iter=1000)``. Logistic-regression
-        links use a vectorised fast path at prediction time.
+        ``LogisticRegression(C=10.0, max_iter=1000)``. Logistic-regression
+        links use a vectorised fast path at prediction time. C = 10 (was 1.0)
+        by the documented sweep (docs/reproductions.md, "defaults-sweep-extra": 3-fold CV on the
+        five bundled training splits): the only C of 0.1 / 1 / 10 within 10 %
+        of the best micro-F1 on every set (C = 1 lost 21 % on medical, C = 0.1
+        80 %; C = 10 costs ≤ 5 % on the dense sets).
     order : None, "random" or sequence of int, default None
         Chain order (a permutation of the label indices). ``None`` keeps
         the column order; ``"random"`` draws one from ``random_state``.
@@ -112,7 +116,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
             if sorted(order.tolist()) != list(range(L)):
                 raise ValueError(f"The 'order' parameter of PCC must be a permutation of 0..{L - 1}, "
                                  f"got {self.order!r}.")
-        base = self.estimator if self.estimator is not None else LogisticRegression(C=1.0, max_iter=1000)
+        base = self.estimator if self.estimator is not None else LogisticRegression(C=10.0, max_iter=1000)
         Yf = Y[:, order].astype(float)
         self.estimators_ = []
         for j in range(L):
