@@ -66,15 +66,16 @@ def _lr(C, max_iter):
 
 EXTRA_CANDIDATES = {
     # "sigma_factor": σ = factor × the median pairwise distance of the scaled training split
-    # (factor 1 is the estimators' own "median"); "C" of pcc: its base LogisticRegression.
+    # (factor 1 is the estimators' own "median"); "C" of pcc / lp: the estimators' own C (in units of
+    # 1/mean||x||^2 unless scale_C=False; pcc's raw C candidates were its base LR's C before session 6).
     "klr": [{"lam": lam, "sigma_factor": f} for lam in (0.01, 0.1, 1.0) for f in (0.5, 1.0, 2.0)],
     "mlrh": [{"reg": r} for r in (1e-4, 1e-3, 1e-2, 1e-1)],
-    "pcc": [{"C": c} for c in (0.1, 1.0, 10.0)],
+    "pcc": [{"C": c, "scale_C": False} for c in (0.1, 1.0, 10.0)] + [{"C": c} for c in (1.0, 3.0, 10.0, 30.0)],
     "lp": [{"C": c} for c in (0.1, 0.3, 1.0, 3.0, 10.0)] + [{"C": 1.0, "scale_C": False}],
     "mtlspc": [{"lam": lam, "gamma": g} for lam in (0.01, 0.1, 1.0) for g in (0.1, 1.0, 10.0)],
 }
-"""CLI method -> candidates of ``--extra`` (dicts of estimator parameters, or the pseudo-parameters
-``sigma_factor`` (kernel width) and ``C`` of PCC (its base learner))."""
+"""CLI method -> candidates of ``--extra`` (dicts of estimator parameters, or the pseudo-parameter
+``sigma_factor``: kernel width)."""
 
 
 def _candidate_params(method, cand, sigma_median):
@@ -83,8 +84,6 @@ def _candidate_params(method, cand, sigma_median):
     f = params.pop("sigma_factor", None)
     if f is not None and f != 1.0:
         params["sigma"] = float(f) * sigma_median
-    if method == "pcc" and "C" in params:
-        params["estimator"] = _lr(params.pop("C"), 1000)
     return params
 
 
@@ -101,7 +100,11 @@ def _split_train(name, max_rows, random_state):
     return X, Y
 
 
-def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_jobs=1, log=print):
+def _candidate_name(c):
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in c.items())
+
+
+def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_jobs=1, skip=(), log=print):
     """``--extra``: one row per data set x method x candidate, CV on the training split.
 
     Returns
@@ -120,7 +123,9 @@ def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_job
         folds = multilabel_kfold(Y, cv, random_state=random_state)
         sigma_median = None
         for method in methods:
-            cands = EXTRA_CANDIDATES[method]
+            cands = [c for c in EXTRA_CANDIDATES[method] if (name, method, _candidate_name(c)) not in skip]
+            if not cands:
+                continue
             base = build_estimator(method, scaling="auto", X=X, random_state=random_state)
             step = base.steps[-1][0] if hasattr(base, "steps") else None
             if sigma_median is None and any("sigma_factor" in c for c in cands):
@@ -135,9 +140,7 @@ def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_job
             res = cross_validate(ests, X, Y, cv=folds, measures=MEASURES, random_state=random_state, n_jobs=n_jobs)
             for i, c in enumerate(cands):
                 part = res[res.method == str(i)]
-                row = {"dataset": name, "n": X.shape[0], "method": method,
-                       "candidate": ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                                              for k, v in c.items())}
+                row = {"dataset": name, "n": X.shape[0], "method": method, "candidate": _candidate_name(c)}
                 for m in MEASURES:
                     v = part[part.measure == m]["value"]
                     row[m] = float(v.mean()) if len(v) else np.nan
@@ -306,6 +309,8 @@ def main(argv=None):
     p.add_argument("--write", action="store_true", help="update docs/reproductions.md")
     p.add_argument("--extra", action="store_true", help="the session-6 sweep (module docstring)")
     p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--resume", action="store_true",
+                   help="with --extra: run only candidates not yet in docs/reproductions.csv, merge with those")
     p.add_argument("--from-csv", action="store_true",
                    help="with --extra: re-render the section from the rows in docs/reproductions.csv")
     args = p.parse_args(argv)
@@ -338,6 +343,15 @@ def main(argv=None):
         print(f"\nupdated {path}")
     return table, best, frame
 
+
+EXTRA_APPLIED = (
+    "- Applied to the estimators (session 6, `mlviz/models`): `KernelLogisticRegression(lam=0.01)` (was 0.1; "
+    "σ stays the median distance); `MTLSPC(lam=1.0, gamma=1.0)` (λ was 0.1); `PCC(C=30, scale_C=True)`: its "
+    "links' C = 30 / mean‖x‖² (was a raw C = 1; C = 30 is the end of the grid, C = 10 was within 0.6 % mean "
+    "micro-F1); `LabelPowerset(C=10, scale_C=True)`: C = 10 / mean‖x‖² (was a raw "
+    "C = 1). `MLRH(reg=1e-3)` unchanged: no reg was within 10 % everywhere (the dense sets want reg ≥ 0.01, "
+    "the text sets 1e-4; 1e-3 has the best worst case, 0.896). Held-out check on the test splits: "
+    "`benchmarks/check_defaults.py` (benchmarks/RESULTS.md, sweep, session 6).")
 
 WORST_RATIO = 0.9
 """``--extra`` choice: only candidates within 10 % of every data set's best micro-F1 are eligible."""
@@ -394,7 +408,7 @@ def _md(frame):
     return "\n".join(lines)
 
 
-def write_extra_section(table, means, protocol, *, command, seconds, path="docs/reproductions.md"):
+def write_extra_section(table, means, protocol, *, command, seconds, path="docs/reproductions.md", header=None):
     """The ``--extra`` section (compact: one row per data set x method x candidate), replaced in place."""
     import re
     from datetime import datetime, timezone
@@ -409,7 +423,7 @@ def write_extra_section(table, means, protocol, *, command, seconds, path="docs/
                  chosen=m["chosen"].map({True: "**default**", False: ""}))
     text = "\n".join([
         f"<!-- experiment: {EXTRA_SECTION} -->", f"## {EXTRA_TITLE}", "",
-        f"*`{EXTRA_SECTION}` — full run, {when}, {seconds:.0f} s; command: `{command}`*", "",
+        header or f"*`{EXTRA_SECTION}` — full run, {when}, {seconds:.0f} s; command: `{command}`*", "",
         protocol.strip(), "", "Mean over the data sets:", "", _md(m), "", "Per data set (mean over the CV folds):",
         "", _md(t), "", f"<!-- end: {EXTRA_SECTION} -->", ""])
     path = Path(path)
@@ -428,17 +442,25 @@ def main_extra(args, argv):
             cfg[key] = [s for s in getattr(args, key).split(",") if s]
     cfg["cv"] = args.cv or cfg["cv"]
     t0 = time.perf_counter()
+    header = None
     if args.from_csv:  # re-render the section from the recorded rows (the run's time is in RESULTS.md)
         table = table_from_csv()
         old = Path("docs/reproductions.md").read_text(encoding="utf-8")
         import re
 
-        found = re.search(rf"`{EXTRA_SECTION}` — full run, [^,]+, (\d+) s; command: `([^`]+)`", old)
-        seconds, argv = (float(found.group(1)), found.group(2).split()[4:]) if found else (0.0, argv)
+        found = re.search(rf"^\*`{EXTRA_SECTION}` — .*\*$", old, re.M)
+        header = found.group(0) if found else None  # the recorded run(s): kept verbatim
+        seconds = 0.0
     else:
+        old = table_from_csv() if args.resume else None
+        skip = set(zip(old.dataset, old.method, old.candidate)) if old is not None else set()
         table = sweep_extra(cfg["datasets"], cfg["methods"], cv=cfg["cv"], max_rows=args.max_rows,
-                            n_jobs=args.n_jobs)
+                            n_jobs=args.n_jobs, skip=skip)
         seconds = time.perf_counter() - t0
+        if old is not None:  # keep the recorded rows, add the new candidates
+            table = pd.concat([old, table], ignore_index=True).drop(columns="rank")
+            table["rank"] = table.groupby(["dataset", "method"])["micro_f1"].rank(ascending=False, method="min")
+            print(f"resumed: {len(table) - len(old)} new rows, {len(old)} recorded rows kept")
     means = choose_extra(table)
     best = means[means.chosen]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
@@ -453,19 +475,22 @@ def main_extra(args, argv):
         protocol = "\n".join([
             f"- Script: `benchmarks/sweep_defaults.py --extra`; data: the *training split* of "
             f"{', '.join(cfg['datasets'])} (`load_sample_split`, seed 0; the test split is left for "
-            "`benchmarks/check_defaults.py`); methods: " + ", ".join(cfg["methods"]) + f"; {cfg['cv']}-fold "
+            "`benchmarks/check_defaults.py`); methods: " + ", ".join(dict.fromkeys(table["method"]))
+            + f"; {cfg['cv']}-fold "
             "iterative-stratified CV, seed 0, default scaling (`auto`), each method's own `predict`; `setting` = "
             "the candidate (`sigma_factor`: σ = factor × median pairwise distance of the scaled training split; "
-            "pcc `C`: its base LogisticRegression; lp `C` in units of 1/mean‖x‖² unless `scale_C=False`).",
+            "pcc and lp `C` in units of 1/mean‖x‖² unless `scale_C=False`).",
             f"- Choice (`choose_extra`): eligible = within {1 - WORST_RATIO:.0%} of the best candidate's micro-F1 on "
             "*every* data set (no set where the default looks broken); among those the best mean rank of "
             "micro-F1 over the data sets (the first sweep's rule), ties: higher mean micro-F1; none eligible: "
             "the best worst-case ratio. Chosen: "
             + "; ".join(f"{r.method}: {r.candidate} (mean rank {r.mean_rank:.1f}, mean micro-F1 "
                         f"{r.micro_f1:.4f}, worst ratio {r.worst_ratio:.3f})" for r in best.itertuples()),
+            EXTRA_APPLIED,
         ])
         frame = extra_frame(table)
-        path = write_extra_section(table, means, protocol, command=command.strip(), seconds=seconds)
+        path = write_extra_section(table, means, protocol, command=command.strip(), seconds=seconds,
+                                   header=header)
         write_csv_rows(frame, EXTRA_SECTION)
         print(f"\nupdated {path} and docs/reproductions.csv")
     return table, best

@@ -364,3 +364,23 @@ def test_lp_c_errors():
         LabelPowerset(C="cv", cv=1).fit(X, Y)
     with pytest.raises(ValueError, match="'scale_C' parameter"):
         LabelPowerset(scale_C="yes").fit(X, Y)
+
+
+def test_pcc_scaled_C_equals_explicit_logistic_links():
+    """PCC's default links: LogisticRegression(C = PCC_C / mean ||x||²), the same model given explicitly."""
+    from mlviz.models import PCC
+    from mlviz.models.pcc import PCC_C
+
+    X, Y = contract_data(n=80, d=4, L=3, random_state=6)
+    X = 5.0 * X
+    r2 = np.mean(np.sum(X ** 2, axis=1))
+    m = PCC(random_state=0).fit(X, Y)
+    assert m.x_scale_ == pytest.approx(r2, rel=1e-12) and m.C_ == pytest.approx(PCC_C / r2, rel=1e-12)
+    ref = PCC(estimator=LogisticRegression(C=PCC_C / r2, max_iter=1000), random_state=0).fit(X, Y)
+    np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+    raw = PCC(C=0.5, scale_C=False, random_state=0).fit(X, Y)
+    assert raw.C_ == 0.5 and ref.C_ is None
+    ref_raw = PCC(estimator=LogisticRegression(C=0.5, max_iter=1000), random_state=0).fit(X, Y)
+    np.testing.assert_allclose(raw.predict_proba(X), ref_raw.predict_proba(X), atol=1e-10)
+    with pytest.raises(ValueError, match="'C' parameter of PCC must be > 0"):
+        PCC(C=-1.0).fit(X, Y)
