@@ -58,12 +58,6 @@ EXTRA_SECTION = "defaults-sweep-extra"
 EXTRA_TITLE = "Defaults by evidence (2): kernel LR, MLRH, PCC, LP, MT-LSPC on the training splits"
 
 
-def _lr(C, max_iter):
-    from sklearn.linear_model import LogisticRegression
-
-    return LogisticRegression(C=C, max_iter=max_iter)
-
-
 EXTRA_CANDIDATES = {
     # "sigma_factor": σ = factor × the median pairwise distance of the scaled training split
     # (factor 1 is the estimators' own "median"); "C" of pcc / lp: the estimators' own C (in units of
@@ -392,6 +386,7 @@ def table_from_csv(path="docs/reproductions.csv"):
     c = c[c["report_section"] == EXTRA_SECTION]
     t = c.pivot_table(index=["dataset", "method", "setting"], columns="measure", values="ours",
                       sort=False).reset_index()
+    t.columns.name = None
     parts = t["dataset"].str.extract(r"^(?P<name>\S+) train \((?P<n>\d+) rows\)$")
     t = t.assign(dataset=parts["name"], n=parts["n"].astype(int)).rename(
         columns={"setting": "candidate", "fit s/fold": "fit_s"})
