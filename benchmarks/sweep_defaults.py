@@ -344,7 +344,8 @@ EXTRA_APPLIED = (
     "links' C = 30 / mean‖x‖² (was a raw C = 1; C = 30 is the end of the grid, C = 10 was within 0.6 % mean "
     "micro-F1); `LabelPowerset(C=10, scale_C=True)`: C = 10 / mean‖x‖² (was a raw "
     "C = 1). `MLRH(reg=1e-3)` unchanged: no reg was within 10 % everywhere (the dense sets want reg ≥ 0.01, "
-    "the text sets 1e-4; 1e-3 has the best worst case, 0.896). Held-out check on the test splits: "
+    "the text sets 1e-4; 1e-3 has the best worst case, 0.896). Also `MLLSPC(lam=0.01, gamma=0.1)` (were 0.1 / 1.0), "
+    "the first sweep's choice (section `defaults-sweep`), which the dashboard already used. Held-out check on the test splits: "
     "`benchmarks/check_defaults.py` (benchmarks/RESULTS.md, sweep, session 6).")
 
 WORST_RATIO = 0.9
