@@ -8,7 +8,8 @@ bundled train split and scored on its test split
 - P@1 against ranking labels by their training frequency (the trivial ranking);
 - Hamming loss of the method's own ``predict`` against 1.5 x BR-LR's and against
   predicting nothing;
-- the decision rule that produced the labels,
+- the decision rule that produced the labels, and ``converged_`` where the estimator has one
+  (``-``: no iterative solver),
 
 and flags every row that misses either bar.  Methods raising
 :class:`mlviz.models.TooLargeError` are reported as such.
@@ -55,7 +56,7 @@ def main(argv=None):
         br_ham = None
         print(f"\n== {name}: {train.X.shape[0]} train / {test.X.shape[0]} test, {train.Y.shape[1]} labels; "
               f"frequency-ranking P@1 {p1_freq:.3f}, predicting-nothing Hamming {ham_none:.4f}")
-        print(f"{'method':8s} {'P@1':>6s} {'Hamming':>8s} {'/BR':>5s} {'fit s':>7s}  flag  decision rule")
+        print(f"{'method':8s} {'P@1':>6s} {'Hamming':>8s} {'/BR':>5s} {'fit s':>7s}  flag  conv  decision rule")
         for m in methods:
             est = build_estimator(m, scaling="auto", X=train.X, random_state=0)
             t0 = time.perf_counter()
@@ -82,7 +83,9 @@ def main(argv=None):
             misses += bool(flag)
             final = est.steps[-1][1] if hasattr(est, "steps") else est
             rule = getattr(final, "decision_rule_", "?")
-            print(f"{m:8s} {p1:6.3f} {ham:8.4f} {ratio:5.2f} {seconds:7.1f}  {','.join(flag) or 'ok':4s}  {rule[:70]}")
+            conv = {True: "yes", False: "NO"}.get(getattr(final, "converged_", None), "-")
+            print(f"{m:8s} {p1:6.3f} {ham:8.4f} {ratio:5.2f} {seconds:7.1f}  {','.join(flag) or 'ok':4s}  {conv:4s}  "
+                  f"{rule[:70]}")
     print(f"\nrows missing a bar: {misses}")
 
 

@@ -87,7 +87,7 @@ def test_lp_equals_independent_computation():
     X, Y = contract_data(n=90, d=4, L=3, random_state=4)
     rng = np.random.default_rng(0)
     Xt = rng.normal(size=(20, 4))
-    lp = LabelPowerset().fit(X, Y)
+    lp = LabelPowerset(C=1.0, scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
     marg, best = _lp_reference(X, Y, Xt)
     np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=1e-8)
     np.testing.assert_array_equal(lp.predict(Xt), best)
@@ -223,7 +223,7 @@ def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
     Y = base[rng.integers(0, 3, size=60)].copy()
     Y[:3] = [[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 0, 1]]  # rare sets, one row each
     Y[3:6] = [0, 1, 1, 0]  # make {1,2} clearly the most frequent
-    lp = LabelPowerset(max_label_sets=3).fit(X, Y)
+    lp = LabelPowerset(max_label_sets=3, C=1.0, scale_C=False).fit(X, Y)
     assert lp.n_observed_sets_ == 6 and lp.n_relabelled_ == 3
     # independent: the three frequent sets; Hamming-nearest (ties -> more frequent) for the rest
     sets, counts = np.unique(Y, axis=0, return_counts=True)
@@ -307,3 +307,80 @@ def test_auto_neighbour_search_switch(monkeypatch):
     monkeypatch.setattr(nb, "EXACT_MAX_COST", 9_999)
     monkeypatch.setattr(nb.NeighborIndex, "_build_approximate", lambda self, k: None)
     assert nb.NeighborIndex().fit(X).algorithm_ == "approximate"
+
+
+# ---------------------------------------------------------------- session 6: LP's C (issue 14)
+def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
+    """Default C = 1 / mean ||x||² (SVMlight's rule): same model as scikit-learn's LR at that C."""
+    X, Y = contract_data(n=90, d=4, L=3, random_state=4)
+    X = 7.0 * X  # units matter: mean ||x||² ≈ 196
+    r2 = np.mean(np.sum(X ** 2, axis=1))
+    lp = LabelPowerset(C=1.0).fit(X, Y)  # SVMlight's C = 1 / avg x·x
+    assert lp.x_scale_ == pytest.approx(r2, rel=1e-12) and lp.C_ == pytest.approx(1.0 / r2, rel=1e-12)
+    ref = LabelPowerset(C=1.0 / r2, scale_C=False).fit(X, Y)
+    np.testing.assert_allclose(lp.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+    sets, ids = np.unique(Y, axis=0, return_inverse=True)
+    clf = LogisticRegression(C=1.0 / r2, max_iter=2000).fit(X, np.ravel(ids))
+    np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=1e-8)
+    # invariant to the units of X: the same penalty relative to the data
+    np.testing.assert_allclose(LabelPowerset(C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0), lp.predict_proba(X),
+                               atol=1e-3)  # same minimiser; lbfgs tol 1e-4
+    # sparse input: the same scale
+    assert LabelPowerset().fit(sp.csr_matrix(X), Y).x_scale_ == pytest.approx(r2, rel=1e-12)
+    assert "1 / mean‖x‖²" in lp.decision_rule_
+
+
+def test_lp_inner_cv_equals_gridsearchcv():
+    """C="cv" picks what scikit-learn's GridSearchCV picks on the same folds and score."""
+    from sklearn.metrics import log_loss
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    X, Y = contract_data(n=120, d=5, L=4, random_state=2)
+    X = X + 0.8 * np.random.default_rng(5).normal(size=X.shape)  # noisy: the grid's ends differ
+    Cs = (0.01, 0.1, 1.0, 10.0)
+    lp = LabelPowerset(C="cv", Cs=Cs, cv=3, scale_C=False, random_state=0).fit(X, Y)
+
+    def score(est, Xv, Yv):  # mean binary cross-entropy over all entries, negated
+        return -log_loss(np.ravel(Yv), np.ravel(est.predict_proba(Xv)), labels=[0, 1])
+
+    grid = GridSearchCV(LabelPowerset(scale_C=False), {"C": list(Cs)}, cv=KFold(3, shuffle=True, random_state=0),
+                        scoring=score).fit(X, Y)
+    np.testing.assert_allclose(lp.cv_scores_, -grid.cv_results_["mean_test_score"], rtol=2e-3)
+    assert lp.C_ == grid.best_params_["C"]
+    assert len(set(np.round(lp.cv_scores_, 3))) == len(Cs)  # a real choice, not a tie
+    np.testing.assert_allclose(lp.predict_proba(X), grid.best_estimator_.predict_proba(X), atol=1e-8)
+    assert "3-fold inner CV" in lp.decision_rule_
+
+
+def test_lp_c_errors():
+    X, Y = contract_data()
+    with pytest.raises(ValueError, match="'C' parameter of LabelPowerset must be 'cv' or a positive"):
+        LabelPowerset(C="auto").fit(X, Y)
+    with pytest.raises(ValueError, match="'C' parameter of LabelPowerset must be > 0"):
+        LabelPowerset(C=0.0).fit(X, Y)
+    with pytest.raises(ValueError, match="'Cs' parameter of LabelPowerset must not be empty"):
+        LabelPowerset(C="cv", Cs=()).fit(X, Y)
+    with pytest.raises(ValueError, match="'cv' parameter of LabelPowerset must be >= 2"):
+        LabelPowerset(C="cv", cv=1).fit(X, Y)
+    with pytest.raises(ValueError, match="'scale_C' parameter"):
+        LabelPowerset(scale_C="yes").fit(X, Y)
+
+
+def test_pcc_scaled_C_equals_explicit_logistic_links():
+    """PCC's default links: LogisticRegression(C = PCC_C / mean ||x||²), the same model given explicitly."""
+    from mlviz.models import PCC
+    from mlviz.models.pcc import PCC_C
+
+    X, Y = contract_data(n=80, d=4, L=3, random_state=6)
+    X = 5.0 * X
+    r2 = np.mean(np.sum(X ** 2, axis=1))
+    m = PCC(random_state=0).fit(X, Y)
+    assert m.x_scale_ == pytest.approx(r2, rel=1e-12) and m.C_ == pytest.approx(PCC_C / r2, rel=1e-12)
+    ref = PCC(estimator=LogisticRegression(C=PCC_C / r2, max_iter=1000), random_state=0).fit(X, Y)
+    np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+    raw = PCC(C=0.5, scale_C=False, random_state=0).fit(X, Y)
+    assert raw.C_ == 0.5 and ref.C_ is None
+    ref_raw = PCC(estimator=LogisticRegression(C=0.5, max_iter=1000), random_state=0).fit(X, Y)
+    np.testing.assert_allclose(raw.predict_proba(X), ref_raw.predict_proba(X), atol=1e-10)
+    with pytest.raises(ValueError, match="'C' parameter of PCC must be > 0"):
+        PCC(C=-1.0).fit(X, Y)

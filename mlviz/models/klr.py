@@ -90,8 +90,12 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
 
     Parameters
     ----------
-    lam : float > 0, default 0.1
+    lam : float > 0, default 0.01
         L2 penalty λ on the kernel coefficients (``C = 1/λ`` in scikit-learn).
+        0.01 (was 0.1) by the documented sweep (docs/reproductions.md, "defaults-sweep-extra":
+        λ ∈ {0.01, 0.1, 1} × σ ∈ {0.5, 1, 2} × median, 3-fold CV on the five
+        bundled training splits): best mean rank, within 2.5 % of the best
+        micro-F1 on every set; σ = the median distance stayed best.
     sigma : "median" or float > 0, default "median"
         Kernel width, as in :class:`~mlviz.models.LSPC`.
     n_centers : "auto", int or None, default "auto"
@@ -137,7 +141,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
     #: memory budget checked before fitting (TooLargeError above it), bytes
     max_memory_bytes = 4e9
 
-    def __init__(self, lam=0.1, sigma="median", n_centers="auto", center_selection="random",
+    def __init__(self, lam=0.01, sigma="median", n_centers="auto", center_selection="random",
                  fit_intercept=True, max_iter=100, tol=1e-6, random_state=None):
         self.lam = lam
         self.sigma = sigma
