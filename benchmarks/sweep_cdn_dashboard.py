@@ -10,7 +10,9 @@ fitted on each training fold. The sparse CDN is built exactly as the dashboard b
 size, so μ / N means what the slider says) and γ / γ_max is reached as the dashboard
 reaches it: the γ = ∞ start model (``CDN_PATH.start``), then warm-started steps down the
 γ ratio grid (``CDN_PATH.step``). Label measures use the model's own ``predict``,
-ranking measures its ``predict_proba`` -- the Compare page's rule.
+ranking measures its ``predict_proba`` -- the Compare page's rule (``predict`` of SparseCDN is
+threshold 0.5 on ``predict_proba``, deterministic per fitted model, so it is applied to the one
+``predict_proba`` call).
 
 The reference is BR-LR (``METHODS["br"]`` at C = 1, the dashboard default) through
 :func:`mlviz.evaluation.cross_validate` on the same folds with ``scaling="auto"``.
@@ -52,8 +54,9 @@ def _scaled(X, train, test):
     return scaler.fit_transform(Xtr), scaler.transform(Xte)
 
 
-def cdn_rows(name, X, Y, folds, log=print):
-    """Mean CV measures of every (λ, μ/N, γ ratio) on one data set, as a list of dicts."""
+def cdn_rows(name, X, Y, folds, log=print, only=None):
+    """Mean CV measures of every (λ, μ/N, γ ratio) on one data set, as a list of dicts (``only``: the
+    indices of the folds to run, default all)."""
     from mlviz.dashboard.methods import CDN_PATH, METHODS, Scale
     from mlviz.evaluation.cross_validation import predict_scores
     from mlviz.metrics import evaluate
@@ -61,6 +64,8 @@ def cdn_rows(name, X, Y, folds, log=print):
     cdn = METHODS["cdn"]
     acc = {}
     for f, (train, test) in enumerate(folds):
+        if only is not None and f not in only:
+            continue
         Xtr, Xte = _scaled(X, train, test)
         scale = Scale(n_train=len(train), median_distance=lambda: 1.0)
         for lam, mu in itertools.product(LAMS, MUS):
@@ -69,26 +74,31 @@ def cdn_rows(name, X, Y, folds, log=print):
             model = CDN_PATH.start(est, Xtr, Y[train], None)
             for ratio in RATIOS:
                 model = CDN_PATH.step(model, ratio, None)
-                vals = evaluate(Y[test], predict_scores(model, Xte), measures=MEASURES, y_pred=model.predict(Xte))
+                P = predict_scores(model, Xte)
+                # SparseCDN.predict is exactly P >= 0.5 on these marginals (the sampler restarts from the
+                # model's own seed on every call), so the second inference is skipped
+                vals = evaluate(Y[test], P, measures=MEASURES, y_pred=(P >= 0.5).astype(np.uint8))
                 vals["edges"] = model.label_graph_.number_of_edges()
                 acc.setdefault((lam, mu, ratio), []).append(vals)
             log(f"  {name} fold {f} lam={lam:g} mu/N={mu:g}: {time.perf_counter() - t0:.1f} s")
-    return [{"dataset": name, "lam": lam, "mu_over_N": mu, "gamma_ratio": r,
+    used = ",".join(str(f) for f in range(len(folds)) if only is None or f in only)
+    return [{"dataset": name, "folds": used, "lam": lam, "mu_over_N": mu, "gamma_ratio": r,
              **{m: float(np.mean([v[m] for v in vals])) for m in MEASURES + ["edges"]}}
             for (lam, mu, r), vals in acc.items()]
 
 
-def br_row(name, X, Y, folds):
+def br_row(name, X, Y, folds, only=None):
     from mlviz.dashboard.methods import METHODS, Scale
     from mlviz.evaluation import cross_validate
 
+    folds = [fold for f, fold in enumerate(folds) if only is None or f in only]
     br = METHODS["br"].estimator({"C": 1.0}, Scale(n_train=len(folds[0][0]), median_distance=lambda: 1.0))
     res = cross_validate({"br": br}, X, Y, cv=folds, measures=MEASURES, scaling="auto", random_state=0)
     mean = res.groupby("measure")["value"].mean()
-    return {"dataset": name, **{m: float(mean[m]) for m in MEASURES}}
+    return {"dataset": name, **{m: float(mean[m]) for m in MEASURES}}  # (mean over the folds run)
 
 
-def run(datasets, cv, log=print):
+def run(datasets, cv, log=print, only=None):
     from mlviz.data import load_sample
     from mlviz.evaluation import multilabel_kfold
 
@@ -98,8 +108,8 @@ def run(datasets, cv, log=print):
         X, Y = ds.X, np.asarray(ds.Y)
         folds = multilabel_kfold(Y, cv, random_state=0)
         log(f"{name}: {X.shape[0]} x {X.shape[1]}, {Y.shape[1]} labels")
-        refs.append(br_row(name, X, Y, folds))
-        rows += cdn_rows(name, X, Y, folds, log)
+        refs.append(br_row(name, X, Y, folds, only))
+        rows += cdn_rows(name, X, Y, folds, log, only)
     return pd.DataFrame(rows), pd.DataFrame(refs).set_index("dataset")
 
 
@@ -122,6 +132,8 @@ def main(argv=None):
     ap.add_argument("--cv", type=int, default=3)
     ap.add_argument("--datasets", default="emotions,yeast,scene,enron,medical")
     ap.add_argument("--csv", default=None, help="write the per-setting table here")
+    ap.add_argument("--folds", default=None,
+                    help="comma-separated indices of the --cv folds to run (default all; for the slowest sets)")
     ap.add_argument("--from-csv", default=None,
                     help="comma-separated CSVs of earlier runs (--csv, e.g. one per data set run in parallel): "
                          "summarise their CDN rows; BR-LR is recomputed on the same folds")
@@ -133,15 +145,22 @@ def main(argv=None):
         from mlviz.data import load_sample
         from mlviz.evaluation import multilabel_kfold
 
-        df = pd.concat([pd.read_csv(p) for p in args.from_csv.split(",")], ignore_index=True)
-        df = df[["dataset", "lam", "mu_over_N", "gamma_ratio", *MEASURES, "edges"]]
+        df = pd.concat([pd.read_csv(p, dtype={"folds": str}) for p in args.from_csv.split(",")],
+                       ignore_index=True)
+        if "folds" not in df:
+            df["folds"] = np.nan
+        df["folds"] = df["folds"].fillna(",".join(map(str, range(args.cv))))  # (no column: every fold)
+        df = df[["dataset", "folds", "lam", "mu_over_N", "gamma_ratio", *MEASURES, "edges"]]
         refs = []
         for name in dict.fromkeys(df["dataset"]):
             Y = np.asarray(load_sample(name).Y)
-            refs.append(br_row(name, load_sample(name).X, Y, multilabel_kfold(Y, args.cv, random_state=0)))
+            used = [int(f) for f in str(df.loc[df["dataset"] == name, "folds"].iloc[0]).split(",")]
+            refs.append({**br_row(name, load_sample(name).X, Y, multilabel_kfold(Y, args.cv, random_state=0),
+                                  used), "folds": ",".join(map(str, used))})
         br = pd.DataFrame(refs).set_index("dataset")
     else:
-        df, br = run(args.datasets.split(","), args.cv, log=log)
+        only = None if args.folds is None else [int(f) for f in args.folds.split(",")]
+        df, br = run(args.datasets.split(","), args.cv, log=log, only=only)
     df, summary = summarise(df, br)
     pd.set_option("display.width", 200)
     print(f"command: {' '.join(shlex.quote(a) for a in sys.argv)}  ({time.perf_counter() - t0:.0f} s)")
