@@ -19,12 +19,16 @@ The reference is BR-LR (``METHODS["br"]`` at C = 1, the dashboard default) throu
 
 Printed: one row per data set x (λ, μ/N, γ ratio) with mean micro-F1, P@1 and Hamming loss
 over the folds, their differences from BR-LR, and a summary per setting (mean rank over
-the data sets, number of data sets where CDN ≥ BR-LR on micro-F1 and on P@1).
+the data sets, mean and worst difference from BR-LR, number of data sets where CDN ≥ BR-LR
+on micro-F1 and on P@1), sorted by the worst difference (either measure, any data set):
+the dashboard default is the first row, the setting that is nowhere far below BR-LR.
 
 Usage::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/sweep_cdn_dashboard.py \
-        [--cv 3] [--datasets emotions,yeast,scene,enron,medical] [--csv out.csv]
+        [--cv 3] [--datasets emotions,yeast,scene,enron,medical] [--folds 0] [--csv out.csv]
+    ... --cv 3 --from-csv a.csv,b.csv      # merge runs (e.g. one per data set in parallel)
+    ... --cv 5 --compare emotions          # what the Compare page's job shows at four settings
 """
 
 import argparse
@@ -113,6 +117,27 @@ def run(datasets, cv, log=print, only=None):
     return pd.DataFrame(rows), pd.DataFrame(refs).set_index("dataset")
 
 
+COMPARE_SETTINGS = [dict(lam=0.1, mu=0.003, gamma=0.1), dict(lam=1.0, mu=0.0, gamma=0.5),
+                    dict(lam=1.0, mu=0.0, gamma=0.3), dict(lam=10.0, mu=0.0, gamma=0.3)]
+
+
+def compare_check(name, folds):
+    """What the Compare page's own job (``compute.cross_validation_fn``) shows for the CDN and BR-LR."""
+    from mlviz.dashboard import compute, state
+
+    ctx = state.sample_context(name)
+    rows = []
+    for cdn in COMPARE_SETTINGS:
+        req = {"settings": {"cdn": dict(cdn, variant="sparse"), "br": {"C": 1.0}}, "folds": folds,
+               "scaling": ctx.scaling, "tune": False}
+        res = compute.task(ctx.key, "cross-validation", req, compute.cross_validation_fn(ctx, req)).result(3600)
+        mean = res.groupby(["method", "measure"])["value"].mean()
+        rows.append({"setting (λ, μ/N, γ/γ_max)": f"{cdn['lam']:g}, {cdn['mu']:g}, {cdn['gamma']:g}",
+                     **{f"CDN {m}": mean[("Sparse CDN", m)] for m in MEASURES},
+                     **{f"BR-LR {m}": mean[("BR-LR", m)] for m in MEASURES}})
+    return pd.DataFrame(rows)
+
+
 def summarise(df, br):
     df = df.copy()
     for m in MEASURES:
@@ -122,9 +147,13 @@ def summarise(df, br):
     summary = df.groupby(keys).agg(
         mean_rank=("rank", "mean"), mean_micro_f1_minus_BR=("micro_f1 - BR", "mean"),
         mean_p1_minus_BR=("p@1 - BR", "mean"),
+        worst_micro_f1_minus_BR=("micro_f1 - BR", "min"), worst_p1_minus_BR=("p@1 - BR", "min"),
         sets_micro_f1_ge_BR=("micro_f1 - BR", lambda v: int((v >= -1e-9).sum())),
         sets_p1_ge_BR=("p@1 - BR", lambda v: int((v >= -1e-9).sum()))).reset_index()
-    return df, summary.sort_values("mean_rank")
+    # the dashboard default: the setting whose worst difference from BR-LR (either measure, any data set)
+    # is smallest -- a default must not look broken anywhere; mean rank breaks ties
+    summary["worst_of_both"] = summary[["worst_micro_f1_minus_BR", "worst_p1_minus_BR"]].min(axis=1)
+    return df, summary.sort_values(["worst_of_both", "mean_rank"], ascending=[False, True])
 
 
 def main(argv=None):
@@ -137,8 +166,15 @@ def main(argv=None):
     ap.add_argument("--from-csv", default=None,
                     help="comma-separated CSVs of earlier runs (--csv, e.g. one per data set run in parallel): "
                          "summarise their CDN rows; BR-LR is recomputed on the same folds")
+    ap.add_argument("--compare", default=None, metavar="DATASET",
+                    help="instead: the Compare page's own job at the old, new and two other settings on DATASET "
+                         "(--cv folds)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
+    if args.compare:
+        pd.set_option("display.width", 200)
+        print(compare_check(args.compare, args.cv).round(3).to_string(index=False))
+        return
     t0 = time.perf_counter()
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     if args.from_csv:
@@ -168,7 +204,7 @@ def main(argv=None):
     print(br.round(3).to_string())
     print("\nSparse CDN, every setting (mean over folds):")
     print(df.round(3).to_string(index=False))
-    print("\nPer setting over the data sets (rank 1 = best micro-F1 on a data set):")
+    print("\nPer setting over the data sets (rank 1 = best micro-F1 on a data set; sorted by worst_of_both):")
     print(summary.round(3).to_string(index=False))
     if args.csv:
         df.to_csv(args.csv, index=False)
