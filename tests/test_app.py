@@ -566,8 +566,9 @@ def test_compare_runs_cross_validation_and_timing():
     methods_in_bars = {t["name"] for t in figs[0]["data"] if t.get("name")}
     assert {"ML-LSPC", "BR-LR"} <= methods_in_bars
     assert figs[1]["layout"]["yaxis"]["type"] == "log"
-    summary = at.dataframe[0].value
-    assert set(summary.index) == {"ML-LSPC", "BR-LR"}
+    summary = at.dataframe[0].value  # the methods, then the two trivial references
+    assert set(summary.index[:2]) == {"ML-LSPC", "BR-LR"}
+    assert list(summary.index[2:]) == ["ref: rank by training frequency", "ref: predict nothing"]
     at.button(key="cmp_scaling").click().run()
     ok(at)
     names = {t.get("name") for t in charts(at)[-1]["data"]}

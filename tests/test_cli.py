@@ -292,3 +292,16 @@ def test_evaluate_shows_the_trivial_references_and_notes_methods_below_them(caps
             in note)
     assert "LP-LR predicts only label sets seen in training" in note
     assert not any(line.startswith("[2]") or line.startswith("[1] br") for line in out.splitlines())
+
+
+def test_evaluate_states_the_rule_and_scaling_of_a_number_threshold(capsys):
+    """With --threshold 0.5 every method's numbers come from that threshold on its predict_proba, and the
+    per-method table says so (next to the scaling that was fitted)."""
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "br,mlknn", "--cv", "2", "--measures",
+                       "micro_f1", "--threshold", "0.5", "--scaling", "maxabs")
+    assert code == 0
+    table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
+    rows = {line.split()[0]: line for line in table.splitlines() if line.strip()[:2] in ("br", "ml")}
+    assert set(rows) == {"br", "mlknn"}
+    for line in rows.values():
+        assert re.search(r"threshold 0\.5 on predict_proba\s+maxabs$", line), line
