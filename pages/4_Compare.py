@@ -49,7 +49,7 @@ st.caption(
        else " (chosen in the sidebar)")
     + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
     "listed with the results); ranking measures use its probabilities. Hyperparameters: those set on the "
-    "Posteriors page in this session, else the dashboard defaults, which come from a documented sweep over the "
+    "Posteriors page (in this session or in the link), else the dashboard defaults, which come from a documented sweep over the "
     "five bundled data sets (docs/reproductions.md, section “defaults-sweep”); tick *Tune* for a comparison "
     "where every method gets the same inner model selection. Two reference rows need no features: "
     "**ranking labels by their training-fold frequency** (its P@1) and **predicting nothing** (its Hamming loss "
@@ -57,9 +57,18 @@ st.caption(
 )
 
 
+def _posteriors_value(key: str, p):
+    """A Posteriors slider's value: as set in this session, else as the link says (the URL holds the value as
+    the slider writes it, widgets.fmt_value), else its default."""
+    if key in st.session_state:
+        return st.session_state[key]
+    raw = st.query_params.get(key)
+    return next((v for v in p.grid if raw in (widgets.fmt_value(v), str(v))), p.default)
+
+
 def settings_of(keys) -> dict:
-    """Each method's slider values as set on the Posteriors page in this session (defaults otherwise)."""
-    return {k: methods.METHODS[k].complete({p.name: st.session_state.get(f"post_{k}_{p.name}", p.default)
+    """Each method's slider values as set on the Posteriors page (this session or the link; defaults otherwise)."""
+    return {k: methods.METHODS[k].complete({p.name: _posteriors_value(f"post_{k}_{p.name}", p)
                                             for p in methods.METHODS[k].params}) for k in keys}
 
 

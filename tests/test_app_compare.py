@@ -211,7 +211,7 @@ def _unescape(text):
 
 
 def test_reference_rows_equal_independent_values_and_a_method_below_the_bar_gets_a_note():
-    """MLLEM with α = β = 10 (a bad setting) on emotions: Hamming loss above predicting nothing and above
+    """MLLEM with α = β = 10 (a bad setting, in the link) on emotions: Hamming loss above predicting nothing and above
     1.5 × BR-LR's, P@1 below ranking by training frequency; the page says so under the table. The
     reference rows equal numpy on the same folds."""
     from mlviz.data import load_sample
@@ -220,8 +220,8 @@ def test_reference_rows_equal_independent_values_and_a_method_below_the_bar_gets
     at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
     at.query_params["cmp_methods"] = ["MLLEM", "BR-LR"]
     at.query_params["cmp_folds"] = "2"
-    at.session_state["post_mllem_alpha"] = 10.0  # as set on the Posteriors page
-    at.session_state["post_mllem_beta"] = 10.0
+    at.query_params["post_mllem_alpha"] = "10"  # a link with the Posteriors page's sliders (as they write them)
+    at.query_params["post_mllem_beta"] = "10"
     ok(at.run())
     ok(at.button(key="cmp_run").click().run())
     Y = np.asarray(load_sample("emotions").Y)
@@ -249,6 +249,9 @@ def test_reference_rows_equal_independent_values_and_a_method_below_the_bar_gets
     assert f"is more than 1.5× BR-LR's ({br_hl:.3f})" in note
     assert "MLLEM's scores come from distances in a joint embedding" in note
     assert not [w for w in at.warning if "BR-LR**" in w.value]  # BR-LR clears every bar
+    # the settings came from the link: the same page without them shows MLLEM at its defaults
+    plain = run_cv(cmp_methods=["MLLEM", "BR-LR"], cmp_folds="2")
+    assert frame_with(plain, "Micro F1 ↑").loc["MLLEM", "Hamming loss ↓"] != summary.loc["MLLEM", "Hamming loss ↓"]
 
 
 def test_scaling_follows_the_sidebar_and_an_old_link_still_works():

@@ -16,7 +16,10 @@ hyperparameters chosen by the inner search with ``tune``, "" otherwise) and
 ``tune``); every column but ``measure``/``value`` is repeated on each
 measure row of a method x fold.
 One row per method x fold x measure, ordered by method (in the order of the
-``estimators`` dict), fold, then measure (in the order of ``measures``).
+``estimators`` dict), fold, then measure (in the order of ``measures``); with
+``references=True`` the rows of the trivial references follow (methods
+``"ref: rank by training frequency"`` and ``"ref: predict nothing"``, see
+:mod:`mlviz.evaluation.baselines`).
 
 Failure convention
 ------------------
