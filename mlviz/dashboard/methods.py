@@ -218,6 +218,8 @@ CDN_EVIDENCE = ("Defaults λ = 1, μ / N = 0, γ / γ_max = 0.5 (before: 0.1, 0.
                 "P@1 within 0.004 of BR-LR on every set). Stronger penalties (λ = 10 or μ / N = 0.003) gain up to "
                 "+0.05 micro-F1 on the dense sets but lose up to 0.39 on the text sets (L2-normalised rows), so no "
                 "single value serves both: tick Tune on Compare for per-set selection.")
+CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a documented sweep (benchmarks/RESULTS.md, “sparse-CDN slider "
+                      "defaults”; see the λ slider's help).")
 
 METHODS = {
     m.key: m
@@ -246,13 +248,14 @@ METHODS = {
             [Param("gamma", "γ / γ_max (ℓ1 on label edges)", [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0],
                    CDN_DEFAULTS["gamma"],
                    "Fraction of γ_max, the smallest γ with an empty graph (computed from the data). "
-                   "Larger γ removes label→label edges; 1 = no edge. " + CDN_EVIDENCE),
+                   "Larger γ removes label→label edges; 1 = no edge. " + CDN_EVIDENCE_SHORT),
              Param("mu", "μ / N (ℓ2,1 on features)", [0.0, 0.001, 0.003, 0.01, 0.03, 0.1], CDN_DEFAULTS["mu"],
                    "ℓ2,1 weight divided by the number of training instances N (the loss is a sum over "
-                   "instances, eq. 4). Larger μ switches off features for all labels at once. " + CDN_EVIDENCE,
+                   "instances, eq. 4). Larger μ switches off features for all labels at once. " + CDN_EVIDENCE_SHORT,
                    convert=_cdn_mu),
              Param("lam", "λ1 = λ2 (ℓ2)", [1e-3, 1e-2, 0.1, 1.0, 10.0], CDN_DEFAULTS["lam"],
-                   "ℓ2 regularisation of W and V. " + CDN_EVIDENCE, convert=_cdn_lam),
+                   "ℓ2 regularisation of W and V (λ = 1 is scikit-learn's C = 1, BR-LR's default). " + CDN_EVIDENCE,
+                   convert=_cdn_lam),
              Param("variant", "Variant", ["sparse", "l1-cdn", "cdn", "l21-lr", "lr"], "sparse",
                    "sparse: ℓ1 on V + ℓ2,1 on W; l1-cdn: ℓ1 on V; cdn: ℓ2 only; l21-lr / lr: no label features.")],
             fixed=dict(random_state=SEED), path=CDN_PATH, path_param="gamma",
