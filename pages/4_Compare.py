@@ -49,8 +49,10 @@ st.caption(
        else " (chosen in the sidebar)")
     + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
     "listed with the results); ranking measures use its probabilities. Hyperparameters: those set on the "
-    "Posteriors page (in this session or in the link), else the dashboard defaults, which come from a documented sweep over the "
-    "five bundled data sets (docs/reproductions.md, section “defaults-sweep”); tick *Tune* for a comparison "
+    "Posteriors page (in this session or in the link), else the dashboard defaults, which come from a "
+    "documented sweep over the "
+    "five bundled data sets (docs/reproductions.md, section “defaults-sweep”; the sparse CDN's: "
+    "benchmarks/RESULTS.md, “sparse-CDN slider defaults”); tick *Tune* for a comparison "
     "where every method gets the same inner model selection. Two reference rows need no features: "
     "**ranking labels by their training-fold frequency** (its P@1) and **predicting nothing** (its Hamming loss "
     "and subset accuracy); a method below them gets a note under the table."

@@ -218,8 +218,8 @@ CDN_EVIDENCE = ("Defaults λ = 1, μ / N = 0, γ / γ_max = 0.5 (before: 0.1, 0.
                 "P@1 within 0.004 of BR-LR on every set). Stronger penalties (λ = 10 or μ / N = 0.003) gain up to "
                 "+0.05 micro-F1 on the dense sets but lose up to 0.39 on the text sets (L2-normalised rows), so no "
                 "single value serves both: tick Tune on Compare for per-set selection.")
-CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a documented sweep (benchmarks/RESULTS.md, “sparse-CDN slider "
-                      "defaults”; see the λ slider's help).")
+CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a documented sweep "
+                      "(benchmarks/RESULTS.md, “sparse-CDN slider defaults”; see the λ slider's help).")
 
 METHODS = {
     m.key: m
