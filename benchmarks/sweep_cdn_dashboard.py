@@ -138,6 +138,22 @@ def compare_check(name, folds):
     return pd.DataFrame(rows)
 
 
+def _pool(df):
+    """Rows of one data set and setting from runs on disjoint folds -> one row, each run weighted by its
+    number of folds (the mean over all the folds run)."""
+    keys = ["dataset", "lam", "mu_over_N", "gamma_ratio"]
+    df = df.assign(_w=df["folds"].map(lambda f: len(str(f).split(","))))
+    out = []
+    for key, g in df.groupby(keys, sort=False):
+        folds = sorted({int(f) for fs in g["folds"] for f in str(fs).split(",")})
+        if sum(g["_w"]) != len(folds):
+            raise ValueError(f"{key}: runs on overlapping folds ({list(g['folds'])}).")
+        row = dict(zip(keys, key), folds=",".join(map(str, folds)))
+        row.update({m: float(np.average(g[m], weights=g["_w"])) for m in MEASURES + ["edges"]})
+        out.append(row)
+    return pd.DataFrame(out)
+
+
 def summarise(df, br):
     df = df.copy()
     for m in MEASURES:
@@ -186,6 +202,7 @@ def main(argv=None):
         if "folds" not in df:
             df["folds"] = np.nan
         df["folds"] = df["folds"].fillna(",".join(map(str, range(args.cv))))  # (no column: every fold)
+        df = _pool(df)  # several runs of one data set (disjoint folds): fold-weighted means
         df = df[["dataset", "folds", "lam", "mu_over_N", "gamma_ratio", *MEASURES, "edges"]]
         refs = []
         for name in dict.fromkeys(df["dataset"]):

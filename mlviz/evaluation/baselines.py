@@ -171,7 +171,8 @@ def bar_notes(results):
         Method -> sentences, in the table's method order; methods that clear every bar (and
         the references themselves) are absent. Bars: mean P@1 below :data:`FREQUENCY`'s; mean
         Hamming loss above :data:`EMPTY`'s; mean Hamming loss above :data:`HAMMING_FACTOR` x
-        BR-LR's when a method of :data:`BR_NAMES` is in the table.
+        BR-LR's when a method of :data:`BR_NAMES` is in the table. The last sentence of each
+        method's notes says why that can happen, with the decision rule and scaling of its rows.
     """
     means = _means(results)
 
@@ -198,9 +199,11 @@ def bar_notes(results):
                 and hl > HAMMING_FACTOR * br_hl):
             out.append(f"Hamming loss {hl:.3f} is more than {HAMMING_FACTOR:g}× BR-LR's ({br_hl:.3f}).")
         if out:
-            rule = results.loc[results["method"] == method, "decision_rule"].astype(str)
-            rule = next((r for r in rule if r), "")
-            why = _why(method)
-            out.append("Why this can happen: " + why + (f" (decision rule: {rule})." if rule else "."))
+            rows = results[results["method"] == method]
+            rule = next((r for r in rows["decision_rule"].astype(str) if r), "")
+            scaling = next((r for r in rows["scaling"].astype(str) if r), "") if "scaling" in rows else ""
+            how = "; ".join(x for x in (f"decision rule: {rule}" if rule else "",
+                                        f"scaling: {scaling}" if scaling else "") if x)
+            out.append("Why this can happen: " + _why(method) + (f" ({how})." if how else "."))
             notes[method] = out
     return notes
