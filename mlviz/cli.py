@@ -263,7 +263,7 @@ def _bar_footnotes(results):
 
 def _cmd_evaluate(args, out):
     from mlviz._text import shorten
-    from mlviz.evaluation import cross_validate, error_rows, is_reference, summarize
+    from mlviz.evaluation import bar_notes, cross_validate, error_rows, is_reference, summarize
     from mlviz.metrics import DEFAULT_MEASURES, get_measure
 
     methods = _split_list(args.methods)
@@ -310,10 +310,10 @@ def _cmd_evaluate(args, out):
           file=out)
     baseline = args.baseline or next(iter(estimators))
     summary = summarize(results, baseline=baseline if len(estimators) > 1 else None)
+    marks = {m: f"{m} [{i}]" for i, m in enumerate(bar_notes(results), start=1)}  # the footnotes' numbers
+    summary.table.index = [marks.get(m, m) for m in summary.table.index]
     print(summary.to_string(), file=out)
-    notes = _bar_footnotes(results)
-    if notes:
-        print("\n" + notes, file=out)
+    print("\n" + _bar_footnotes(results), file=out)
     timing = methods_only.drop_duplicates(["method", "fold"]).groupby("method", sort=False)[
         ["fit_seconds", "predict_seconds"]].mean()
     print("\nMean seconds per fold:\n" + timing.round(3).to_string(), file=out)

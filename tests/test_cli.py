@@ -292,6 +292,7 @@ def test_evaluate_shows_the_trivial_references_and_notes_methods_below_them(caps
             in note)
     assert "LP-LR predicts only label sets seen in training" in note
     assert not any(line.startswith("[2]") or line.startswith("[1] br") for line in out.splitlines())
+    assert re.search(rf"^lp \[1\]\s+{lp:.3f} ± ", out, re.M)  # the number carries the footnote's mark
 
 
 def test_evaluate_states_the_rule_and_scaling_of_a_number_threshold(capsys):
