@@ -215,7 +215,7 @@ CDN_EVIDENCE = ("Defaults λ = 1, μ / N = 0, γ / γ_max = 0.5 (before: 0.1, 0.
                 "(λ ∈ {0.1, 1, 10} × μ / N ∈ {0, 0.003} × γ / γ_max ∈ {0.1, 0.3, 0.5}, 3-fold CV, default scaling, "
                 "against BR-LR C = 1 on the same folds; benchmarks/RESULTS.md, “sparse-CDN slider defaults”): "
                 "the setting whose worst difference from BR-LR over the five bundled sets is smallest (micro-F1 and "
-                "P@1 within 0.004 of BR-LR on every set). Stronger penalties (λ = 10 or μ / N = 0.003) gain up to "
+                "P@1 within 0.003 of BR-LR on every set). Stronger penalties (λ = 10 or μ / N = 0.003) gain up to "
                 "+0.05 micro-F1 on the dense sets but lose up to 0.39 on the text sets (L2-normalised rows), so no "
                 "single value serves both: tick Tune on Compare for per-set selection.")
 CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a documented sweep "
