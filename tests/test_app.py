@@ -330,19 +330,21 @@ def test_label_graph_same_settings_same_graph_whatever_was_viewed_before():
     """Issue 13: one Label graph setting reached from several previous settings, in one session
     and from fresh pages, shows identical edges, selected features and measures."""
     target = dict(cdn_gamma=0.1, cdn_mu=0.01, cdn_lam=0.1, cdn_variant="sparse")
-    fresh = ok(page_test("graph", **{k: str(v) for k, v in target.items()}))
+    fresh = ok(page_test("graph", **{k: _url(v) for k, v in target.items()}))
     reference = _graph_view(fresh)
     _assert_is_the_path_fit(fresh, 0.1, 0.01, 0.1)
     starts = [dict(cdn_mu=0.1), dict(cdn_gamma=0.001, cdn_mu=0.0), dict(cdn_lam=1.0, cdn_gamma=0.5),
               dict(cdn_variant="l1-cdn", cdn_mu=0.003), dict(cdn_lam=0.001, cdn_mu=0.03, cdn_gamma=0.01)]
     for start in starts:
-        at = ok(page_test("graph", **{k: str(v) for k, v in start.items()}))
+        at = ok(page_test("graph", **{k: _url(v) for k, v in start.items()}))
+        assert all((at.selectbox(key=k) if k == "cdn_variant" else at.select_slider(key=k)).value == v
+                   for k, v in start.items()), start  # the link's settings were applied
         # move each control to the target, the variant first (a variant may disable the μ or γ slider)
         for k, v in sorted(target.items(), key=lambda kv: kv[0] != "cdn_variant"):
             (at.selectbox(key=k) if k == "cdn_variant" else at.select_slider(key=k)).set_value(v).run()
         assert _graph_view(ok(at)) == reference, start
     # ... and a fresh page again, after all that history in this process
-    assert _graph_view(ok(page_test("graph", **{k: str(v) for k, v in target.items()}))) == reference
+    assert _graph_view(ok(page_test("graph", **{k: _url(v) for k, v in target.items()}))) == reference
 
 
 def test_posteriors_same_settings_same_measures_whatever_was_viewed_before():
@@ -350,7 +352,8 @@ def test_posteriors_same_settings_same_measures_whatever_was_viewed_before():
     fresh = ok(page_test("posteriors", post_cdn_mu="0.01", post_cdn_gamma="0.1", **base))
     reference = metrics(fresh)
     for mu, gamma in [(0.1, 0.5), (0.0, 0.001), (0.03, 0.1)]:
-        at = ok(page_test("posteriors", post_cdn_mu=str(mu), post_cdn_gamma=str(gamma), **base))
+        at = ok(page_test("posteriors", post_cdn_mu=_url(mu), post_cdn_gamma=_url(gamma), **base))
+        assert (at.select_slider(key="post_cdn_mu").value, at.select_slider(key="post_cdn_gamma").value) == (mu, gamma)
         at.select_slider(key="post_cdn_gamma").set_value(0.1).run()
         at.select_slider(key="post_cdn_mu").set_value(0.01).run()
         assert metrics(ok(at)) == reference, (mu, gamma)
