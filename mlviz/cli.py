@@ -15,9 +15,15 @@ Usage
 [--scaling auto|standard|l2|tfidf|maxabs|none] [--tune [--inner-cv 3]] [--baseline NAME]``
     Cross-validates the methods (iterative stratification), shows a tqdm
     bar on stderr, prints, per method, the decision rule and the feature
-    scaling that produced the numbers, the mean ± std summary and a paired
-    Wilcoxon comparison against the baseline (default: the first method) on
-    stdout, and writes the long-form table to ``--out``. Labels are decided
+    scaling that produced the numbers, the mean ± std summary with two
+    trivial reference rows (``ref: rank by training frequency``: its P@1;
+    ``ref: predict nothing``: its Hamming loss and subset accuracy; both per
+    training fold), a footnote for every method whose P@1 is below the first
+    or whose Hamming loss is above the second or above 1.5× BR-LR's (when
+    ``br`` is in the run), saying which bar it misses and why that can
+    happen, and a paired Wilcoxon comparison against the baseline (default:
+    the first method) on stdout, and writes the long-form table (reference
+    rows included) to ``--out``. Labels are decided
     by each method's own ``predict`` unless ``--threshold`` gives a number.
     Features are scaled inside each training fold by ``--scaling`` (default
     ``auto``: L2-normalised rows for sparse/count features, standardised
@@ -243,9 +249,21 @@ def _how_table(results, *, tuned=False):
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def _bar_footnotes(results):
+    """Footnote lines for the methods below a trivial bar (:func:`mlviz.evaluation.bar_notes`), or ""."""
+    from mlviz.evaluation import EMPTY, FREQUENCY, bar_notes
+
+    notes = bar_notes(results)
+    lines = [f"Reference rows: {FREQUENCY!r} = the same label ranking (training-fold frequencies) for every "
+             f"instance; {EMPTY!r} = the empty label set (no features used)."]
+    for i, (method, sentences) in enumerate(notes.items(), start=1):
+        lines.append(f"[{i}] {method}: " + " ".join(sentences))
+    return "\n".join(lines)
+
+
 def _cmd_evaluate(args, out):
     from mlviz._text import shorten
-    from mlviz.evaluation import cross_validate, error_rows, summarize
+    from mlviz.evaluation import bar_notes, cross_validate, error_rows, is_reference, summarize
     from mlviz.metrics import DEFAULT_MEASURES, get_measure
 
     methods = _split_list(args.methods)
@@ -286,13 +304,17 @@ def _cmd_evaluate(args, out):
     results = cross_validate(estimators, ds.X, ds.Y, cv=args.cv, measures=measures,
                              threshold=args.threshold, tune=args.tune, inner_cv=args.inner_cv,
                              n_jobs=args.n_jobs, random_state=args.random_state,
-                             progress=_tqdm_progress(f"evaluate {ds.name}"))
+                             progress=_tqdm_progress(f"evaluate {ds.name}"), references=True)
+    methods_only = results[~results["method"].map(is_reference)]
     print("\nHow the numbers were made (per method):\n" + _how_table(results, tuned=args.tune).to_string(),
           file=out)
     baseline = args.baseline or next(iter(estimators))
     summary = summarize(results, baseline=baseline if len(estimators) > 1 else None)
+    marks = {m: f"{m} [{i}]" for i, m in enumerate(bar_notes(results), start=1)}  # the footnotes' numbers
+    summary.table.index = [marks.get(m, m) for m in summary.table.index]
     print(summary.to_string(), file=out)
-    timing = results.drop_duplicates(["method", "fold"]).groupby("method", sort=False)[
+    print("\n" + _bar_footnotes(results), file=out)
+    timing = methods_only.drop_duplicates(["method", "fold"]).groupby("method", sort=False)[
         ["fit_seconds", "predict_seconds"]].mean()
     print("\nMean seconds per fold:\n" + timing.round(3).to_string(), file=out)
     if args.out:
@@ -301,8 +323,8 @@ def _cmd_evaluate(args, out):
             raise CLIError(f"cannot write {args.out}: directory {out_path.parent} does not exist")
         results.to_csv(out_path, index=False)
         print(f"\nwrote {len(results)} rows to {out_path}", file=out)
-    n_err = len(error_rows(results))
-    return 1 if n_err == len(results) else 0
+    n_err = len(error_rows(methods_only))
+    return 1 if n_err == len(methods_only) else 0
 
 
 def _cmd_reproduce(args, out, argv):

@@ -1,5 +1,7 @@
 """Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart measures and timings; solver scaling."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -7,15 +9,25 @@ import streamlit as st
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, progress, state, widgets
 
+# An old link's own scaling (``cmp_feature_scaling``, before the page followed the sidebar) becomes the
+# sidebar's ``scaling`` when the link does not set that itself; the old parameter is then dropped.
+_old_scaling = st.query_params.get("cmp_feature_scaling")
+if _old_scaling is not None:
+    from mlviz.preprocessing import SCALINGS as _KNOWN
+
+    del st.query_params["cmp_feature_scaling"]
+    if (_old_scaling in (state.AUTO, *_KNOWN) and "scaling" not in st.query_params
+            and "scaling" not in st.session_state):
+        st.session_state["scaling"] = _old_scaling  # seeds the sidebar picker (no URL value to override it)
+        st.query_params["scaling"] = _old_scaling  # and the address says so, as if it were chosen there
 ctx = state.init_page("Compare", ":material/bar_chart:")
 st.title(":material/bar_chart: Compare — cross-validation and timing")
 explain.explain("compare")
 
-SCALINGS = ["auto", "standard", "l2", "tfidf", "maxabs", "none"]
 LONG_RUN = 60.0  # seconds: above this estimate the page says so before the run
 
 st.subheader("Cross-validation")
-c1, c2, c3, c4 = st.columns([3, 1, 1.3, 1.2])
+c1, c2, c4 = st.columns([3, 1, 1.2])
 chosen = c1.multiselect(
     "Methods", methods.POSTERIOR_METHODS, default=["mllspc", "br", "mlknn"], key="cmp_methods",
     format_func=lambda k: methods.METHODS[k].label, bind="query-params",
@@ -23,36 +35,42 @@ chosen = c1.multiselect(
 folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
 
 
-def _scaling_help():
-    from mlviz.preprocessing import SCALINGS as DESCRIBED, default_scaling
-
-    auto = default_scaling(ctx.dataset.X)
-    return auto, ("Fitted on each training fold only. auto = " + auto + " for these features (l2 rows for "
-                  "sparse/count features, standardised otherwise; see mlviz.preprocessing). "
-                  + "; ".join(f"{k}: {v}" for k, v in DESCRIBED.items()))
-
-
-auto_scaling, scaling_help = _scaling_help()
-scaling = c3.selectbox("Feature scaling", SCALINGS, key="cmp_feature_scaling", bind="query-params",
-                       help=scaling_help)
+# One source of truth: the sidebar's scaling (as resolved for this data set, e.g. auto -> standard).
+scaling = ctx.scaling
+chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
                    help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
                         "search (micro-F1 of its own predict; grids in mlviz.evaluation.TUNING_GRIDS), then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
-    f"folds (seed 0). Features: **{scaling}**" + (f" (= {auto_scaling} here)" if scaling == "auto" else "")
+    f"folds (seed 0). Features: **{escape_markdown(scaling)}**"
+    + (f" (the sidebar's *{escape_markdown(chosen_scaling)}* for these features)" if chosen_scaling != scaling
+       else " (chosen in the sidebar)")
     + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
     "listed with the results); ranking measures use its probabilities. Hyperparameters: those set on the "
-    "Posteriors page in this session, else the dashboard defaults, which come from a documented sweep over the "
-    "five bundled data sets (docs/reproductions.md, section “defaults-sweep”); tick *Tune* for a comparison "
-    "where every method gets the same inner model selection."
+    "Posteriors page (in this session or in the link), else the dashboard defaults, which come from a "
+    "documented sweep over the "
+    "five bundled data sets (docs/reproductions.md, section “defaults-sweep”; the sparse CDN's: "
+    "benchmarks/RESULTS.md, “sparse-CDN slider defaults”); tick *Tune* for a comparison "
+    "where every method gets the same inner model selection. Two reference rows need no features: "
+    "**ranking labels by their training-fold frequency** (its P@1) and **predicting nothing** (its Hamming loss "
+    "and subset accuracy); a method below them gets a note under the table."
 )
 
 
+def _posteriors_value(key: str, p):
+    """A Posteriors slider's value: as set in this session, else as the link says (the URL holds the value as
+    the slider writes it, widgets.fmt_value), else its default."""
+    if key in st.session_state:
+        return st.session_state[key]
+    raw = st.query_params.get(key)
+    return next((v for v in p.grid if raw in (widgets.fmt_value(v), str(v))), p.default)
+
+
 def settings_of(keys) -> dict:
-    """Each method's slider values as set on the Posteriors page in this session (defaults otherwise)."""
-    return {k: methods.METHODS[k].complete({p.name: st.session_state.get(f"post_{k}_{p.name}", p.default)
+    """Each method's slider values as set on the Posteriors page (this session or the link; defaults otherwise)."""
+    return {k: methods.METHODS[k].complete({p.name: _posteriors_value(f"post_{k}_{p.name}", p)
                                             for p in methods.METHODS[k].params}) for k in keys}
 
 
@@ -119,13 +137,40 @@ if asked is not None:
             st.rerun()
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _references(data_key: str, n_folds: int, _Y) -> pd.DataFrame:
+    """The trivial references on the Compare folds (the same splits as the cross-validation job)."""
+    from mlviz.evaluation import reference_results, resolve_cv
+
+    Y = _Y.toarray() if hasattr(_Y, "toarray") else np.asarray(_Y)
+    return reference_results(Y, resolve_cv(n_folds, None, Y, random_state=0))
+
+
+def with_references(res, n_folds):
+    """``res`` and, for the folds and measures it has, the rows of the trivial references."""
+    refs = _references(ctx.key, int(n_folds), ctx.dataset.Y)
+    refs = refs[refs["fold"].isin(res["fold"].unique()) & refs["measure"].isin(res["measure"].unique())]
+    return pd.concat([res, refs], ignore_index=True) if len(refs) else res
+
+
+def show_bar_notes(res):
+    """A warning under the table for every method below a trivial bar (which bar, and why that can happen)."""
+    from mlviz.evaluation import bar_notes
+
+    for method, sentences in bar_notes(res).items():
+        st.warning(f":material/info: **{escape_markdown(method)}**: " + escape_markdown(" ".join(sentences)))
+
+
 def show_results(res, done=True):
-    """Measures, decision rules and scalings, timings and CSVs of a (partial) result table."""
+    """Measures (with the trivial reference rows and the notes of methods below them), decision rules and
+    scalings, timings and CSVs of a (partial) result table."""
     from mlviz import plotting
-    from mlviz.evaluation import error_rows
+    from mlviz.evaluation import error_rows, is_reference
     from mlviz.metrics import MEASURES
     from mlviz.plotting.tables import measure_name, summary_table, timing_table, to_csv_bytes
 
+    methods_res = res
+    res = with_references(res, asked["folds"])
     errors = error_rows(res)
     too_large = errors[errors["measure"].str.contains("TooLargeError")]
     for r in too_large.drop_duplicates("method").itertuples():
@@ -151,15 +196,16 @@ def show_results(res, done=True):
                                                 "p@1"] if m in codes])
     fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
-    fig = plotting.timing_bars(res, title="Fit and predict time per fold: median and quartiles (log scale)")
+    fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
     st.markdown("**Summary (mean ± std over folds)**")
     wide = summary.assign(text=[f"{m:.3f} ± {s:.3f}" if np.isfinite(s) else f"{m:.3f}"
                                 for m, s in zip(summary["mean"], summary["std"])])
     wide = wide.pivot(index="method", columns="measure", values="text")
     wide = wide[[c for c in codes if c in wide.columns]].rename(columns=label)
-    wide = wide.reindex(list(dict.fromkeys(summary["method"])))
+    wide = wide.reindex(list(dict.fromkeys(summary["method"]))).fillna("—")  # (a reference has only its measures)
     st.dataframe(wide, width="stretch")
+    show_bar_notes(res)
     st.markdown("**Which rule and which scaling produced these numbers**")
     per = res.groupby("method", sort=False).agg(
         decision_rule=("decision_rule", "first"), scaling=("scaling", "first"),
@@ -168,18 +214,19 @@ def show_results(res, done=True):
     per = per.rename(columns={"decision_rule": "decision rule", "tuned_params": "tuned (per fold)",
                               "tune_seconds": "tuning s per fold (median)"})
     st.dataframe(per, width="stretch", hide_index=True)
-    timing = timing_table(res)
+    timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
     st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
                   "all folds done."))
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", ctx.key)  # data set (+ "_scaling_<name>" when not its default)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{ctx.key}_cv_summary.csv".replace(":", "_"),
+    d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{stem}_cv_summary.csv",
                        mime="text/csv", key="dl_cv_summary", on_click="ignore", icon=":material/download:",
                        help="method, measure (code), measure_name, higher_is_better, mean, std, n_folds: numbers.")
-    d2.download_button("timing CSV", data=to_csv_bytes(timing), file_name=f"{ctx.key}_cv_timing.csv".replace(":", "_"),
+    d2.download_button("timing CSV", data=to_csv_bytes(timing), file_name=f"{stem}_cv_timing.csv",
                        mime="text/csv", key="dl_cv_timing", on_click="ignore", icon=":material/download:")
     d3.download_button("per-fold results CSV", data=to_csv_bytes(res),
-                       file_name=f"{ctx.key}_cv_results.csv".replace(":", "_"), mime="text/csv",
+                       file_name=f"{stem}_cv_results.csv", mime="text/csv",
                        key="dl_cv_results", on_click="ignore", icon=":material/download:")
 
 

@@ -80,6 +80,18 @@ def reference(methods, folds, scaling, tune=False):
                           threshold="predict", scaling=scaling, tune=tune)
 
 
+REFS = ["ref: rank by training frequency", "ref: predict nothing"]
+
+
+def with_refs(res, folds):
+    """``res`` and the trivial references on the same folds (computed by the library)."""
+    from mlviz.data import load_sample
+    from mlviz.evaluation import reference_results, resolve_cv
+
+    Y = np.asarray(load_sample("emotions").Y)
+    return pd.concat([res, reference_results(Y, resolve_cv(folds, None, Y, random_state=0))], ignore_index=True)
+
+
 def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
     from mlviz.data import load_sample
     from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
@@ -87,7 +99,7 @@ def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
     from mlviz.preprocessing import with_scaling
 
     methods = ["ML-LSPC", "BR-LR", "ML-kNN"]
-    at = run_cv(cmp_methods=methods, cmp_folds="2", cmp_feature_scaling="l2")
+    at = run_cv(cmp_methods=methods, cmp_folds="2", scaling="l2")  # the sidebar's scaling (URL key scaling)
     rules = frame_with(at, "decision rule").set_index("method")
     ref = reference(methods, 2, "l2")
     ds = load_sample("emotions")
@@ -99,25 +111,26 @@ def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
         model.fit(ds.X[:300], ds.Y[:300])
         assert rules.loc[name, "decision rule"] == model.steps[-1][1].decision_rule_
     # the summary CSV: numeric mean/std, equal to the independent run
-    csv = pd.read_csv(io.BytesIO(downloads["emotions_cv_summary.csv"]))
+    csv = pd.read_csv(io.BytesIO(downloads["emotions_scaling_l2_cv_summary.csv"]))  # scaling not the default
     assert list(csv.columns) == ["method", "measure", "measure_name", "higher_is_better", "mean", "std", "n_folds"]
     assert csv["mean"].dtype == np.float64 and csv["std"].dtype == np.float64
-    expected = summary_table(ref).set_index(["method", "measure"])
+    expected = summary_table(with_refs(ref, 2)).set_index(["method", "measure"])
     got = csv.set_index(["method", "measure"])
     assert set(got.index) == set(expected.index)
     np.testing.assert_allclose(got.loc[expected.index, "mean"].to_numpy(), expected["mean"].to_numpy(),
                                rtol=0, atol=1e-12)
     # on screen: plain-language measure names, the timing figure's title
     summary = frame_with(at, "Micro F1 ↑")
-    assert "micro_f1" not in summary.columns and set(summary.index) == set(methods)
+    assert "micro_f1" not in summary.columns and set(summary.index) == set(methods) | set(REFS)
+    assert summary.loc["ref: predict nothing", "Micro F1 ↑"] == "—"  # a reference has only its measures
     titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
     assert any("Fit and predict time per fold: median and quartiles (log scale)" in t for t in titles)
-    timing = pd.read_csv(io.BytesIO(downloads["emotions_cv_timing.csv"]))
+    timing = pd.read_csv(io.BytesIO(downloads["emotions_scaling_l2_cv_timing.csv"]))
     assert timing["fit_median_s"].dtype == np.float64 and set(timing["method"]) == set(methods)
 
 
 def test_tune_reports_the_chosen_parameters_and_their_cost():
-    at = run_cv(cmp_methods=["ML-kNN"], cmp_folds="2", cmp_feature_scaling="auto", cmp_tune="true")
+    at = run_cv(cmp_methods=["ML-kNN"], cmp_folds="2", scaling="auto", cmp_tune="true")
     rules = frame_with(at, "decision rule").set_index("method")
     ref = reference(["ML-kNN"], 2, "auto", tune=True)
     chosen = " · ".join(dict.fromkeys(ref["tuned_params"]))
@@ -140,7 +153,7 @@ def test_too_large_method_says_so_with_a_warning(monkeypatch):
     (warning,) = [w.value for w in at.warning if "ML" in w.value and "not run" in w.value]
     assert "needs about 9 GB" in warning
     summary = frame_with(at, "Micro F1 ↑")
-    assert list(summary.index) == ["BR-LR"]
+    assert list(summary.index) == ["BR-LR", *REFS]  # ML-kNN has no row; the references follow the methods
 
 
 def test_fold_by_fold_run_streams_the_same_table_as_one_call():
@@ -191,3 +204,76 @@ def test_estimate_before_the_run_uses_the_fit_time_measured_on_posteriors():
     (caption,) = [c.value for c in at.caption if "Expected time" in c.value]
     assert f"about {expected:.2g} s for ML-kNN" in caption
     assert "no estimate yet for BR-LR" in caption
+
+
+def _unescape(text):
+    return text.replace("\\", "")
+
+
+def test_reference_rows_equal_independent_values_and_a_method_below_the_bar_gets_a_note():
+    """MLLEM with α = β = 10 (a bad setting, in the link) on emotions: Hamming loss above predicting nothing and above
+    1.5 × BR-LR's, P@1 below ranking by training frequency; the page says so under the table. The
+    reference rows equal numpy on the same folds."""
+    from mlviz.data import load_sample
+    from mlviz.evaluation import multilabel_kfold
+
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["cmp_methods"] = ["MLLEM", "BR-LR"]
+    at.query_params["cmp_folds"] = "2"
+    at.query_params["post_mllem_alpha"] = "10"  # a link with the Posteriors page's sliders (as they write them)
+    at.query_params["post_mllem_beta"] = "10"
+    ok(at.run())
+    ok(at.button(key="cmp_run").click().run())
+    Y = np.asarray(load_sample("emotions").Y)
+    p1, hl, sa = [], [], []
+    for train, test in multilabel_kfold(Y, 2, random_state=0):
+        labelled = Y[test][Y[test].sum(axis=1) > 0]
+        p1.append(labelled[:, np.argmax(Y[train].sum(axis=0))].mean())
+        hl.append(Y[test].mean())
+        sa.append((Y[test].sum(axis=1) == 0).mean())
+    summary = frame_with(at, "Micro F1 ↑")
+    assert summary.loc[REFS[0], "P@1 ↑"] == f"{np.mean(p1):.3f} ± {np.std(p1, ddof=1):.3f}"
+    assert summary.loc[REFS[1], "Hamming loss ↓"] == f"{np.mean(hl):.3f} ± {np.std(hl, ddof=1):.3f}"
+    assert summary.loc[REFS[1], "Subset accuracy ↑"] == f"{np.mean(sa):.3f} ± {np.std(sa, ddof=1):.3f}"
+    rules = frame_with(at, "decision rule").set_index("method")
+    assert rules.loc[REFS[1], "decision rule"] == "the empty label set for every instance"
+    # the MLLEM numbers, from the page's own per-fold CSV path: its summary cells
+    mllem_hl = float(summary.loc["MLLEM", "Hamming loss ↓"].split(" ± ")[0])
+    br_hl = float(summary.loc["BR-LR", "Hamming loss ↓"].split(" ± ")[0])
+    mllem_p1 = float(summary.loc["MLLEM", "P@1 ↑"].split(" ± ")[0])
+    assert mllem_hl > max(np.mean(hl), 1.5 * br_hl) and mllem_p1 < np.mean(p1)
+    notes = [_unescape(w.value) for w in at.warning if "MLLEM" in w.value]
+    (note,) = notes
+    assert f"P@1 {mllem_p1:.3f} is below ranking labels by their training frequency ({np.mean(p1):.3f})" in note
+    assert f"Hamming loss {mllem_hl:.3f} is above predicting nothing ({np.mean(hl):.3f})" in note
+    assert f"is more than 1.5× BR-LR's ({br_hl:.3f})" in note
+    assert "MLLEM's scores come from distances in a joint embedding" in note
+    assert not [w for w in at.warning if "BR-LR**" in w.value]  # BR-LR clears every bar
+    # the settings came from the link: the same page without them shows MLLEM at its defaults
+    plain = run_cv(cmp_methods=["MLLEM", "BR-LR"], cmp_folds="2")
+    assert frame_with(plain, "Micro F1 ↑").loc["MLLEM", "Hamming loss ↓"] != summary.loc["MLLEM", "Hamming loss ↓"]
+
+
+def test_scaling_follows_the_sidebar_and_an_old_link_still_works():
+    """One source of truth: the sidebar's ``scaling``; an old link's ``cmp_feature_scaling`` becomes it."""
+    at = run_cv(cmp_methods=["BR-LR"], cmp_folds="2", scaling="maxabs")
+    assert [sb.key for sb in at.selectbox] == ["data", "scaling"]  # the sidebar's; the page has none of its own
+    assert at.selectbox(key="scaling").value == "maxabs"
+    rules = frame_with(at, "decision rule").set_index("method")
+    assert rules.loc["BR-LR", "scaling"] == "maxabs"
+    (caption,) = [c.value for c in at.caption if "Runs on all" in c.value]
+    assert "Features: **maxabs** (chosen in the sidebar)" in caption
+    old = run_cv(cmp_methods=["BR-LR"], cmp_folds="2", cmp_feature_scaling="l2")
+    assert old.selectbox(key="scaling").value == "l2" and old.query_params["scaling"] == "l2"
+    assert "cmp_feature_scaling" not in old.query_params
+    assert frame_with(old, "decision rule").set_index("method").loc["BR-LR", "scaling"] == "l2"
+    ref = reference(["BR-LR"], 2, "l2")
+    summary = frame_with(old, "Micro F1 ↑")
+    mean = ref[ref["measure"] == "micro_f1"]["value"].mean()
+    assert summary.loc["BR-LR", "Micro F1 ↑"].startswith(f"{mean:.3f} ±")
+    # the sidebar's auto on dense emotions is standard, and the caption says which it became
+    auto = run_cv(cmp_methods=["BR-LR"], cmp_folds="2")
+    (caption,) = [c.value for c in auto.caption if "Runs on all" in c.value]
+    assert "Features: **standard** (the sidebar's *auto* for these features)" in caption
+    # an old link with a value the sidebar does not offer is ignored, not an error
+    ok(run_cv(cmp_methods=["BR-LR"], cmp_folds="2", cmp_feature_scaling="bogus"))

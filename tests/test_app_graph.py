@@ -82,11 +82,22 @@ def drawn(fig):
     return labels, written, edges
 
 
-def reference_path(X, Y, *, mu=0.003, lam=0.1, variant="sparse", stop_at_auto=True):
+def cdn_defaults():
+    """μ / N, λ and the variant the page shows by default: the registry's (methods.METHODS["cdn"])."""
+    from mlviz.dashboard.methods import METHODS
+
+    d = METHODS["cdn"].defaults()
+    return float(d["mu"]), float(d["lam"]), d["variant"]
+
+
+def reference_path(X, Y, *, mu=None, lam=None, variant=None, stop_at_auto=True):
     """``{ratio: fitted SparseCDN}`` down the grid from the γ → ∞ fit (μ = ratio · N, λ1 = λ2 = λ),
-    stopping at the automatic point (the first with ≥ 3 edges) when ``stop_at_auto``."""
+    stopping at the automatic point (the first with ≥ 3 edges) when ``stop_at_auto``; settings not
+    given are the page's defaults (:func:`cdn_defaults`)."""
     from mlviz.models import SparseCDN
 
+    d_mu, d_lam, d_variant = cdn_defaults()
+    mu, lam, variant = (d_mu if mu is None else mu), (d_lam if lam is None else lam), variant or d_variant
     model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0).fit(X, Y)
     path = {}
     for r in sorted(GRID, reverse=True):
@@ -259,7 +270,8 @@ def test_edge_stability_heatmap_is_the_fraction_of_folds_at_the_shown_gamma():
     gamma = path[min(path)].gamma  # the automatic point, absolute
     freq = np.zeros((Y.shape[1], Y.shape[1]))
     for tr, _ in KFold(n_splits=3, shuffle=True, random_state=0).split(X):
-        m = SparseCDN(gamma=gamma, lam1=0.1, lam2=0.1, mu=0.003 * Y.shape[0], variant="sparse",
+        mu, lam, variant = cdn_defaults()  # what the page shows by default
+        m = SparseCDN(gamma=gamma, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant,
                       random_state=0).fit(X[tr], Y[tr])
         freq += np.asarray(m.label_coef_) != 0
     z = heat["z"]

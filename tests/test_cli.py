@@ -45,8 +45,12 @@ def test_evaluate_two_methods_end_to_end(capsys, tmp_path):
                        "--random-state", "0")
     assert code == 0
     res = pd.read_csv(out_csv)
+    refs = res[res["method"].str.startswith("ref: ")]
+    res = res[~res["method"].str.startswith("ref: ")]
     assert list(res.columns) == RESULT_COLUMNS and len(res) == 2 * 2 * 3
     assert set(res["method"]) == {"mlknn", "br"} and res["value"].notna().all()
+    # + the reference of the one requested measure it has (Hamming loss of predicting nothing), per fold
+    assert list(refs["method"]) == ["ref: predict nothing"] * 2 and set(refs["measure"]) == {"hamming_loss"}
     # the printed summary is the mean ± std of the CSV
     m = res[(res.method == "br") & (res.measure == "micro_f1")]["value"]
     assert f"{m.mean():.3f} ± {m.std(ddof=1):.3f}" in out
@@ -234,6 +238,7 @@ def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
                        "micro_f1", "--scaling", "l2", "--tune", "--inner-cv", "2", "--out", str(out_csv))
     assert code == 0
     res = pd.read_csv(out_csv, keep_default_na=False)
+    assert not res["method"].str.startswith("ref: ").any()  # no reference has micro-F1
     assert set(res["scaling"]) == {"l2"} and res["tuned_params"].str.fullmatch(r"k=(5|10|20)").all()
     table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
     from mlviz.models import MLkNN
@@ -244,3 +249,60 @@ def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
     code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
                        "micro_f1")
     assert code == 0 and "standard" in out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]  # auto on dense features
+
+
+def test_evaluate_shows_the_trivial_references_and_notes_methods_below_them(capsys, tmp_path):
+    """Reference rows equal the independently computed frequency ranking / empty prediction per fold;
+    a method forced below them (LP-LR with P@1 below the frequency ranking, here by reversing its scores)
+    gets a footnote naming the bar and the reason."""
+    from mlviz.data import load_sample
+    from mlviz.evaluation import multilabel_kfold
+    from mlviz.models import LabelPowerset
+
+    original = LabelPowerset.predict_proba
+    with pytest.MonkeyPatch.context() as mp:  # a broken ranking: 1 - p puts the likeliest label last
+        mp.setattr(LabelPowerset, "predict_proba", lambda self, X: 1.0 - original(self, X))
+        out_csv = tmp_path / "r.csv"
+        code, out, _ = run(capsys, "evaluate", "emotions", "--methods", "br,lp", "--cv", "3", "--measures",
+                           "p@1,hamming_loss,subset_accuracy", "--out", str(out_csv))
+    assert code == 0
+    Y = np.asarray(load_sample("emotions").Y)
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    freq_p1, empty_hl, empty_sa = [], [], []
+    for train, test in folds:  # independent: numpy on the same folds
+        top = np.argmax(Y[train].sum(axis=0))
+        labelled = Y[test][Y[test].sum(axis=1) > 0]
+        freq_p1.append(labelled[:, top].mean())
+        empty_hl.append(Y[test].mean())
+        empty_sa.append((Y[test].sum(axis=1) == 0).mean())
+    res = pd.read_csv(out_csv, keep_default_na=False)
+    got = res[res.method == "ref: rank by training frequency"]
+    np.testing.assert_allclose(got["value"], freq_p1, rtol=0, atol=1e-15)
+    got = res[res.method == "ref: predict nothing"].set_index(["measure", "fold"])["value"]
+    np.testing.assert_allclose(got["hamming_loss"], empty_hl, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got["subset_accuracy"], empty_sa, rtol=0, atol=1e-15)
+    table = out.split("How the numbers were made")[1]
+    assert re.search(rf"ref: rank by training frequency\s+{np.mean(freq_p1):.3f} ± {np.std(freq_p1, ddof=1):.3f}",
+                     table)
+    assert re.search(rf"ref: predict nothing\s+—\s+{np.mean(empty_hl):.3f} ± ", table)
+    lp = res[(res.method == "lp") & (res.measure == "p@1")]["value"].mean()
+    assert lp < np.mean(freq_p1)
+    (note,) = [line for line in out.splitlines() if line.startswith("[1] lp:")]
+    assert (f"P@1 {lp:.3f} is below ranking labels by their training frequency ({np.mean(freq_p1):.3f})"
+            in note)
+    assert "LP-LR predicts only label sets seen in training" in note
+    assert not any(line.startswith("[2]") or line.startswith("[1] br") for line in out.splitlines())
+    assert re.search(rf"^lp \[1\]\s+{lp:.3f} ± ", out, re.M)  # the number carries the footnote's mark
+
+
+def test_evaluate_states_the_rule_and_scaling_of_a_number_threshold(capsys):
+    """With --threshold 0.5 every method's numbers come from that threshold on its predict_proba, and the
+    per-method table says so (next to the scaling that was fitted)."""
+    code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "br,mlknn", "--cv", "2", "--measures",
+                       "micro_f1", "--threshold", "0.5", "--scaling", "maxabs")
+    assert code == 0
+    table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
+    rows = {line.split()[0]: line for line in table.splitlines() if line.strip()[:2] in ("br", "ml")}
+    assert set(rows) == {"br", "mlknn"}
+    for line in rows.values():
+        assert re.search(r"threshold 0\.5 on predict_proba\s+maxabs$", line), line

@@ -463,3 +463,85 @@ def test_grid_search_refit_hook_through_a_scaling_pipeline():
                         refit_best=False)
     cols = [f"fold_{f}" for f in range(3)]
     assert np.allclose(hooked.table[cols], brute.table[cols], rtol=0, atol=1e-12)
+
+
+# ----------------------------------------------------------- trivial references and bar notes
+def test_trivial_baselines_against_hand_computed_values():
+    from mlviz.evaluation import trivial_baselines
+
+    Y_train = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0, 0]])  # label 2 most frequent (3 of 4)
+    Y_test = np.array([[0, 0, 1], [1, 0, 0], [0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    got = trivial_baselines(Y_train, Y_test)
+    # by hand: label 2 is on in test rows 0 and 3 of the 3 rows with a label (P@1 skips empty rows) -> 2/3;
+    # 5 ones of 15 entries; 2 empty rows of 5
+    assert got == {"frequency_p@1": 2 / 3, "empty_hamming_loss": 5 / 15, "empty_subset_accuracy": 2 / 5}
+    # ties between training frequencies go to the lowest label index; no labelled test row: P@1 = 1
+    assert trivial_baselines([[1, 1], [0, 0]], [[0, 1]])["frequency_p@1"] == 0.0
+    assert trivial_baselines([[1, 1], [0, 0]], [[0, 0]])["frequency_p@1"] == 1.0
+    # the same numbers through the library's measures (scores = training frequencies, prediction = nothing)
+    freq = Y_train.mean(axis=0)
+    assert evaluate(Y_test, np.tile(freq, (5, 1)), measures=["p@1"])["p@1"] == pytest.approx(2 / 3)
+    ref = evaluate(Y_test, np.zeros((5, 3)), measures=["hamming_loss", "subset_accuracy"], y_pred=np.zeros((5, 3)))
+    assert ref == pytest.approx({"hamming_loss": 5 / 15, "subset_accuracy": 2 / 5})
+    with pytest.raises(ValueError, match="same number of labels"):
+        trivial_baselines(Y_train, Y_test[:, :2])
+
+
+def test_cross_validate_references_are_the_per_fold_training_frequencies():
+    from mlviz.evaluation import EMPTY, FREQUENCY
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    Y = (rng.random((60, 3)) < [0.6, 0.3, 0.1]).astype(int)
+    folds = multilabel_kfold(Y, 3, random_state=0)
+    res = cross_validate({"c": CentroidBR()}, X, Y, cv=folds, measures=["p@1", "hamming_loss", "micro_f1"],
+                         random_state=0, references=True)
+    assert list(res.columns) == RESULT_COLUMNS
+    for f, (train, test) in enumerate(folds):  # independently: argmax of the training counts, mean of Y_test
+        top = np.argmax(Y[train].sum(axis=0))
+        row = res[(res.fold == f) & (res.method == FREQUENCY)]
+        labelled = Y[test][Y[test].sum(axis=1) > 0]
+        assert list(row["measure"]) == ["p@1"] and row["value"].iloc[0] == labelled[:, top].mean()
+        row = res[(res.fold == f) & (res.method == EMPTY)]
+        assert list(row["measure"]) == ["hamming_loss"] and row["value"].iloc[0] == Y[test].mean()
+    # the method's own rows are unchanged by the references
+    plain = cross_validate({"c": CentroidBR()}, X, Y, cv=folds, measures=["p@1", "hamming_loss", "micro_f1"],
+                           random_state=0)
+    pd.testing.assert_frame_equal(res[res.method == "c"].reset_index(drop=True).drop(
+        columns=["fit_seconds", "predict_seconds"]), plain.drop(columns=["fit_seconds", "predict_seconds"]))
+    # summarize shows them as rows but runs no paired test on them
+    s = summarize(res, baseline="c")
+    assert {FREQUENCY, EMPTY} <= set(s.table.index) and set(s.comparison["method"]) == set()
+
+
+def _table(rows):
+    return pd.DataFrame([(m, f, meas, v, 0.0, 0.0, rule, "standard", "", np.nan)
+                         for m, f, meas, v, rule in rows], columns=RESULT_COLUMNS)
+
+
+def test_bar_notes_name_the_bar_missed_and_why():
+    from mlviz.evaluation import EMPTY, FREQUENCY, bar_notes
+
+    rows = []
+    for f in (0, 1):
+        rows += [(FREQUENCY, f, "p@1", 0.50, "r"), (EMPTY, f, "hamming_loss", 0.30, "r"),
+                 ("br", f, "p@1", 0.70, "thr"), ("br", f, "hamming_loss", 0.20, "thr"),
+                 ("lp", f, "p@1", 0.45 + 0.02 * f, "argmax"), ("lp", f, "hamming_loss", 0.25, "argmax"),
+                 ("mllem", f, "p@1", 0.60, "platt"), ("mllem", f, "hamming_loss", 0.31 + 0.02 * f, "platt"),
+                 ("mlknn", f, "p@1", 0.65, "k"), ("mlknn", f, "hamming_loss", 0.29, "k")]
+    notes = bar_notes(_table(rows))
+    assert set(notes) == {"lp", "mllem"}  # br clears both bars; mlknn 0.29 < 0.30 and < 1.5 x 0.20
+    lp = " ".join(notes["lp"])
+    assert "P@1 0.460 is below ranking labels by their training frequency (0.500)" in lp
+    assert "LP-LR predicts only label sets seen in training" in lp and "(decision rule: argmax; scaling: standard)" in lp
+    assert "Hamming" not in lp  # 0.25 is below both Hamming bars
+    mllem = " ".join(notes["mllem"])
+    assert "Hamming loss 0.320 is above predicting nothing (0.300)" in mllem
+    assert "more than 1.5× BR-LR's (0.200)" in mllem and "P@1" not in mllem
+    # without BR-LR in the run only the trivial bars apply; the dashboard's label "BR-LR" counts as BR-LR
+    assert bar_notes(_table([r for r in rows if r[0] != "br"]))["mllem"][1].startswith("Why")
+    renamed = _table([("BR-LR" if r[0] == "br" else r[0], *r[1:]) for r in rows])
+    assert any("BR-LR's (0.200)" in s for s in bar_notes(renamed)["mllem"])
+    # an error row of a method does not count as a value
+    err = _table(rows + [("lp", 2, "error: ValueError: boom", np.nan, "")])
+    assert bar_notes(err)["lp"] == notes["lp"]

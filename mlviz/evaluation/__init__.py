@@ -12,6 +12,10 @@
   model's fitted state through its ``refit`` method when it has one.
 - :func:`tuning_grid` / :func:`tune_estimator` -- nested CV: each method's key
   hyperparameters chosen inside each training fold (``cross_validate(tune=True)``).
+- :func:`trivial_baselines` / :func:`reference_results` / :func:`bar_notes` -- the
+  references that need no features (rank labels by training frequency, predict
+  nothing; ``cross_validate(references=True)`` adds them as rows) and, per method,
+  the bars it misses and why.
 
 The result table also says, per row, which decision rule and which feature
 scaling produced the numbers (``decision_rule``, ``scaling``).
@@ -19,6 +23,8 @@ scaling produced the numbers (``decision_rule``, ``scaling``).
 
 from ._common import resolve_cv
 from .cross_validation import RESULT_COLUMNS, cross_validate, describe_rule, error_rows
+from .baselines import (BR_NAMES, EMPTY, FREQUENCY, HAMMING_FACTOR, REFERENCES, bar_notes, is_reference,
+                        reference_results, trivial_baselines)
 from .grid import GridSearchResult, grid_search
 from .splits import multilabel_kfold
 from .summary import Summary, summarize
@@ -27,5 +33,6 @@ from .tuning import TUNING_GRIDS, tune_estimator, tuning_grid
 __all__ = [
     "RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "multilabel_kfold",
     "summarize", "Summary", "grid_search", "GridSearchResult", "describe_rule",
-    "TUNING_GRIDS", "tuning_grid", "tune_estimator",
+    "TUNING_GRIDS", "tuning_grid", "tune_estimator", "trivial_baselines", "reference_results",
+    "bar_notes", "is_reference", "FREQUENCY", "EMPTY", "REFERENCES", "BR_NAMES", "HAMMING_FACTOR",
 ]

@@ -16,7 +16,10 @@ hyperparameters chosen by the inner search with ``tune``, "" otherwise) and
 ``tune``); every column but ``measure``/``value`` is repeated on each
 measure row of a method x fold.
 One row per method x fold x measure, ordered by method (in the order of the
-``estimators`` dict), fold, then measure (in the order of ``measures``).
+``estimators`` dict), fold, then measure (in the order of ``measures``); with
+``references=True`` the rows of the trivial references follow (methods
+``"ref: rank by training frequency"`` and ``"ref: predict nothing"``, see
+:mod:`mlviz.evaluation.baselines`).
 
 Failure convention
 ------------------
@@ -124,7 +127,7 @@ def _per_method(value, names, what):
 
 
 def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold="predict", scaling=None,
-                   tune=False, inner_cv=3, n_jobs=1, random_state=None, progress=None):
+                   tune=False, inner_cv=3, n_jobs=1, random_state=None, progress=None, references=False):
     """Cross-validate several multi-label estimators on the same folds.
 
     Parameters
@@ -177,6 +180,12 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold="predict"
     progress : callable(done, total), optional
         Called in the calling process with (0, total) first and after each
         finished method x fold task.
+    references : bool
+        Also append the trivial references of each fold
+        (:func:`mlviz.evaluation.reference_results`: P@1 of ranking labels by
+        training-fold frequency, Hamming loss and subset accuracy of predicting
+        nothing; methods ``"ref: ..."``), for those of these measures that are
+        in ``measures``.
 
     Returns
     -------
@@ -238,10 +247,17 @@ def cross_validate(estimators, X, Y, *, cv=5, measures=None, threshold="predict"
             progress(len(collected), total)
     rows = [row for key, *_ in tasks for row in collected[key]]
     df = pd.DataFrame(rows, columns=RESULT_COLUMNS)
-    return df.astype({"method": str, "fold": np.int64, "measure": str, "value": np.float64,
-                      "fit_seconds": np.float64, "predict_seconds": np.float64,
-                      "decision_rule": str, "scaling": str, "tuned_params": str,
-                      "tune_seconds": np.float64})
+    df = df.astype({"method": str, "fold": np.int64, "measure": str, "value": np.float64,
+                    "fit_seconds": np.float64, "predict_seconds": np.float64,
+                    "decision_rule": str, "scaling": str, "tuned_params": str,
+                    "tune_seconds": np.float64})
+    if references:
+        from .baselines import reference_results
+
+        refs = reference_results(Y, folds, measures)
+        if len(refs):
+            df = pd.concat([df, refs], ignore_index=True)
+    return df
 
 
 def error_rows(results):

@@ -142,8 +142,10 @@ def summarize(results, baseline=None, *, test="wilcoxon", digits=3):
             raise ValueError(f"baseline {baseline!r} is not a method of the results; choose from {methods}.")
         wide = ok.pivot_table(index=["measure", "fold"], columns="method", values="value", aggfunc="first")
         records = []
+        from .baselines import is_reference
+
         for method in methods:
-            if method == baseline:
+            if method == baseline or is_reference(method):  # the trivial references: no paired test
                 continue
             for measure in measures:
                 if measure not in wide.index.get_level_values(0) or method not in wide:
