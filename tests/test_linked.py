@@ -147,3 +147,48 @@ def test_top_instances_orders_by_absolute_change():
     d = np.array([0.1, -0.5, 0.3, 0.5, np.nan, -0.05])
     assert top_instances(d, 3).tolist() == [1, 3, 2]
     assert top_instances(d, 0).tolist() == []
+
+
+# ------------------------------------------------------------------ UpSet panel
+def _pandas_counts(Y):
+    sets = pd.Series([tuple(np.flatnonzero(r).tolist()) for r in Y])
+    return sets.value_counts()
+
+
+def test_labelset_intersections_match_pandas_value_counts():
+    from mlviz.plotting.upset import labelset_intersections
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((400, 6)) < [0.5, 0.3, 0.2, 0.6, 0.1, 0.05]).astype(np.uint8)
+    ref = _pandas_counts(Y)
+    got = labelset_intersections(Y)
+    assert {s: c for s, c in got} == ref.to_dict()
+    assert sum(c for _, c in got) == 400
+    counts = [c for _, c in got]
+    assert counts == sorted(counts, reverse=True)
+    top = labelset_intersections(Y, 5)
+    assert [c for _, c in top] == sorted(ref.values, reverse=True)[:5]
+
+
+def test_upset_figure_bars_and_dot_matrix(ctx):
+    """emotions: the bars are the pandas counts of the 8 most frequent exact label sets; each
+    column of the dot matrix has a dot exactly at the set's labels."""
+    from mlviz.plotting.upset import selected_intersections, upset_figure
+
+    Y = ctx.Y_train
+    fig = upset_figure(Y, ctx.label_names, top_k=8, selected=None)
+    ref = _pandas_counts(Y)
+    bars = fig.data[0]
+    assert bars.meta == "intersections"
+    assert list(bars.y) == sorted(ref.values, reverse=True)[:8]
+    sets = [tuple(s) for s in fig.layout.meta["sets"]]
+    assert [ref[s] for s in sets] == list(bars.y)
+    rows = fig.layout.meta["rows"]
+    dots = next(t for t in fig.data if t.meta == "matrix")
+    got = {}
+    for x, y in zip(dots.x, dots.y):
+        got.setdefault(int(x), set()).add(rows[int(y)])
+    for i, s in enumerate(sets):
+        assert got.get(i, set()) == set(s)
+    picked = selected_intersections(fig, [{"curve_number": 0, "customdata": 2}, {"curve_number": 1, "x": 0}])
+    assert picked == [sets[2]]

@@ -173,8 +173,9 @@ def edge_effect(model, X, source, target, *, method="auto", max_exact_labels=Non
         approximation (see the module docstring).
     max_exact_labels : int, optional
         Default: the model's ``max_exact_labels``; capped at :data:`MAX_EXACT_LABELS`.
-    Y_given : ndarray, shape (n, L), optional
-        The labels' predicted values for ``"conditional"`` (default ``model.predict(X)``).
+    Y_given : ndarray of shape (n, L), or a callable returning one, optional
+        The labels' predicted values for ``"conditional"`` (default ``model.predict(X)``); a
+        callable is called only when the approximation is used.
 
     Returns
     -------
@@ -212,6 +213,8 @@ def edge_effect(model, X, source, target, *, method="auto", max_exact_labels=Non
         return EdgeEffect(a, b, on, off, "exact", int(comp.size))
     if Y_given is None:
         Y_given = model.predict(X)
+    elif callable(Y_given):  # (computed only when the approximation needs it)
+        Y_given = Y_given()
     Y_given = np.asarray(Y_given.toarray() if hasattr(Y_given, "toarray") else Y_given)
     on = conditional_marginal(linear, V, a, b, 1, Y_given)
     off = conditional_marginal(linear, V, a, b, 0, Y_given)
