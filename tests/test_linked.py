@@ -192,3 +192,60 @@ def test_upset_figure_bars_and_dot_matrix(ctx):
         assert got.get(i, set()) == set(s)
     picked = selected_intersections(fig, [{"curve_number": 0, "customdata": 2}, {"curve_number": 1, "x": 0}])
     assert picked == [sets[2]]
+
+
+# ------------------------------------------------------------------ the URL encoding of a selection
+def test_ids_encoding_round_trips_and_is_capped():
+    from mlviz.dashboard.linked import MAX_IDS, decode_rows, encode_ids
+
+    text, dropped = encode_ids([5, 1, 2, 3, 9, 3], [0, 7, 8])
+    assert text == "ids:train=1-3,5,9;test=0,7-8" and dropped == 0
+    rows = decode_rows(text, 6)
+    assert rows.ids["train"].tolist() == [1, 2, 3, 5, 9] and rows.ids["test"].tolist() == [0, 7, 8]
+    text, dropped = encode_ids(np.arange(0, 2 * MAX_IDS, 2), np.arange(50))
+    rows = decode_rows(text, 6)
+    assert dropped == 50 and rows.ids["train"].size == MAX_IDS and rows.ids["test"].size == 0
+    assert len(text) < 4 * MAX_IDS
+    Y = np.zeros((1000, 2))
+    assert np.flatnonzero(rows.mask(Y, "train")).tolist() == list(range(0, 1000, 2))
+    for bad in ("ids:train=5-1", "ids:train=0-100000", "ids:foo=1", "ids:train=a", "nothing"):
+        with pytest.raises(ValueError):
+            decode_rows(bad, 6)
+
+
+def test_set_encoding_selects_exact_label_sets():
+    from mlviz.dashboard.linked import decode_rows, encode_set
+
+    Y = np.array([[1, 0, 1], [1, 1, 1], [0, 0, 0], [1, 0, 1]])
+    assert encode_set([2, 0]) == "set:0.2"
+    assert decode_rows("set:0.2", 3).mask(Y, "test").tolist() == [True, False, False, True]
+    assert decode_rows(encode_set([]), 3).mask(Y, "test").tolist() == [False, False, True, False]
+    with pytest.raises(ValueError, match="outside"):
+        decode_rows("set:0.3", 3)
+
+
+def test_edge_encoding_round_trips_and_checks_the_cdn_grid():
+    from mlviz.dashboard.linked import decode_edge, encode_edge
+
+    values = {"variant": "l1-cdn", "gamma": 0.03, "mu": 0.0, "lam": 1.0}
+    e = decode_edge(encode_edge(3, 1, values), 6)
+    assert (e.source, e.target, e.values) == (3, 1, values)
+    for bad in ("3>3@sparse,0.1,0.003,0.1", "3>9@sparse,0.1,0.003,0.1", "3>1@sparse,0.2,0.003,0.1",
+                "3>1@nope,0.1,0.003,0.1", "3-1"):
+        with pytest.raises(ValueError):
+            decode_edge(bad, 6)
+
+
+def test_selection_profile_is_the_mean_of_the_selected_rows():
+    from mlviz.plotting.linked import selection_profile
+
+    rng = np.random.default_rng(0)
+    P = rng.random((50, 40))
+    mask = np.zeros(50, bool); mask[[3, 7, 9]] = True
+    labels, sel, everyone = selection_profile(P, mask, max_labels=5)
+    diff = np.abs(P[mask].mean(0) - P.mean(0))
+    assert labels.tolist() == sorted(np.argsort(-diff)[:5].tolist())
+    np.testing.assert_allclose(sel, P[[3, 7, 9]][:, labels].mean(0))
+    np.testing.assert_allclose(everyone, P[:, labels].mean(0))
+    with pytest.raises(ValueError, match="no instance"):
+        selection_profile(P, np.zeros(50, bool))
