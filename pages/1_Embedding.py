@@ -194,7 +194,7 @@ def selection_panel(rows):
 
 def upset_panel():
     """UpSet-style counts of the exact label sets; a click (or the list) selects a set's instances everywhere."""
-    from mlviz.plotting.upset import EMPTY_SET, labelset_intersections, selected_intersections, set_name, upset_figure
+    from mlviz.plotting.upset import EMPTY_SET, selected_intersections, set_name, upset_figure
 
     st.subheader("Label sets (UpSet): which combinations occur, and how often")
     Y_all = np.vstack([np.asarray(ctx.Y_train), np.asarray(ctx.Y_test)])
@@ -214,7 +214,7 @@ def upset_panel():
             linked.set_rows(linked.encode_set(picked[0]))
 
     widgets.show_figure(fig, f"{ctx.name}_upset", key="fig_upset", on_select=on_click, selection_mode=("points",))
-    counts = dict(labelset_intersections(Y_all, k))
+    counts = dict(zip(sets, fig.layout.meta["counts"]))
     options = [""] + [linked.encode_set(s) for s in sets]
     current = st.session_state.get(linked.ROWS_KEY) or ""
     st.session_state["upset_pick"] = current if current in options else ""

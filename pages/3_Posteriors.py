@@ -81,6 +81,7 @@ SHOWN = np.sort(np.argsort(-freq, kind="stable")[:min(int(n_shown), L)]) if L > 
 LINKED_LABELS = [j for j in (LINKED.label, *((LINKED.edge.source, LINKED.edge.target) if LINKED.edge else ()))
                  if j is not None]
 SHOWN = np.union1d(SHOWN, np.asarray(LINKED_LABELS, dtype=np.int64))  # (the linked labels are always drawn)
+SHOWN_KEY = f"{int(n_shown)}+" + ".".join(map(str, sorted(set(LINKED_LABELS))))  # (figure cache keys)
 RELIABILITY = SHOWN[np.argsort(-freq[SHOWN], kind="stable")][:10]  # the 10 most frequent drawn labels
 
 
@@ -148,7 +149,7 @@ def figures(m, fkey, result, heat_map=True):
     from mlviz import plotting
 
     t, text = rule_of(result)
-    key = f"{fkey}|{mode}|{thr_key(t)}|{int(n_shown)}|{n_rows}|{label_order}"
+    key = f"{fkey}|{mode}|{thr_key(t)}|{SHOWN_KEY}|{n_rows}|{label_order}"
     heat = None
     if heat_map:
         scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
@@ -324,7 +325,7 @@ def side_by_side(keys):
     P_by = {label: r["P"] for label, (m, r, s) in results.items()}
     scores = {label: measures_of(r, ["micro_f1", "hamming_loss"]) for label, (m, r, s) in results.items()}
     fkey = "|".join(compute.model_key(ctx, m, s, "grid") for m, _, s in results.values())
-    fkey += f"|{mode}|{thr_key(grid_t)}|{int(n_shown)}|{n_rows}"
+    fkey += f"|{mode}|{thr_key(grid_t)}|{SHOWN_KEY}|{n_rows}"
     fig = cache.figure("grid|" + fkey, lambda: plotting.posterior_grid(
         P_by, ctx.Y_test, ctx.label_names, threshold=grid_t, scores=scores, labels=SHOWN.tolist(),
         max_labels=len(SHOWN), max_instances=n_rows,

@@ -212,3 +212,49 @@ def test_bad_selection_in_the_url_is_explained_not_a_traceback(query):
     at = open_page("posteriors", **query)
     assert any(w.value.startswith("Selection ignored") for w in at.warning)
     assert not [m for m in at.metric if m.label == "Selected test instances"]
+
+
+def open_upload(name, ds, **query):
+    from mlviz.dashboard import state
+
+    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
+    at = AppTest.from_file(str(ROOT / "pages" / PAGES[name]), default_timeout=300)
+    at.session_state["mlviz_uploads"] = {ctx.key: ctx}
+    at.session_state["data"] = ctx.key
+    for k, v in query.items():
+        at.query_params[k] = v
+    return ok(at.run()), ctx
+
+
+def test_24_labels_linked_labels_are_drawn_and_the_large_component_uses_the_named_approximation():
+    """A CAL500-shaped data set with 24 labels: the selected label and the edge's labels join the 20
+    drawn in the heat map; A's component is larger than the exact cap, so the page names the approximation and shows
+    the conditional at the CDN's predictions (computed here with cdn_effects)."""
+    from test_app_graph import many_label_dataset
+
+    from mlviz.dashboard import compute, methods, state
+    from mlviz.dashboard.linked import EDGE_TOP, encode_edge
+    from mlviz.models.cdn_effects import edge_effect, top_instances
+
+    ds = many_label_dataset(n=120, L=24, d=8)
+    values = {"variant": "cdn", "gamma": 0.1, "mu": 0.003, "lam": 0.1}  # (ridge CDN: one component)
+    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
+    top20 = set(np.argsort(-ctx.Y_train.sum(axis=0), kind="stable")[:20].tolist())
+    rest = [j for j in range(24) if j not in top20]  # the 4 labels not drawn by default
+    a, b, picked = rest[0], min(top20), rest[1]
+    names = ctx.label_names
+    at, ctx = open_upload("posteriors", ds, post_models=["BR-LR"], post_labels="20", sel_label=names[picked],
+                          sel_edge=encode_edge(a, b, values))
+    drawn = chart(at, "fig_post_br")["data"][0]["x"]
+    assert sorted(drawn) == sorted(names[j] for j in top20 | {a, b, picked})
+    assert any("Method — approximation" in c.value for c in at.caption)
+    cdn = methods.METHODS["cdn"]
+    model = compute.path(ctx, cdn, values).result(timeout=600)[values["gamma"]]["model"]
+    assert max(len(c) for c in model._components()) == 24 > model.max_exact_labels
+    pred = compute.report(ctx, cdn, values).result(timeout=600)[0]["pred"]  # (the CDN's own predictions, cached)
+    effect = edge_effect(model, ctx.X_test, a, b, Y_given=pred)
+    assert effect.method == "conditional"
+    top = top_instances(effect.delta, EDGE_TOP)
+    df = table_with(at, "Δ = on − off")
+    assert df["test row"].tolist() == top.tolist()
+    np.testing.assert_allclose(df["Δ = on − off"], effect.delta[top], atol=1e-12)
