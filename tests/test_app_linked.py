@@ -258,3 +258,23 @@ def test_24_labels_linked_labels_are_drawn_and_the_large_component_uses_the_name
     df = table_with(at, "Δ = on − off")
     assert df["test row"].tolist() == top.tolist()
     np.testing.assert_allclose(df["Δ = on − off"], effect.delta[top], atol=1e-12)
+
+
+def test_selection_made_on_the_embedding_survives_a_visit_to_home_and_shows_on_posteriors():
+    """The UpSet pick (a widget, not the URL) is kept for the session through a page without the
+    panel (Home), and the Posteriors page then shows its test instances."""
+    from mlviz.dashboard.linked import encode_set
+
+    ctx = emotions()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["emb_umap"] = "false"
+    ok(at.run())
+    ok(at.switch_page("pages/1_Embedding.py").run())
+    members = (1,)  # happy-pleased alone
+    ok(at.selectbox(key="upset_pick").set_value(encode_set(members)).run())
+    ok(at.switch_page("app.py").run())
+    ok(at.switch_page("pages/3_Posteriors.py").run())
+    assert at.text_input(key="sel_rows").value == encode_set(members)
+    want = int((ctx.Y_test.astype(bool) == np.isin(np.arange(6), members)).all(axis=1).sum())
+    (metric,) = [m for m in at.metric if m.label == "Selected test instances"]
+    assert int(metric.value) == want > 0
