@@ -107,10 +107,10 @@ def embedding_view(color, test_color, color_title):
     )
     if LINKED.rows is not None:  # the shared instance selection, ringed
         fig = add_highlight(fig, G, np.flatnonzero(LINKED.rows.mask(ctx.Y_train, "train")), name="selected (train)",
-                            dims=int(dims), color="#D62728", hover_text=label_sets_train)
+                            dims=int(dims), color="#111111", hover_text=label_sets_train)
         if show_test:
             fig = add_highlight(fig, T, np.flatnonzero(LINKED.rows.mask(ctx.Y_test, "test")),
-                                name="selected (test)", dims=int(dims), color="#D62728", hover_text=label_sets_test)
+                                name="selected (test)", dims=int(dims), color="#111111", hover_text=label_sets_test)
     if effect is not None and show_test:
         from mlviz.models.cdn_effects import top_instances
 

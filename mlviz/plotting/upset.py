@@ -127,7 +127,7 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
         yaxis2=dict(domain=[0.0, split - 0.04], tickvals=list(range(len(rows))),
                     ticktext=[esc(names[j]) for j in rows], autorange="reversed", showgrid=False,
                     range=[-0.5, n_rows - 0.5]),
-        bargap=0.3, clickmode="event+select", dragmode="select",
+        bargap=0.3,
         meta={"sets": [list(s) for s in sets], "counts": counts, "rows": rows},
     )
     return go.Figure(data=traces, layout=layout)
