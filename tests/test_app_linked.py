@@ -278,3 +278,27 @@ def test_selection_made_on_the_embedding_survives_a_visit_to_home_and_shows_on_p
     want = int((ctx.Y_test.astype(bool) == np.isin(np.arange(6), members)).all(axis=1).sum())
     (metric,) = [m for m in at.metric if m.label == "Selected test instances"]
     assert int(metric.value) == want > 0
+
+
+def test_hostile_label_names_and_3d_map_with_every_part_selected():
+    """Markdown/HTML in label names is shown as text in the selection panel; the 3-D map rings the
+    selected instances (Scatter3d) of the exact label set."""
+    from test_app_graph import many_label_dataset
+
+    from mlviz.dashboard.linked import encode_edge, encode_set
+
+    names = ["**bold** <b>x</b>", "$x$ `code`", "[link](http://a)", "plain"] + [f"tag_{j}" for j in range(4, 8)]
+    ds = many_label_dataset(n=90, L=8, d=6, names=names)
+    values = {"variant": "sparse", "gamma": 0.1, "mu": 0.003, "lam": 0.1}
+    at, ctx = open_upload("embedding", ds, emb_dims="3-D", sel_label=names[0], sel_rows=encode_set([0]),
+                          sel_edge=encode_edge(1, 0, values))
+    caps = [c.value for c in at.caption]
+    hostile = r"\*\*bold\*\* \<b\>x\<\/b\>"  # (escape_markdown: shown as typed)
+    assert f"**Label**: {hostile}" in caps
+    assert f"**Instances**: label set exactly {{{hostile}}}" in caps
+    assert any(c.startswith(r"**Edge**: \$x\$ \`code\` → " + hostile) for c in caps)
+    mask_tr = (ctx.Y_train.astype(bool) == np.isin(np.arange(8), [0])).all(axis=1)
+    rings = [t for t in chart(at, "fig_embedding")["data"] if t.get("meta") == "highlight"]
+    assert rings[0]["type"] == "scatter3d"
+    assert sorted(array(rings[0]["customdata"]).astype(int).tolist()) == np.flatnonzero(mask_tr).tolist()
+    assert any(m.value.startswith(r"**Edge effect \$x\$ \`code\` → " + hostile) for m in at.markdown)
