@@ -40,6 +40,8 @@ LABEL_KEY, EDGE_KEY, ROWS_KEY = "sel_label", "sel_edge", "sel_rows"
 MAX_IDS = 500
 #: Test instances listed / ringed for an edge effect.
 EDGE_TOP = 20
+#: Edges offered by the Label graph page's picker (the strongest).
+MAX_EDGE_CHOICES = 500
 _CDN_ORDER = ("variant", "gamma", "mu", "lam")
 
 
@@ -366,40 +368,44 @@ def edge_effect_view(ctx, edge: Edge, slot: str, label_sets_test, *, k: int = ED
 def graph_hook(ctx, shown: dict, step: dict) -> None:
     """Label graph page: pick an edge A → B of the graph drawn (``shown`` settings, path ``step``);
     the choice goes to ``sel_edge`` (and B to ``sel_label``), then its effect is shown here."""
-    from mlviz import plotting
-
     from . import cache
 
     names = [str(n) for n in ctx.label_names]
     lk = selection_bar(ctx)
     st.divider()
     st.subheader(":material/link: Edge effect (linked views)")
-    edges = plotting.tables.edge_table(step["graph"], names) if step["graph"].number_of_edges() else None
-    if edges is None or not len(edges):
+    pairs = sorted(((int(u), int(v), float(d.get("weight", 0.0))) for u, v, d in step["graph"].edges(data=True)
+                    if u != v), key=lambda e: (-abs(e[2]), e[0], e[1]))[:MAX_EDGE_CHOICES]
+    if not pairs:
         st.info("This graph has no edges: lower γ (or pick a variant with label features) to pick an edge.")
         return
-    pairs = sorted(((int(u), int(v), float(d.get("weight", 0.0))) for u, v, d in step["graph"].edges(data=True)
-                    if u != v), key=lambda e: (-abs(e[2]), e[0], e[1]))[:500]
-    options = [""] + [encode_edge(u, v, shown) for u, v, _ in pairs]
-    weight = {encode_edge(u, v, shown): w for u, v, w in pairs}
+    text = {encode_edge(u, v, shown): (u, v, w) for u, v, w in pairs}
+    options = [""] + list(text)
     current = st.session_state.get(EDGE_KEY) or ""
     st.session_state["linked_edge_pick"] = current if current in options else ""
 
-    def fmt(text):
-        if not text:
+    def fmt(option):
+        if not option:
             return "— none —"
-        e = decode_edge(text, len(names))
-        return f"{shorten(names[e.source], 30)} → {shorten(names[e.target], 30)}  (weight {weight[text]:+.3f})"
+        u, v, w = text[option]
+        return f"{shorten(names[u], 30)} → {shorten(names[v], 30)}  (weight {w:+.3f})"
 
     def picked():
-        text = st.session_state.get("linked_edge_pick") or ""
-        set_edge(text)
-        if text:
-            set_label(names[decode_edge(text, len(names)).target])
+        option = st.session_state.get("linked_edge_pick") or ""
+        set_edge(option)
+        if option:
+            set_label(names[text[option][1]])
 
     st.selectbox(f"Edge A → B (the {len(pairs)} strongest of this graph)", options, key="linked_edge_pick",
                  format_func=fmt, on_change=picked,
                  help="The Embedding and Posteriors pages then show the test instances whose P(B | x) changes "
                       "most when A is switched on vs off in this CDN (the edge and these settings go in the URL).")
     if lk.edge is not None:
+        from .methods import METHODS
+
+        if METHODS["cdn"].complete(lk.edge.values) != METHODS["cdn"].complete(shown):
+            v = lk.edge.values
+            st.caption(f":material/info: The selected edge belongs to the sparse CDN at {v['variant']}, "
+                       f"γ = {v['gamma']:g}·γ_max, μ/N = {v['mu']:g}, λ = {v['lam']:g} (not the graph drawn above); "
+                       "pick an edge here to use this graph.")
         edge_effect_view(ctx, lk.edge, "graph|edge-effect", cache.labelset_strings(ctx, "test"))
