@@ -78,6 +78,15 @@ def test_symmetric_weights_clamping_equals_conditioning_of_the_ising_joint():
         assert clamped_marginals(lin[None], V, a, value)[0, b] == pytest.approx(cond, abs=1e-8)
 
 
+def test_two_label_component_is_the_closed_form_conditional():
+    """With only A and B, B's Gibbs update sees A alone: P(y_B = 1 | do(y_A = v)) = σ(lin_B ± V_AB)."""
+    lin = np.array([[0.3, -0.7], [-1.2, 2.0]])
+    V = np.array([[0.0, 1.4], [-0.6, 0.0]])
+    for v in (0, 1):
+        np.testing.assert_allclose(clamped_marginals(lin, V, 0, v)[:, 1], expit(lin[:, 1] + (2 * v - 1) * 1.4),
+                                   atol=1e-12)
+
+
 def test_clamped_marginals_refuses_too_many_labels():
     L = MAX_EXACT_LABELS + 2
     with pytest.raises(TooLargeError, match="free labels"):
