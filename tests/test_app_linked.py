@@ -219,6 +219,7 @@ def open_upload(name, ds, **query):
 
     ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
     at = AppTest.from_file(str(ROOT / "pages" / PAGES[name]), default_timeout=300)
+    at.query_params["emb_umap"] = "false"
     at.session_state["mlviz_uploads"] = {ctx.key: ctx}
     at.session_state["data"] = ctx.key
     for k, v in query.items():
@@ -236,8 +237,9 @@ def test_24_labels_linked_labels_are_drawn_and_the_large_component_uses_the_name
     from mlviz.dashboard.linked import EDGE_TOP, encode_edge
     from mlviz.models.cdn_effects import edge_effect, top_instances
 
-    ds = many_label_dataset(n=120, L=24, d=8)
-    values = {"variant": "cdn", "gamma": 0.1, "mu": 0.003, "lam": 0.1}  # (ridge CDN: one component)
+    ds = many_label_dataset(n=72, L=24, d=8)
+    # ridge CDN: one component of 24 labels; λ = 1 mixes fast enough for a quick Gibbs run
+    values = {"variant": "cdn", "gamma": 0.1, "mu": 0.003, "lam": 1.0}
     ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
     top20 = set(np.argsort(-ctx.Y_train.sum(axis=0), kind="stable")[:20].tolist())
     rest = [j for j in range(24) if j not in top20]  # the 4 labels not drawn by default
