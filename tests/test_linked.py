@@ -130,8 +130,11 @@ def test_edge_effect_approximation_is_the_conditional_at_the_predictions(cdn):
     for value, got in ((1, eff.p_on), (0, eff.p_off)):
         Yg = pred.copy(); Yg[:, 0] = value
         np.testing.assert_allclose(got, expit(model.decision_function(X, Y_given=Yg)[:, 3]), atol=1e-12)
-    with pytest.raises(TooLargeError):
+    with pytest.raises(TooLargeError, match="component"):
         edge_effect(model, X, 0, 3, method="exact", max_exact_labels=2)
+    # the size rule is predict_proba's: components of at most max_exact_labels labels are exact
+    assert edge_effect(model, X, 0, 3, max_exact_labels=5).method == "exact"
+    assert edge_effect(model, X, 0, 3, max_exact_labels=4, Y_given=pred).method == "conditional"
     np.testing.assert_allclose(conditional_marginal(model.decision_function(X), model.label_coef_, 0, 3, 1, pred),
                                eff.p_on)
 

@@ -19,7 +19,8 @@ Two ways of computing it (:data:`METHODS`, the names the dashboard shows):
     stationary distribution over the ``2^(c-1)`` states is computed as ``predict_proba`` does for
     a component (:func:`mlviz.models._cdn_core.exact_marginals`: a dense solve or power iteration
     to 1e-9).  Cost ``O(n (c-1) 2^(c-1))`` per sweep; refused (``auto``: replaced by the
-    approximation) above ``max_exact_labels`` labels (at most :data:`MAX_EXACT_LABELS`).
+    approximation) for components of more than ``max_exact_labels`` labels (the model's, 12 by
+    default, at most :data:`MAX_EXACT_LABELS`), the rule of ``SparseCDN.predict_proba``.
 ``"conditional"`` (approximation for large components)
     The conditional of eq. (1) with the other labels at the model's predictions ``ŷ``
     (``predict_proba >= 0.5``, or given): ``σ(w_B·x + b_B + Σ_{t≠A,B} (2ŷ_t - 1) V_tB ± V_AB)``.
@@ -169,8 +170,9 @@ def edge_effect(model, X, source, target, *, method="auto", max_exact_labels=Non
     source, target : int
         Labels A and B (``A != B``); usually an edge A → B of ``model.label_graph_``.
     method : {"auto", "exact", "conditional"}
-        ``"auto"``: exact when A's component has at most ``max_exact_labels + 1`` labels, else the
-        approximation (see the module docstring).
+        ``"auto"``: exact when A's component has at most ``max_exact_labels`` labels (the rule of
+        ``SparseCDN.predict_proba``, so the cost is at most about that of an exact ``predict_proba``
+        of the component: two chains of one label less), else the approximation (module docstring).
     max_exact_labels : int, optional
         Default: the model's ``max_exact_labels``; capped at :data:`MAX_EXACT_LABELS`.
     Y_given : ndarray of shape (n, L), or a callable returning one, optional
@@ -204,7 +206,11 @@ def edge_effect(model, X, source, target, *, method="auto", max_exact_labels=Non
     if b not in comp:  # (other components are independent of A in the sampler)
         p = expit(linear[:, b]) if _component(V, b).size == 1 else model.predict_proba(X)[:, b]
         return EdgeEffect(a, b, np.asarray(p, dtype=float), np.asarray(p, dtype=float), "unconnected", int(comp.size))
-    if method == "exact" or (method == "auto" and comp.size - 1 <= cap):
+    if method == "exact" and comp.size > cap:
+        raise TooLargeError(f"Label {a}'s component of the label graph has {comp.size} labels, more than the "
+                            f"{cap} computed exactly (2^{comp.size - 1} states per instance); use method='auto' "
+                            "(the named approximation) or a larger γ.")
+    if comp.size <= cap and method in ("auto", "exact"):
         sub_a = int(np.searchsorted(comp, a))
         sub_b = int(np.searchsorted(comp, b))
         lin, Vc = linear[:, comp], V[np.ix_(comp, comp)]
