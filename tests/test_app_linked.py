@@ -173,7 +173,7 @@ def test_lasso_ids_in_the_url_and_the_profile_of_the_selection():
     from mlviz.dashboard.linked import encode_ids
 
     text, dropped = encode_ids([1, 2, 3], [0, 5])
-    assert text == "ids:train=1-3;test=0,5" and dropped == 0
+    assert text == "ids:train=1-3;test=0.5" and dropped == 0
     at = open_page("posteriors", sel_rows=text)
     (metric,) = [m for m in at.metric if m.label == "Selected test instances"]
     assert int(metric.value) == 2

@@ -211,7 +211,7 @@ def test_ids_encoding_round_trips_and_is_capped():
     from mlviz.dashboard.linked import MAX_IDS, decode_rows, encode_ids
 
     text, dropped = encode_ids([5, 1, 2, 3, 9, 3], [0, 7, 8])
-    assert text == "ids:train=1-3,5,9;test=0,7-8" and dropped == 0
+    assert text == "ids:train=1-3.5.9;test=0.7-8" and dropped == 0
     rows = decode_rows(text, 6)
     assert rows.ids["train"].tolist() == [1, 2, 3, 5, 9] and rows.ids["test"].tolist() == [0, 7, 8]
     text, dropped = encode_ids(np.arange(0, 2 * MAX_IDS, 2), np.arange(50))
