@@ -21,6 +21,21 @@ def _query(page):
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+def _until_in_address(page, text, action, attempts=3):
+    """Do ``action`` until the address holds ``text`` (a selection reruns the page twice: its
+    fragment, then the whole page that writes the address; a gesture drawn while the chart is
+    still being replaced can be lost, so it is repeated)."""
+    for _ in range(attempts):
+        action()
+        try:
+            page.wait_for_function(f"window.location.search.includes({text!r})", timeout=20_000)
+            wait_idle(page)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError
+            wait_idle(page)
+    raise AssertionError(f"{text!r} never reached the address: {page.url}")
+
+
 def _selected_count(page):
     text = page.get_by_text(re.compile(r"^Selected: \d+ instances$")).first.inner_text()
     return int(re.findall(r"\d+", text)[0])
@@ -34,7 +49,7 @@ def test_lasso_and_upset_click_select_instances_on_every_page(page, app_url, tmp
     train, test = load_sample_split("emotions")
     open_page(page, app_url, "/Embedding?emb_umap=false", shots, "linked_0_embedding")
 
-    lasso_select(page)
+    _until_in_address(page, "sel_rows=ids", lambda: lasso_select(page))
     q = _query(page)
     assert q.get("sel_rows", "").startswith("ids:"), page.url
     rows = decode_rows(q["sel_rows"], 6)
@@ -46,8 +61,7 @@ def test_lasso_and_upset_click_select_instances_on_every_page(page, app_url, tmp
     chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="most frequent exact label sets").first
     chart.scroll_into_view_if_needed()
     bar = chart.locator("g.bars path").nth(2)
-    bar.click(force=True)
-    wait_idle(page)
+    _until_in_address(page, "sel_rows=set", lambda: bar.click(force=True))
     chart.screenshot(path=str(shots / "linked_2_upset_chart.png"))
     assert_no_exception(page)
     q = _query(page)
