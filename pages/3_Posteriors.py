@@ -360,7 +360,6 @@ else:
             model_panel(key)
 
 
-
 def linked_section(key):
     """The linked selection (sidebar) on this page: the selected instances' posteriors under the first
     model, and the test instances an edge A → B of the sparse CDN moves most."""
