@@ -123,14 +123,15 @@ def embedding_view(color, test_color, color_title):
         sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
         points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
         ids = plotting.selection_ids(fig, points)
-        if ids["train"].size + ids["test"].size == 0:
-            if (st.session_state.get(linked.ROWS_KEY) or "").startswith("ids:"):
-                linked.set_rows("")
+        before = st.session_state.get(linked.ROWS_KEY) or ""
+        if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
+            after, dropped = ("" if before.startswith("ids:") else before), 0
         else:
-            text, dropped = linked.encode_ids(ids["train"], ids["test"])
-            linked.set_rows(text)
+            after, dropped = linked.encode_ids(ids["train"], ids["test"])
+        if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
+            linked.set_rows(after)
             st.session_state["emb_lasso_dropped"] = dropped
-        st.session_state["emb_lasso_changed"] = True
+            st.session_state["emb_lasso_changed"] = True
 
     with left:
         st.plotly_chart(fig, key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
