@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, focus, methods, progress, state, widgets
+from mlviz._text import escape_markdown, shorten
+from mlviz.dashboard import cache, compute, explain, focus, linked, methods, progress, state, widgets
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
+LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
 st.title(":material/scatter_plot: Embedding — labels and instances in one map")
 st.caption("MLLEM (Kimura, Kudo & Sun) embeds instances and labels together; an instance lies near its labels.")
 explain.explain("embedding")
@@ -18,12 +19,26 @@ label_sets_test = cache.labelset_strings(ctx, "test")
 train_counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
 
 
+def posteriors_train_test(m):
+    """``(P_train, P_test)`` of method ``m`` at its defaults (None while computed); raises on failure."""
+    job = compute.model_result(
+        ctx, m, m.defaults(), "proba-train-test",
+        lambda mod: (compute.finite(mod.predict_proba(ctx.X_train)), compute.finite(mod.predict_proba(ctx.X_test))),
+        owner=progress.owner("embedding|colour"))
+    out, _ = progress.result(job, settings={"model": m.label}, slot="embedding|colour",
+                             label=f"Fitting {m.label} for the posteriors")
+    return None if out is None else out[0]
+
+
 def colour_controls():
     c1, c2, c3 = st.columns([1.2, 1.5, 1.5])
     mode = c1.radio("Colour instances by", ["a label", "label count", "posterior"], key="emb_color",
                     horizontal=False, bind="query-params")
+    if LINKED.label is not None and st.session_state.get("emb_label") != ctx.label_names[LINKED.label]:
+        st.session_state["emb_label"] = ctx.label_names[LINKED.label]  # the shared label leads
     label = c2.selectbox("Label", ctx.label_names, key="emb_label", bind="query-params",
-                         disabled=mode == "label count")
+                         disabled=mode == "label count",
+                         on_change=lambda: linked.set_label(st.session_state.get("emb_label")))
     model_key = c3.selectbox(
         "Posterior of model", [k for k in methods.POSTERIOR_METHODS if k != "mllem"], key="emb_model",
         format_func=lambda k: methods.METHODS[k].label, bind="query-params", disabled=mode != "posterior",
@@ -36,19 +51,14 @@ def colour_controls():
         return ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
     m = methods.METHODS[model_key]
     fallback = ctx.Y_train[:, li].astype(bool), ctx.Y_test[:, li].astype(bool), f"has '{label}'"
-    job = compute.model_result(
-        ctx, m, m.defaults(), "proba-train-test",
-        lambda mod: (compute.finite(mod.predict_proba(ctx.X_train)), compute.finite(mod.predict_proba(ctx.X_test))),
-        owner=progress.owner("embedding|colour"))
     try:
-        out, _ = progress.result(job, settings={"model": m.label}, slot="embedding|colour",
-                                 label=f"Fitting {m.label} for the colours")
+        out = posteriors_train_test(m)
     except Exception as exc:
         st.warning(f"{m.label} failed on this data set ({escape_markdown(exc, 200)}); colouring by the label instead.")
         return fallback
     if out is None:
         return fallback
-    P_tr, P_te = out[0]
+    P_tr, P_te = out
     return (np.clip(np.nan_to_num(P_tr[:, li]), 0, 1).astype(float),
             np.clip(np.nan_to_num(P_te[:, li]), 0, 1).astype(float), f"P({label} | x), {m.label}")
 
@@ -83,7 +93,11 @@ def embedding_view(color, test_color, color_title):
     G, H, T = out[0]
     dims = values["n_components"]
     from mlviz import plotting
+    from mlviz.plotting.linked import add_highlight
 
+    effect = None
+    if LINKED.edge is not None:
+        effect = linked.edge_effect_result(ctx, LINKED.edge, "embedding|edge-effect")
     fig = plotting.embedding_scatter(
         G[:, :dims], H[:, :dims], ctx.label_names, color=color, color_title=color_title,
         hover_text=label_sets_train, test_coords=T[:, :dims] if show_test else None,
@@ -91,39 +105,136 @@ def embedding_view(color, test_color, color_title):
         dims=int(dims), title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
         label_weights=train_counts, focus_labels=SELECTION.indices, max_label_names=min(max(len(SELECTION.indices), 1), 50),
     )
+    if LINKED.rows is not None:  # the shared instance selection, ringed
+        fig = add_highlight(fig, G, np.flatnonzero(LINKED.rows.mask(ctx.Y_train, "train")), name="selected (train)",
+                            dims=int(dims), color="#111111", hover_text=label_sets_train)
+        if show_test:
+            fig = add_highlight(fig, T, np.flatnonzero(LINKED.rows.mask(ctx.Y_test, "test")),
+                                name="selected (test)", dims=int(dims), color="#111111", hover_text=label_sets_test)
+    if effect is not None and show_test:
+        from mlviz.models.cdn_effects import top_instances
+
+        fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP), name="edge effect: top test instances",
+                            dims=int(dims), color="#FF7F0E", hover_text=label_sets_test)
+
+    def on_lasso():
+        """A box / lasso becomes the shared instance selection (at most linked.MAX_IDS ids in the URL)."""
+        event = st.session_state.get("fig_embedding") or {}
+        sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
+        points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
+        ids = plotting.selection_ids(fig, points)
+        before = st.session_state.get(linked.ROWS_KEY) or ""
+        if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
+            after, dropped = ("" if before.startswith("ids:") else before), 0
+        else:
+            after, dropped = linked.encode_ids(ids["train"], ids["test"])
+        if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
+            linked.set_rows(after)
+            st.session_state["emb_lasso_dropped"] = dropped
+            st.session_state["emb_lasso_changed"] = True
+
     with left:
-        event = st.plotly_chart(fig, key="fig_embedding", on_select="rerun", selection_mode=("box", "lasso"),
-                                theme=None)
+        st.plotly_chart(fig, key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
         widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
+    if st.session_state.pop("emb_lasso_changed", False):
+        st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
     st.caption(
         f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
         f"{len(H)} labels (diamonds"
         + (")" if SELECTION.everything else f": {SELECTION.description} drawn with their names; the others under "
                                             "the legend entry “other labels”)")
-        + ". Draw a box or lasso (2-D) to list instances."
+        + ". Draw a box or lasso (2-D) to select instances on every page; ringed: the linked selection"
+        + ("." if show_test or (LINKED.rows is None and LINKED.edge is None) else " (test instances hidden).")
     )
-    points = []
-    try:
-        points = list(event.selection.points) if event and event.selection else []
-    except AttributeError:
-        points = []
-    ids = plotting.selection_ids(fig, points)
-    rows = [("train", int(i), label_sets_train[int(i)]) for i in ids["train"]] + [
-        ("test", int(i), label_sets_test[int(i)]) for i in ids["test"]]
-    if rows:
-        sel = pd.DataFrame(rows, columns=["split", "row", "label set"])
-        st.subheader(f"Selected: {len(sel)} instances")
-        top = sel["label set"].value_counts().head(5)
-        st.caption("Most common label sets: " + "; ".join(f"{escape_markdown(k or '∅', 200)} ×{v}" for k, v in top.items()))
-        st.dataframe(sel, width="stretch", height=240, hide_index=True)
-        st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(sel), mime="text/csv", key="dl_sel",
-                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_"
-                                             for ch in f"{ctx.name}_selection") + ".csv",
-                           on_click="ignore", icon=":material/download:",
-                           help="The selected instances; cells a spreadsheet would run as formulas are neutralised.")
+    if effect is not None:
+        linked.edge_effect_panel(ctx, effect, label_sets_test, key="emb_edge_table")
 
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
+
+
+def selection_panel(rows):
+    """The linked instance selection: how many, their label sets, their mean posteriors beside everyone's."""
+    from mlviz.plotting.linked import selection_profile_figure
+
+    m_tr, m_te = rows.mask(ctx.Y_train, "train"), rows.mask(ctx.Y_test, "test")
+    n_tr, n_te = int(m_tr.sum()), int(m_te.sum())
+    st.subheader(f"Selected: {n_tr + n_te} instances")
+    dropped = st.session_state.get("emb_lasso_dropped", 0) if rows.ids is not None else 0
+    st.caption(f"{n_tr} training + {n_te} test instances"
+               + (f" (the lasso held {n_tr + n_te + dropped}; the URL keeps the first {linked.MAX_IDS})" if dropped else "")
+               + ". The same instances are ringed in the map above and listed on the Posteriors page.")
+    if n_tr + n_te == 0:
+        st.info("No instance of this data set is in the selection.")
+        return
+    sel = pd.DataFrame([("train", int(i), label_sets_train[int(i)]) for i in np.flatnonzero(m_tr)]
+                       + [("test", int(i), label_sets_test[int(i)]) for i in np.flatnonzero(m_te)],
+                       columns=["split", "row", "label set"])
+    top = sel["label set"].value_counts().head(5)
+    st.caption("Most common label sets: " + "; ".join(f"{escape_markdown(k or '∅', 200)} ×{v}" for k, v in top.items()))
+    left, right = st.columns([2, 3])
+    with left:
+        st.dataframe(sel, width="stretch", height=300, hide_index=True)
+        widgets.download_table(sel, f"{ctx.name}_selection", key="dl_sel", index=False)
+    with right:
+        m = methods.METHODS[st.session_state.get("emb_model") or "mllspc"]
+        try:
+            P = posteriors_train_test(m)
+        except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+            st.warning(f"{m.label} failed on this data set: {escape_markdown(exc, 200)}")
+            return
+        if P is None:
+            return
+        P_all = np.vstack([P[0], P[1]])
+        mask = np.concatenate([m_tr, m_te])
+        fig = selection_profile_figure(
+            P_all, mask, ctx.label_names, what=f"P(y=1|x), {m.label}",
+            title=f"Mean {m.label} posterior: the {int(mask.sum())} selected beside all {len(mask)} instances")
+        widgets.show_figure(fig, f"{ctx.name}_selection_profile", key="fig_sel_profile")
+
+
+def upset_panel():
+    """UpSet-style counts of the exact label sets; a click (or the list) selects a set's instances everywhere."""
+    from mlviz.plotting.upset import EMPTY_SET, selected_intersections, set_name, upset_figure
+
+    st.subheader("Label sets (UpSet): which combinations occur, and how often")
+    Y_all = np.vstack([np.asarray(ctx.Y_train), np.asarray(ctx.Y_test)])
+    k = st.slider("Label sets shown", 5, 40, 15, 5, key="upset_k", bind="query-params")
+    chosen = LINKED.rows.members if LINKED.rows is not None else None
+    fig = cache.figure(f"{ctx.key}|upset|{k}|{chosen}", lambda: upset_figure(
+        Y_all, ctx.label_names, top_k=k, selected=chosen,
+        title=f"The {k} most frequent exact label sets of all {len(Y_all)} instances"))
+    sets = [tuple(s) for s in fig.layout.meta["sets"]]
+
+    def on_click():
+        event = st.session_state.get("fig_upset") or {}
+        sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
+        points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
+        picked = selected_intersections(fig, points)
+        if picked:
+            linked.set_rows(linked.encode_set(picked[0]))
+
+    widgets.show_figure(fig, f"{ctx.name}_upset", key="fig_upset", on_select=on_click, selection_mode=("points",))
+    counts = dict(zip(sets, fig.layout.meta["counts"]))
+    options = [""] + [linked.encode_set(s) for s in sets]
+    current = st.session_state.get(linked.ROWS_KEY) or ""
+    st.session_state["upset_pick"] = current if current in options else ""
+
+    def fmt(text):
+        if not text:
+            return "— none —"
+        s = sets[options.index(text) - 1]
+        return f"{shorten(set_name(s, ctx.label_names), 80) if s else EMPTY_SET} ({counts[s]} instances)"
+
+    st.selectbox("Select the instances of a label set (or click its bar)", options, key="upset_pick", format_func=fmt,
+                 on_change=lambda: linked.set_rows(st.session_state.get("upset_pick") or ""),
+                 help="Selects the instances whose label set is exactly this one, on every page (URL: sel_rows).")
+
+
+if LINKED.rows is not None:
+    selection_panel(LINKED.rows)
+upset_panel()
+
 
 st.divider()
 st.subheader("For comparison: UMAP and PCA of the same training instances (features only)")

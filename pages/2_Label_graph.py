@@ -315,3 +315,9 @@ if shown["gamma"] in steps and (st.button("Compute edge stability", key="cdn_sta
         freq = np.asarray(job.result())[np.ix_(idx, idx)]
         fig = plotting.edge_stability_heatmap(freq, [names[i] for i in idx], n_folds=N_FOLDS)
         widgets.show_figure(fig, f"{ctx.name}_edge_stability", key="fig_stability")
+
+# Linked views (issue 17, helper "linked"): pick an edge A → B here; its effect on P(B | x) is shown on every page.
+if shown["gamma"] in steps:
+    from mlviz.dashboard import linked
+
+    linked.graph_hook(ctx, shown, steps[shown["gamma"]])

@@ -7,9 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, methods, progress, report_pack, state, widgets
+from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
 
 ctx = state.init_page("Posteriors", ":material/grid_on:")
+LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
 st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{escape_markdown(ctx.name)}** "
            f"and evaluated on its {ctx.Y_test.shape[0]} test instances.")
@@ -77,6 +78,10 @@ view = c4.radio("Several models", ["side by side", "one panel per model"], key="
                                           "measures. One panel per model: each model's heat map and reliability plot.")
 freq = ctx.Y_train.sum(axis=0)
 SHOWN = np.sort(np.argsort(-freq, kind="stable")[:min(int(n_shown), L)]) if L > n_shown else np.arange(L)
+LINKED_LABELS = [j for j in (LINKED.label, *((LINKED.edge.source, LINKED.edge.target) if LINKED.edge else ()))
+                 if j is not None]
+SHOWN = np.union1d(SHOWN, np.asarray(LINKED_LABELS, dtype=np.int64))  # (the linked labels are always drawn)
+SHOWN_KEY = f"{int(n_shown)}+" + ".".join(map(str, sorted(set(LINKED_LABELS))))  # (figure cache keys)
 RELIABILITY = SHOWN[np.argsort(-freq[SHOWN], kind="stable")][:10]  # the 10 most frequent drawn labels
 
 
@@ -144,7 +149,7 @@ def figures(m, fkey, result, heat_map=True):
     from mlviz import plotting
 
     t, text = rule_of(result)
-    key = f"{fkey}|{mode}|{thr_key(t)}|{int(n_shown)}|{n_rows}|{label_order}"
+    key = f"{fkey}|{mode}|{thr_key(t)}|{SHOWN_KEY}|{n_rows}|{label_order}"
     heat = None
     if heat_map:
         scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
@@ -320,7 +325,7 @@ def side_by_side(keys):
     P_by = {label: r["P"] for label, (m, r, s) in results.items()}
     scores = {label: measures_of(r, ["micro_f1", "hamming_loss"]) for label, (m, r, s) in results.items()}
     fkey = "|".join(compute.model_key(ctx, m, s, "grid") for m, _, s in results.values())
-    fkey += f"|{mode}|{thr_key(grid_t)}|{int(n_shown)}|{n_rows}"
+    fkey += f"|{mode}|{thr_key(grid_t)}|{SHOWN_KEY}|{n_rows}"
     fig = cache.figure("grid|" + fkey, lambda: plotting.posterior_grid(
         P_by, ctx.Y_test, ctx.label_names, threshold=grid_t, scores=scores, labels=SHOWN.tolist(),
         max_labels=len(SHOWN), max_instances=n_rows,
@@ -353,6 +358,62 @@ else:
     for key in chosen:
         with st.container(border=True):
             model_panel(key)
+
+
+def linked_section(key):
+    """The linked selection (sidebar) on this page: the selected instances' posteriors under the first
+    model, and the test instances an edge A → B of the sparse CDN moves most."""
+    from mlviz import plotting
+    from mlviz.models.cdn_effects import top_instances
+    from mlviz.plotting.linked import selection_profile_figure
+
+    st.divider()
+    st.subheader(":material/link: Linked selection")
+    m = methods.METHODS[key]
+    values = {p.name: st.session_state.get(f"post_{key}_{p.name}", p.default) for p in m.params}
+    got = fetch(m, values, {p.name: f"post_{key}_{p.name}" for p in m.params})
+    if got is None:
+        return
+    result = got[0]
+    P, names = result["P"], ctx.label_names
+    if LINKED.label is not None:
+        j = LINKED.label
+        st.caption(f"Selected label **{escape_markdown(str(names[j]), 60)}** is drawn in every heat map above "
+                   f"({int(ctx.Y_test[:, j].sum())} positive test instances; mean P under {m.label}: {P[:, j].mean():.3f}).")
+    if LINKED.rows is not None:
+        mask = LINKED.rows.mask(ctx.Y_test, "test")
+        n_sel = int(mask.sum())
+        st.metric("Selected test instances", n_sel,
+                  help="Test instances of the linked selection (a label set or a lasso on the Embedding page).")
+        if n_sel == 0:
+            st.info("No test instance is in the selection (a lasso may have picked training instances only).")
+        else:
+            rows = np.flatnonzero(mask)
+            left, right = st.columns([2, 3])
+            with left:
+                fig = selection_profile_figure(P, mask, names, what=f"P(y=1|x), {m.label}",
+                                               title=f"Mean {m.label} posterior: selection vs all test instances")
+                widgets.show_figure(fig, f"{ctx.name}_selection_profile", key="fig_post_sel_profile")
+            with right:
+                fig = plotting.posterior_heatmap(
+                    P[rows], ctx.Y_test[rows], names, instance_ids=rows, labels=SHOWN.tolist(),
+                    max_labels=len(SHOWN), max_instances=n_rows,
+                    title=f"{m.label}: the {n_sel} selected test instances")
+                widgets.show_figure(fig, f"{ctx.name}_selection_posteriors", key="fig_post_sel_heat")
+    if LINKED.edge is not None:
+        effect = linked.edge_effect_result(ctx, LINKED.edge, "posteriors|edge-effect")
+        if effect is not None:
+            linked.edge_effect_panel(ctx, effect, cache.labelset_strings(ctx, "test"), key="post_edge_table")
+            top = top_instances(effect.delta, linked.EDGE_TOP)
+            fig = plotting.posterior_heatmap(
+                P[top], ctx.Y_test[top], names, instance_ids=top, row_order=np.arange(len(top)),
+                labels=SHOWN.tolist(), max_labels=len(SHOWN),
+                title=f"{m.label}: the {len(top)} test instances the edge moves most (largest |Δ| first)")
+            widgets.show_figure(fig, f"{ctx.name}_edge_effect_posteriors", key="fig_post_edge_heat")
+
+
+if chosen and not LINKED.empty:
+    linked_section(chosen[0])
 
 if chosen:
     page_values = {k: methods.METHODS[k].complete(
