@@ -346,6 +346,7 @@ PAGES = [
     ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
     ("pages/5_Sandbox.py", "Sandbox (planted graph)", ":material/science:"),
     ("pages/6_Decision_rules.py", "Decision rules", ":material/tune:"),
+    ("pages/7_Reference_check.py", "Reference check", ":material/fact_check:"),
 ]
 
 
