@@ -6,6 +6,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, focus, methods, progress, state, widgets
+from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
 st.title(":material/scatter_plot: Embedding — labels and instances in one map")
@@ -102,6 +103,7 @@ def embedding_view(color, test_color, color_title):
                                             "the legend entry “other labels”)")
         + ". Draw a box or lasso (2-D) to list instances."
     )
+    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")  # noqa: E501 (#17 hook)
     points = []
     try:
         points = list(event.selection.points) if event and event.selection else []

@@ -94,3 +94,140 @@ def test_reference_check_is_in_the_sidebar_navigation():
 
     assert ("pages/7_Reference_check.py", "Reference check") in [(p, label) for p, label, _ in PAGES]
     assert (ROOT / "pages" / "7_Reference_check.py").exists()
+
+
+def test_reference_check_progress_counts_every_fit():
+    from mlviz.reproductions import reference
+
+    calls = []
+    frame = reference.reference_check(("emotions",), methods=("BR-LR", "ML-kNN"),
+                                      progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(0, 2), (1, 2), (2, 2)]
+    assert list(dict.fromkeys(frame["method"])) == ["BR-LR", "ML-kNN"] == reference.p1_methods("emotions", ("BR-LR", "ML-kNN"))
+
+
+# ----------------------------------------------------------------------- presentation mode
+
+HOME = str(ROOT / "app.py")
+GRAPH = str(ROOT / "pages" / "2_Label_graph.py")
+POSTERIORS = str(ROOT / "pages" / "3_Posteriors.py")
+DECISION = str(ROOT / "pages" / "6_Decision_rules.py")
+SANDBOX = str(ROOT / "pages" / "5_Sandbox.py")
+
+
+def takeaways(at):
+    prefix = ":material/lightbulb: **Takeaway:** "
+    return [m.value[len(prefix):] for m in at.markdown if m.value.startswith(prefix)]
+
+
+def styles(at):
+    return "\n".join(m.value for m in at.markdown if m.value.startswith("<style>"))
+
+
+def tree(at):
+    """Every element's type and value/label, in order (to compare two runs)."""
+    out = []
+    for node in at.main.children.values():
+        stack = [node]
+        while stack:
+            n = stack.pop(0)
+            out.append((n.type, str(getattr(n, "value", getattr(n, "label", "")))[:200]))
+            stack = list(getattr(n, "children", {}).values()) + stack
+    return out
+
+
+def test_home_in_presentation_mode_shows_the_takeaway_and_hides_the_chosen_controls():
+    from mlviz.data import load_sample, load_sample_split
+
+    plain = run(HOME)
+    assert not takeaways(plain) and not styles(plain)
+    assert plain.get("download_button") and any("Upload" in e.label for e in plain.expander)
+
+    at = run(HOME, present=1, hide="upload,downloads,sidebar")
+    full, (train, test) = load_sample("emotions"), load_sample_split("emotions")
+    Y = full.Y
+    top = int(np.argmax(Y.sum(0)))
+    (text,) = takeaways(at)
+    assert text.startswith(f"**emotions** has {train.n_samples} training and {test.n_samples} test instances "
+                           f"with {Y.shape[1]} labels; an instance carries {Y.sum(1).mean():.2f} labels on average, "
+                           f"and *{escape_markdown(full.label_names[top])}* is the most frequent "
+                           f"(on {Y[:, top].mean():.0%} of the instances).")
+    # downloads and the upload form are not drawn at all; the sidebar is hidden by the style rule
+    assert not at.get("download_button")
+    assert not at.get("file_uploader") and not any("Upload" in e.label for e in at.expander)
+    css = styles(at)
+    assert '[data-testid="stSidebar"]' in css and "display: none" in css and "font-size: 130%" in css
+    assert '[data-testid="stSlider"]' not in css  # (sliders were not chosen)
+    # present=0 (or no parameter) is the normal page: the same elements in the same order
+    off = run(HOME, present=0)
+    assert tree(off) == tree(plain)
+
+
+def test_presentation_mode_stays_on_for_the_session_until_exit():
+    at = run(HOME, present=1, hide="sliders")
+    del at.query_params["present"], at.query_params["hide"]  # (a sidebar link drops the query string)
+    ok(at.run())
+    assert takeaways(at) and '[data-testid="stSlider"]' in styles(at)
+    assert at.query_params["present"] == "1" and at.query_params["hide"] == "sliders"
+    at.button(key="present_exit").click()
+    ok(at.run())
+    assert not takeaways(at) and not styles(at)
+
+
+def test_unknown_hide_names_are_named():
+    at = run(HOME, present=1, hide="sliders,bogus")
+    assert any("hide= names no control group: bogus" in c.value for c in at.caption)
+    assert '[data-testid="stSlider"]' in styles(at)
+
+
+def test_label_graph_takeaway_uses_the_numbers_shown():
+    at = run(GRAPH, present=1, hide="sliders,downloads")
+    m = {x.label: x.value for x in at.metric}
+    (text,) = takeaways(at)
+    n_features = m["selected features"].split(" / ")[1]
+    assert f"sparse CDN keeps {m['edges (non-zero V entries)']} label → label edges and uses " \
+           f"{m['selected features'].split(' / ')[0]} of {n_features} features." in text
+    assert text.startswith("At γ = ") and "·γ_max" in text
+    assert '[data-testid="stSlider"]' in styles(at)
+    assert not [b for b in at.get("download_button") if b.proto.id and "fig_cdn" in b.proto.id]
+    plain = run(GRAPH)
+    assert not takeaways(plain) and not styles(plain)
+
+
+def test_posteriors_and_decision_rule_takeaways_equal_the_metrics_shown():
+    at = run(POSTERIORS, present=1)
+    m = {x.label: x.value for x in at.metric}
+    (text,) = takeaways(at)
+    micro = next(v for k, v in m.items() if k.lower().startswith("micro"))
+    assert f"micro-F1 {micro}" in text and text.startswith("ML-LSPC (")
+    dr = run(DECISION, present=1)
+    m = {x.label: x.value for x in dr.metric}
+    (text,) = takeaways(dr)
+    subset = next(v for k, v in m.items() if k.lower().startswith("subset"))
+    assert f"subset accuracy {subset}" in text
+
+
+def test_sandbox_takeaway_counts_the_edges_shown():
+    at = run(SANDBOX, present=1)
+    m = {x.label: x.value for x in at.metric}
+    (text,) = takeaways(at)
+    true, missed, false = int(m["True edges"]), int(m["Missed edges"]), int(m["False edges"])
+    assert text.startswith(f"The sparse CDN finds {true} of the {true + missed} planted edges, plus {false} false")
+
+
+def test_projector_figure_scales_fonts_markers_and_lines_of_a_copy():
+    import plotly.graph_objects as go
+
+    from mlviz.dashboard.present import projector_figure
+
+    fig = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], mode="markers+lines", marker=dict(size=[4, 8]),
+                                line=dict(width=2)), go.Scatter(x=[0], y=[0], marker=dict(size=6))])
+    fig.update_layout(title=dict(text="t", font=dict(size=20)), xaxis=dict(tickfont=dict(size=10)))
+    big = projector_figure(fig, scale=1.5)
+    assert list(big.data[0].marker.size) == [6, 12] and big.data[1].marker.size == 9
+    assert big.data[0].line.width == 3
+    assert big.layout.title.font.size == 30 and big.layout.xaxis.tickfont.size == 15
+    assert big.layout.font.size == 13 * 1.5
+    # the original is untouched
+    assert list(fig.data[0].marker.size) == [4, 8] and fig.layout.title.font.size == 20
+    assert fig.layout.font.size is None

@@ -443,5 +443,7 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
         ":material/link: **Share this view**: copy the browser address — it holds the data set "
         "and every control on the page."
     )
+    from . import present, tour  # issue 17: presentation mode (URL present=, hide=) and the guided tour (tour=)
+    present.apply(), tour.panel(ctx)
     return ctx
 
