@@ -231,3 +231,118 @@ def test_projector_figure_scales_fonts_markers_and_lines_of_a_copy():
     # the original is untouched
     assert list(fig.data[0].marker.size) == [4, 8] and fig.layout.title.font.size == 20
     assert fig.layout.font.size is None
+
+
+# ----------------------------------------------------------------------- guided tour: text (pure)
+
+def test_tour_text_with_given_numbers():
+    from mlviz.dashboard import tour
+
+    graph = dict(gamma_ratio=0.3, n_edges=12, n_labels=6, n_features=40, n_total_features=72, uses_gamma=True)
+    assert tour.graph_text(graph) == ("At γ = 0.3·γ_max the graph keeps 12 edges of the 30 possible label → label "
+                                      "edges, and uses 40 of 72 features.")
+    assert tour.graph_text(dict(graph, uses_gamma=False)).startswith("The graph keeps 12 edges")
+    data = dict(name="my*data", n_train=10, n_test=5, n_labels=3, cardinality=1.234, top_label="a_b",
+                top_share=0.456, pair=("x", "y", 0.2))
+    assert tour.data_text(data) == (r"**my\*data** has 10 training and 5 test instances with 3 labels; an instance "
+                                    r"carries 1.23 labels on average, and *a\_b* is the most frequent (on 46% of the "
+                                    "instances). The pair seen together most often is *x* and *y* (20% of instances).")
+    assert tour.embedding_text(dict(n_instances=7, n_labels=3, dims=2, closest=("p", "q"))) == (
+        "The 2-D map holds 7 training instances and 3 labels. The two labels closest in the map are *p* and *q*: "
+        "they share instances.")
+    assert tour.posteriors_text(dict(method="BR", micro_f1=0.61234, hamming_loss=0.2, n_test=50)) == (
+        "BR, with its own decision rule, reaches micro-F1 0.612 and Hamming loss 0.2000 on the 50 test instances.")
+    comp = dict(folds=3, n_methods=2, best="ML-kNN", best_mean=0.7, best_std=0.01, runner_up="BR",
+                runner_up_mean=0.65)
+    assert tour.comparison_text(comp) == ("Over 3 folds, ML\\-kNN has the best micro-F1 of the 2 methods: "
+                                          "0.700 ± 0.010, ahead of BR (0.650).")
+    for name in ("embedding", "graph", "posteriors", "comparison"):
+        assert tour.NOT_YET in tour.TEXTS[name](None)
+    assert tour.step_text(3, graph) == tour.STEPS[2].lead + " " + tour.graph_text(graph)
+
+
+def test_tour_steps_parse_and_comparison_summary_picks_the_best_mean():
+    from mlviz.dashboard import tour
+    from mlviz.plotting.tables import summary_table
+
+    assert [tour.parse_step(v) for v in ("1", "5", "graph", "0", "end", "", "6", "x")] == [1, 5, 3, 0, 0, 0, None, None]
+    res = pd.DataFrame([dict(method=m, fold=f, measure="micro_f1", value=v)
+                        for m, vals in (("A", (0.5, 0.7)), ("B", (0.8, 0.6)), ("C", (0.1, 0.2)))
+                        for f, v in enumerate(vals)])
+    got = tour.comparison_summary(summary_table(res), 2)
+    # means: A 0.6, B 0.7, C 0.15 -> B first, A second
+    assert got["best"] == "B" and got["best_mean"] == pytest.approx(0.7) and got["runner_up"] == "A"
+    assert got["best_std"] == pytest.approx(np.std([0.8, 0.6], ddof=1)) and got["n_methods"] == 3
+
+
+# ----------------------------------------------------------------------- guided tour: the panel (AppTest)
+
+def tour_text(at):
+    heads = [i for i, m in enumerate(at.markdown) if m.value.startswith("**:material/tour: Guided tour")]
+    assert len(heads) == 1, [m.value for m in at.markdown][:5]
+    return at.markdown[heads[0]].value, at.markdown[heads[0] + 1].value
+
+
+def test_tour_walks_from_data_to_comparison_with_live_numbers():
+    from mlviz.dashboard import tour
+    from mlviz.data import load_sample_split
+
+    train, test = load_sample_split("emotions")
+    at = run(HOME, tour=1)
+    head, text = tour_text(at)
+    assert head.endswith("step 1 of 5: Data**")
+    assert f"**emotions** has {train.n_samples} training and {test.n_samples} test instances" in text
+
+    at.button(key="tour_next").click()
+    ok(at.run())  # -> the Embedding page
+    head, text = tour_text(at)
+    assert head.endswith("step 2 of 5: Embedding**") and tour.NOT_YET in text  # (the page computes it after)
+    ok(at.run())
+    head, text = tour_text(at)
+    assert f"The 2-D map holds {train.n_samples} training instances and {train.n_labels} labels." in text
+
+    at.button(key="tour_next").click()
+    ok(at.run())  # -> the Label graph page
+    ok(at.run())
+    head, text = tour_text(at)
+    m = {x.label: x.value for x in at.metric}
+    assert head.endswith("step 3 of 5: Label graph**")
+    L = train.n_labels
+    assert (f"the graph keeps {m['edges (non-zero V entries)']} edges of the {L * (L - 1)} possible label → label "
+            f"edges, and uses {m['selected features']} features.").replace(" / ", " of ") in text
+    gamma = at.session_state["mlviz_shown|graph"]["gamma"]
+    assert f"At γ = {gamma:g}·γ_max" in text
+
+    at.button(key="tour_next").click()
+    ok(at.run())  # -> the Posteriors page
+    ok(at.run())
+    head, text = tour_text(at)
+    m = {x.label: x.value for x in at.metric}
+    micro = next(v for k, v in m.items() if k.lower().startswith("micro"))
+    assert head.endswith("step 4 of 5: Posteriors**") and f"micro-F1 {micro} " in text
+
+    at.button(key="tour_next").click()
+    ok(at.run())  # -> the Compare page: nothing run yet
+    head, text = tour_text(at)
+    assert head.endswith("step 5 of 5: Comparison**") and tour.NOT_YET in text
+    assert not any(b.key == "tour_next" for b in at.button)
+    at.button(key="cmp_run").click()
+    ok(at.run())
+    ok(at.run())
+    head, text = tour_text(at)
+    assert text.startswith(tour.STEPS[4].lead + " Over 3 folds, ")
+    wide = next(r.value for r in at.dataframe if r.value.index.name == "method")  # (the page's summary table)
+    micro_col = next(c for c in wide.columns if c.lower().startswith("micro"))
+    means = {m: float(v.split(" ± ")[0]) for m, v in wide[micro_col].items()}
+    top = max(means, key=means.get)
+    assert f"{escape_markdown(top)} has the best micro-F1 of the {len(means)} methods: {means[top]:.3f}" in text
+
+    at.button(key="tour_finish").click()
+    ok(at.run())
+    assert not [m for m in at.markdown if m.value.startswith("**:material/tour:")]
+
+
+def test_a_bad_tour_step_is_named_and_no_panel_is_drawn():
+    at = run(HOME, tour="9")
+    assert any("tour= must be 1-5" in c.value for c in at.caption)
+    assert not [m for m in at.markdown if m.value.startswith("**:material/tour:")]
