@@ -293,6 +293,7 @@ def test_tour_walks_from_data_to_comparison_with_live_numbers():
     assert head.endswith("step 1 of 5: Data**")
     assert f"**emotions** has {train.n_samples} training and {test.n_samples} test instances" in text
 
+    at.session_state["emb_umap"] = False  # (UMAP's first run compiles numba for ~20 s; not part of the tour)
     at.button(key="tour_next").click()
     ok(at.run())  # -> the Embedding page
     head, text = tour_text(at)
