@@ -347,3 +347,21 @@ def test_a_bad_tour_step_is_named_and_no_panel_is_drawn():
     at = run(HOME, tour="9")
     assert any("tour= must be 1-5" in c.value for c in at.caption)
     assert not [m for m in at.markdown if m.value.startswith("**:material/tour:")]
+
+
+def test_reference_check_shows_progress_and_cancels(fresh_dashboard, monkeypatch):
+    monkeypatch.setattr(fresh_dashboard, "WAIT", 0.0)  # (answer before the result, as a slow run does)
+    at = run(REFERENCE, ref_data="emotions", ref_protocol="MLRH-T5")
+    at.button(key="ref_run").click()
+    ok(at.run())
+    (notice,) = [i.value for i in at.info if "Running the reference check" in i.value]
+    assert "data = emotions, protocol = MLRH-T5" in notice
+    assert "of 5 outer folds done" in notice or "starting" in notice  # (how far it got depends on the machine)
+    job = fresh_dashboard.RUNNER.job(fresh_dashboard.key("reference:emotions", "reference-check",
+                                                         {"dataset": "emotions", "protocol": "MLRH-T5",
+                                                          "random_state": 0}))
+    assert job is not None and not job.cancel_event.is_set()
+    at.button(key="ref_cancel").click()
+    ok(at.run())
+    assert job.cancel_event.is_set()
+    assert not at.dataframe and "ref_request" not in at.session_state
