@@ -365,3 +365,13 @@ def test_reference_check_shows_progress_and_cancels(fresh_dashboard, monkeypatch
     ok(at.run())
     assert job.cancel_event.is_set()
     assert not at.dataframe and "ref_request" not in at.session_state
+
+
+def test_embedding_takeaway_counts_what_the_map_holds():
+    from mlviz.data import load_sample_split
+
+    train, _ = load_sample_split("emotions")
+    at = run(str(ROOT / "pages" / "1_Embedding.py"), present=1, emb_umap="false")
+    (text,) = takeaways(at)
+    assert text == (f"MLLEM puts {train.n_samples} training instances and {train.n_labels} labels in one 2-D map: "
+                    "an instance lies near the labels it carries.")
