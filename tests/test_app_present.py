@@ -51,8 +51,8 @@ def markdown(at):
 def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     from mlviz.reproductions import reference
 
-    at = run(REFERENCE, ref_data=dataset)
-    assert not at.dataframe, "nothing is computed before the click"
+    at = run(REFERENCE, ref_data=dataset, present=1)
+    assert not at.dataframe and not takeaways(at), "nothing is computed before the click"
     at.button(key="ref_run").click()
     ok(at.run())
     expected = reference.reference_check((dataset,), ("ANCHORS-P1",), random_state=0)
@@ -74,6 +74,9 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
         assert f"**{escape_markdown(method)}** :" in text and f"[{ok_rows} of {len(rows)} within band]" in text
     # every published number's citation is written out beside the table
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
+    (text,) = takeaways(at)
+    assert text.startswith(f"{within} of the {len(compared)} published ANCHORS-P1 numbers on {dataset} are "
+                           "reproduced within their band")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
     plain = at.dataframe[1].value.set_index("method")
@@ -375,3 +378,30 @@ def test_embedding_takeaway_counts_what_the_map_holds():
     (text,) = takeaways(at)
     assert text == (f"MLLEM puts {train.n_samples} training instances and {train.n_labels} labels in one 2-D map: "
                     "an instance lies near the labels it carries.")
+
+
+def test_compare_takeaway_names_the_best_mean_shown_and_figures_are_enlarged():
+    import json
+
+    at = run(str(ROOT / "pages" / "4_Compare.py"), present=1)
+    assert not takeaways(at)  # (nothing run yet)
+    at.button(key="cmp_run").click()
+    ok(at.run())
+    wide = next(r.value for r in at.dataframe if r.value.index.name == "method")
+    micro_col = next(c for c in wide.columns if c.lower().startswith("micro"))
+    means = {m: float(v.split(" ± ")[0]) for m, v in wide[micro_col].items()}
+    top = max(means, key=means.get)
+    (text,) = takeaways(at)
+    assert text.startswith(f"Over 3 folds, {escape_markdown(top)} has the best micro-F1 of the {len(means)} methods: "
+                           f"{means[top]:.3f}")
+    # the figures drawn by widgets.show_figure get the projector scale (fonts x 1.5)
+    from mlviz.dashboard.present import FIGURE_SCALE
+
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert specs and all(s["layout"]["font"]["size"] >= 12 * FIGURE_SCALE for s in specs)
+    plain = run(str(ROOT / "pages" / "4_Compare.py"))
+    plain.button(key="cmp_run").click()
+    ok(plain.run())
+    assert not takeaways(plain)
+    sizes = [json.loads(c.proto.spec)["layout"].get("font", {}).get("size") for c in plain.get("plotly_chart")]
+    assert all(size is None or size < 12 * FIGURE_SCALE for size in sizes)
