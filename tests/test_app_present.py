@@ -47,7 +47,7 @@ def markdown(at):
 
 # ----------------------------------------------------------------------- reference check
 
-@pytest.mark.parametrize("dataset", ["emotions", "scene"])
+@pytest.mark.parametrize("dataset", ["emotions", "scene", "yeast", "enron", "medical"])
 def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     from mlviz.reproductions import reference
 
