@@ -90,7 +90,7 @@ m[0].metric("Published numbers compared", len(compared))
 m[1].metric("Within band", within)
 m[2].metric("Off band", len(compared) - within)
 present.takeaway(f"{within} of the {len(compared)} published {protocol} numbers on {dataset} are reproduced within "
-                 f"their band by our BR, ML-kNN{' and PCC' if 'PCC' in set(frame['method']) else ''} runs.")
+                 f"their band by our {' and '.join(escape_markdown(m) for m in dict.fromkeys(compared['method']))} runs.")
 
 for method, rows in compared.groupby("method", sort=False):
     ok = int((rows["status"] == "within band").sum())

@@ -75,8 +75,9 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     # every published number's citation is written out beside the table
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
     (text,) = takeaways(at)
-    assert text.startswith(f"{within} of the {len(compared)} published ANCHORS-P1 numbers on {dataset} are "
-                           "reproduced within their band")
+    assert text == (f"{within} of the {len(compared)} published ANCHORS-P1 numbers on {dataset} are "
+                           "reproduced within their band by our "
+                           + " and ".join(escape_markdown(m) for m in dict.fromkeys(compared["method"])) + " runs.")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
     plain = at.dataframe[1].value.set_index("method")
