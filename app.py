@@ -3,7 +3,7 @@
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import cache, explain, state, upload, widgets
+from mlviz.dashboard import cache, explain, present, state, tour, upload, widgets
 
 ctx = state.init_page("Home · Data", ":material/home:")
 
@@ -16,8 +16,9 @@ st.markdown(
     "**3.** Share what you see: the browser address holds the data set and every slider."
 )
 
-with st.expander(":material/upload: Upload your own data set", expanded=False):
-    upload.upload_section()
+if not present.hidden("upload"):
+    with st.expander(":material/upload: Upload your own data set", expanded=False):
+        upload.upload_section()
 
 explain.explain("data")
 
@@ -26,6 +27,7 @@ summary = cache.dataset_summary(ctx)
 m = st.columns(8)
 for col, (label, value, helptext) in zip(m, summary["metrics"]):
     col.metric(label, value, help=helptext)
+present.takeaway(tour.data_text(tour.data_numbers(ctx)))
 for note in getattr(ctx.dataset, "notes", []) or []:
     st.caption(f":material/info: {escape_markdown(shorten(note, 600))}")
 

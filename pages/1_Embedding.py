@@ -6,6 +6,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import cache, compute, explain, focus, linked, methods, progress, state, widgets
+from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
@@ -146,6 +147,7 @@ def embedding_view(color, test_color, color_title):
         + ". Draw a box or lasso (2-D) to select instances on every page; ringed: the linked selection"
         + ("." if show_test or (LINKED.rows is None and LINKED.edge is None) else " (test instances hidden).")
     )
+    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")  # noqa: E501 (#17 hook)
     if effect is not None:
         linked.edge_effect_panel(ctx, effect, label_sets_test, key="emb_edge_table")
 

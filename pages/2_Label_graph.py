@@ -5,6 +5,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
+from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 from mlviz.models.cdn import VARIANTS
 
 ctx = state.init_page("Label graph", ":material/hub:")
@@ -187,6 +188,7 @@ def graph_view():
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start along the path)", f"{step['seconds']:.2f} s")
+    present.takeaway(("At γ = " + widgets.fmt_value(shown["gamma"]) + "·γ_max the" if uses_gamma else "The") + f" sparse CDN keeps {step['n_edges']} label → label edges and uses {step['n_features']} of {ctx.dataset.n_features} features.")  # noqa: E501 (#17 hook)
     kw = CDN.kwargs(shown, compute.scale(ctx), with_fixed=False)
     auto_text = ""
     if automatic and uses_gamma:

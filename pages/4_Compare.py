@@ -8,6 +8,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, progress, state, widgets
+from mlviz.dashboard import present, tour  # (#17: presentation-mode takeaway)
 
 # An old link's own scaling (``cmp_feature_scaling``, before the page followed the sidebar) becomes the
 # sidebar's ``scaling`` when the link does not set that itself; the old parameter is then dropped.
@@ -194,6 +195,7 @@ def show_results(res, done=True):
     shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=label,
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
+    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))  # (#17)
     fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")

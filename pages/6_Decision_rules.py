@@ -11,6 +11,7 @@ import streamlit as st
 
 from mlviz._text import escape_html, escape_markdown
 from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
+from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
                             rule_curve, scut_cv)
 from mlviz.metrics import evaluate
@@ -117,6 +118,7 @@ st.markdown(f"**{escape_markdown(m.label)}** · {escape_markdown(rule_text)}")
 cols = st.columns(len(vals))
 for col, (k, v) in zip(cols, vals.items()):
     col.metric(measure_label(k), f"{v:.4f}")
+present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy {vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} empty predictions.")  # noqa: E501 (#17 hook)
 current = {"threshold": param, "rcut": param, "per_label": param[label] if label is not None else None,
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)

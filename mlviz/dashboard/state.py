@@ -346,6 +346,7 @@ PAGES = [
     ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
     ("pages/5_Sandbox.py", "Sandbox (planted graph)", ":material/science:"),
     ("pages/6_Decision_rules.py", "Decision rules", ":material/tune:"),
+    ("pages/7_Reference_check.py", "Reference check", ":material/fact_check:"),
 ]
 
 
@@ -442,5 +443,7 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
         ":material/link: **Share this view**: copy the browser address — it holds the data set "
         "and every control on the page."
     )
+    from . import present, tour  # issue 17: presentation mode (URL present=, hide=) and the guided tour (tour=)
+    present.apply(), tour.panel(ctx)
     return ctx
 

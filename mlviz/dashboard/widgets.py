@@ -100,7 +100,12 @@ def table_csv(df, index: bool = True) -> bytes:
 
 
 def download_table(df, name: str, key: str, label: str = "CSV", index: bool = True) -> None:
-    """CSV download button for a DataFrame (the CSV is built only when clicked; :func:`table_csv`)."""
+    """CSV download button for a DataFrame (the CSV is built only when clicked; :func:`table_csv`).
+    Not drawn in presentation mode with ``hide=downloads`` (:mod:`~mlviz.dashboard.present`)."""
+    from . import present
+
+    if present.hidden("downloads"):
+        return
     st.download_button(
         label, data=lambda: table_csv(df, index=index), file_name=f"{_safe_name(name)}.csv",
         mime="text/csv", key=key, on_click="ignore", icon=":material/download:",
@@ -110,8 +115,14 @@ def download_table(df, name: str, key: str, label: str = "CSV", index: bool = Tr
 
 
 def download_figure(fig, name: str, key: str) -> None:
-    """Interactive-HTML download, and a PNG export generated only on request."""
+    """Interactive-HTML download, and a PNG export generated only on request (neither is drawn in
+    presentation mode with ``hide=downloads``)."""
     from mlviz import plotting
+
+    from . import present
+
+    if present.hidden("downloads"):
+        return
 
     c1, c2 = st.columns(2)
     c1.download_button(
@@ -138,8 +149,13 @@ def show_figure(fig, name: str, key: str, **kwargs):
     The figure is drawn with ``theme=None``: the figures carry their own template, and
     Streamlit's theme rewrites the title (wrapping it in ``<b>``) in the figure object it is
     given, so a cached figure would gain one more ``<b>`` on every rerun.
+
+    In presentation mode a copy with larger fonts and markers is drawn
+    (:func:`mlviz.dashboard.present.projector_figure`); the downloads keep the figure as built.
     """
+    from . import present
+
     kwargs.setdefault("theme", None)
-    event = st.plotly_chart(fig, key=key, **kwargs)
+    event = st.plotly_chart(present.projector_figure(fig) if present.active() else fig, key=key, **kwargs)
     download_figure(fig, name, key=f"dl_{key}")
     return event

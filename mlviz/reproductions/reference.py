@@ -117,6 +117,16 @@ REFERENCES = [
     for ds, (exact, hamming) in _T5_TABLE.items()
     for measure, value in (("exact_match_pct", exact), ("hamming_loss", hamming))
 ]
+#: The full citation of each ``Reference.source`` (shown beside the numbers in the app).
+CITATIONS = {
+    "ANCHORS.md P1 (scikit-learn 1.9.1, measured)":
+        "/work/shared/ANCHORS.md, \"Protocol P1 — fixed split\": BR-LR and ML-kNN measured independently "
+        "of mlviz with scikit-learn 1.9.1 (BR-LR = LogisticRegression(C=1, max_iter=2000) per label; "
+        "ML-kNN k = 10, Zhang & Zhou 2007).",
+    "Lee & Shajari, MLRH, Table 5 (paper 003)":
+        "K. Lee, A. Shajari, \"A hidden variables approach to multilabel logistic regression\", Table 5: "
+        "BR-SVM (RBF) exact-match ratio (%) and Hamming loss, 5-fold cross-validation.",
+}
 PROTOCOLS = {"ANCHORS-P1": ("emotions", "scene", "yeast", "enron", "medical"),
              "MLRH-T5": ("emotions", "scene")}
 
@@ -162,13 +172,15 @@ def _macro_f1_zero_division_0(Y, Y_pred):
     return float(f1_score(Y, Y_pred, average="macro", zero_division=0))
 
 
-def _run_p1(name, random_state, methods=None):
+def _run_p1(name, random_state, methods=None, step=None):
     from ..metrics import evaluate
 
     Xtr, Ytr, Xte, Yte = _p1_split(name)
     Xtr, Xte = _scale(Xtr, Xte)
     rows = []
     for method, model in _p1_methods(Ytr.shape[1], random_state, methods).items():
+        if step is not None:
+            step()
         P = model.fit(Xtr, Ytr).predict_proba(Xte)
         values = evaluate(Yte, P, measures=list(_P1_MEASURES))
         values[_MACRO0] = _macro_f1_zero_division_0(Yte, (P >= 0.5).astype(np.uint8))
@@ -178,7 +190,7 @@ def _run_p1(name, random_state, methods=None):
     return rows
 
 
-def _run_t5(name, random_state):
+def _run_t5(name, random_state, step=None):
     from sklearn.svm import SVC
 
     from ..evaluation import multilabel_kfold
@@ -193,6 +205,8 @@ def _run_t5(name, random_state):
 
     per_fold = []
     for tr, te in multilabel_kfold(Y, n_splits=5, random_state=random_state):
+        if step is not None:
+            step()
         Xtr, Xte = _scale(X[tr], X[te])
         best_c, best = None, -1.0
         for C in (1.0, 10.0, 100.0):
@@ -210,6 +224,20 @@ def _run_t5(name, random_state):
     return [dict(protocol="MLRH-T5", dataset=name, method="BR-SVM (RBF)", measure=m,
                  ours=float(arr[:, j].mean()), ours_std=float(arr[:, j].std(ddof=1)), n_runs=5)
             for j, m in enumerate(("exact_match_pct", "hamming_loss"))]
+
+
+def p1_methods(dataset, methods=None):
+    """The ANCHORS-P1 methods run on ``dataset`` (PCC only up to 20 labels), in run order."""
+    from ..data import load_sample
+
+    n_labels = load_sample("scene-train" if dataset == "scene" else dataset).n_labels
+    names = ["BR-LR", "ML-kNN"] + (["PCC"] if n_labels <= 20 else [])
+    return [m for m in names if methods is None or m in methods]
+
+
+def n_units(protocol, dataset, methods=None):
+    """Units of work (progress steps) of ``protocol`` on ``dataset``: P1 one per method, T5 one per outer fold."""
+    return len(p1_methods(dataset, methods)) if protocol == "ANCHORS-P1" else 5
 
 
 def _band(row):
@@ -238,6 +266,9 @@ def reference_check(datasets=("emotions",), protocols=("ANCHORS-P1",), random_st
     random_state : int
         Seeds PCC's sampler and the CV folds (MLRH-T5).
     progress : callable(done, total), optional
+        Called before each unit of work (one method of ANCHORS-P1 on one data set, one outer fold
+        of MLRH-T5) and once at the end with ``done == total``; it may raise to stop the run
+        (the dashboard's job token does so on cancel).
     methods : sequence of str, optional
         ANCHORS-P1 only: a subset of ``"BR-LR", "ML-kNN", "PCC"`` (default all;
         PCC is skipped on data sets with more than 20 labels).
@@ -255,13 +286,19 @@ def reference_check(datasets=("emotions",), protocols=("ANCHORS-P1",), random_st
     jobs = [(p, d) for p in protocols for d in datasets if d in PROTOCOLS[p]]
     if not jobs:
         raise ValueError(f"No protocol covers {list(datasets)}; coverage: {PROTOCOLS}.")
-    rows = []
-    for i, (p, d) in enumerate(jobs):
+    total = sum(n_units(p, d, methods) for p, d in jobs)
+    done = [0]
+
+    def step():
         if progress is not None:
-            progress(i, len(jobs))
-        rows += _run_p1(d, random_state, methods) if p == "ANCHORS-P1" else _run_t5(d, random_state)
+            progress(done[0], total)
+        done[0] += 1
+
+    rows = []
+    for p, d in jobs:
+        rows += _run_p1(d, random_state, methods, step) if p == "ANCHORS-P1" else _run_t5(d, random_state, step)
     if progress is not None:
-        progress(len(jobs), len(jobs))
+        progress(total, total)
     frame = pd.DataFrame(rows)
     refs = {(("ANCHORS-P1" if r.source.startswith("ANCHORS") else "MLRH-T5"), r.dataset,
              r.method, r.measure): r for r in REFERENCES}

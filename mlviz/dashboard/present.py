@@ -1,0 +1,200 @@
+"""Presentation mode: a URL switch for a projector (TensorFlow Playground's ``*_hide``, for a class).
+
+``?present=1`` turns it on; ``&hide=sidebar,sliders,downloads`` hides control groups
+(:data:`GROUPS`; ``hide=all`` hides every group).  In presentation mode
+
+* the chosen groups are hidden: downloads and the upload form are not drawn at all
+  (:func:`hidden`, used by :mod:`~mlviz.dashboard.widgets` and ``app.py``), the other
+  groups are hidden by a style rule (their values still come from the URL, so the
+  view is the one the link describes);
+* text is larger (:data:`FONT_SCALE`) and every figure drawn with
+  :func:`mlviz.dashboard.widgets.show_figure` gets larger fonts and markers
+  (:func:`projector_figure`, :data:`FIGURE_SCALE`);
+* :func:`takeaway` draws each view's one-sentence takeaway (nothing outside
+  presentation mode: the pages are unchanged there).
+
+The switch stays on across page changes in the same browser session (the
+``present`` / ``hide`` parameters are written back into the address of every
+page) until ``present=0`` or the *Exit presentation* button.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import streamlit as st
+
+#: Control groups that ``hide=`` can name, and the style rule hiding each (Streamlit test ids).
+GROUPS = {
+    "sidebar": ['[data-testid="stSidebar"]', '[data-testid="stSidebarCollapsedControl"]',
+                '[data-testid="stExpandSidebarButton"]'],
+    "sliders": ['[data-testid="stSlider"]', '[data-testid="stSelectSlider"]'],
+    "selectors": ['[data-testid="stSelectbox"]', '[data-testid="stRadio"]', '[data-testid="stMultiSelect"]',
+                  '[data-testid="stCheckbox"]', '[data-testid="stButtonGroup"]', '[data-testid="stNumberInput"]',
+                  '[data-testid="stTextInput"]'],
+    "upload": ['[data-testid="stFileUploader"]'],
+    "downloads": ['[data-testid="stDownloadButton"]'],
+    "expanders": ['[data-testid="stExpander"]'],
+    "toolbar": ['[data-testid="stToolbar"]', '[data-testid="stHeader"]', '[data-testid="stDecoration"]'],
+}
+#: Root font size in presentation mode (Streamlit sizes its text in rem).
+FONT_SCALE = 1.3
+#: Factor on figure fonts, marker sizes and line widths in presentation mode.
+FIGURE_SCALE = 1.5
+_ON = ("1", "true", "on", "yes")
+_STATE = "mlviz_present"  # session_state: (on, hide string) last seen in a URL
+
+
+def parse_hide(text: str | None) -> tuple[frozenset, list]:
+    """``"sidebar, Sliders,foo"`` -> ``({"sidebar", "sliders"}, ["foo"])``; ``"all"`` -> every group."""
+    names = [n.strip().lower() for n in (text or "").split(",") if n.strip()]
+    if "all" in names:
+        return frozenset(GROUPS), [n for n in names if n != "all" and n not in GROUPS]
+    return frozenset(n for n in names if n in GROUPS), [n for n in names if n not in GROUPS]
+
+
+def _settings() -> tuple[bool, str]:
+    """``(on, hide text)`` from the URL; remembered for the session and written back into the URL of a
+    page opened without them (a sidebar link drops the query string)."""
+    qp = st.query_params
+    if "present" in qp:
+        on = str(qp.get("present", "")).lower() in _ON
+        hide = str(qp.get("hide", "")) if on else ""
+        st.session_state[_STATE] = (on, hide)
+        return on, hide
+    on, hide = st.session_state.get(_STATE, (False, ""))
+    if on:
+        qp["present"] = "1"
+        if hide:
+            qp["hide"] = hide
+    return on, hide
+
+
+def active() -> bool:
+    """Whether presentation mode is on (URL ``present=1``, or on earlier in this session)."""
+    try:
+        return _settings()[0]
+    except Exception:  # noqa: BLE001 - outside a Streamlit run (tests of pure helpers)
+        return False
+
+
+def hidden(group: str) -> bool:
+    """Whether control group ``group`` (a key of :data:`GROUPS`) is hidden now."""
+    on, hide = _settings()
+    return on and group in parse_hide(hide)[0]
+
+
+def css(groups) -> str:
+    """The ``<style>`` block of presentation mode hiding ``groups``."""
+    rules = [f"html {{ font-size: {FONT_SCALE * 100:.0f}%; }}",
+             ".block-container { max-width: 100%; padding-top: 1.5rem; }",
+             ".st-key-mlviz-takeaway { border-left: 0.4rem solid #f59e0b; background: #fffbeb; "
+             "padding: 0.6rem 1rem; border-radius: 0.3rem; }",
+             ".st-key-mlviz-takeaway p { font-size: 1.35rem; font-weight: 600; }"]
+    selectors = [s for g in sorted(groups) for s in GROUPS[g]]
+    if selectors:
+        rules.append(", ".join(selectors) + " { display: none !important; }")
+    return "<style>\n" + "\n".join(rules) + "\n</style>"
+
+
+def _exit():
+    st.session_state[_STATE] = (False, "")
+    st.query_params["present"] = "0"
+    st.query_params.pop("hide", None)
+
+
+def apply() -> None:
+    """Called once per page (by :func:`mlviz.dashboard.state.init_page`): in presentation mode, the style
+    rules, a note about unknown ``hide`` names and the *Exit presentation* button; nothing otherwise."""
+    on, hide = _settings()
+    if not on:
+        return
+    groups, unknown = parse_hide(hide)
+    st.markdown(css(groups), unsafe_allow_html=True)
+    if unknown:
+        from mlviz._text import escape_markdown
+
+        st.caption(f"hide= names no control group: {escape_markdown(', '.join(unknown), 120)}; "
+                   f"groups: {', '.join(GROUPS)} (or all).")
+    st.button("Exit presentation", key="present_exit", on_click=_exit, icon=":material/close_fullscreen:",
+              type="tertiary", help="Back to the normal view (or remove present=1 from the address).")
+
+
+def takeaway(text) -> None:
+    """Draw a view's one-sentence takeaway in presentation mode only; outside it nothing is drawn.
+
+    ``text``: markdown (escape user-provided names), or a function returning it (called only in
+    presentation mode, so a page pays nothing for it otherwise)."""
+    if not active():
+        return
+    if callable(text):
+        text = text()
+    if not text:
+        return
+    with st.container(key="mlviz-takeaway"):
+        st.markdown(f":material/lightbulb: **Takeaway:** {text}")
+
+
+# ------------------------------------------------------------------ figures (pure)
+
+def _scale_fonts(node, scale):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if (k == "font" or k.endswith("font")) and isinstance(v, dict) and isinstance(v.get("size"), (int, float)):
+                v["size"] = v["size"] * scale
+            _scale_fonts(v, scale)
+    elif isinstance(node, (list, tuple)):
+        for v in node:
+            _scale_fonts(v, scale)
+
+
+def _times(value, scale):
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value * scale
+    try:
+        import numpy as np
+
+        arr = np.asarray(value, dtype=float)
+        return arr * scale
+    except (TypeError, ValueError):
+        return value
+
+
+def projector_figure(fig, scale: float = FIGURE_SCALE, base_font: float = 13.0):
+    """A copy of plotly figure ``fig`` with fonts, marker sizes and line widths times ``scale``.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+    scale : float
+    base_font : float
+        Font size assumed when the figure sets none (plotly's default is 12).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A new figure; ``fig`` is not changed.
+    """
+    import plotly.graph_objects as go
+
+    out = go.Figure(fig)  # (a deep copy)
+    layout = copy.deepcopy(out.layout.to_plotly_json())
+    _scale_fonts(layout, scale)
+    layout.setdefault("font", {})
+    if not isinstance(layout["font"].get("size"), (int, float)):
+        layout["font"]["size"] = base_font * scale
+    out.layout = layout
+    for trace in out.data:
+        marker = getattr(trace, "marker", None)
+        if marker is not None and getattr(marker, "size", None) is not None:
+            marker.size = _times(marker.size, scale)
+        for obj in (trace, marker):
+            line = getattr(obj, "line", None) if obj is not None else None
+            if line is not None and isinstance(getattr(line, "width", None), (int, float)):
+                line.width = line.width * scale
+        textfont = getattr(trace, "textfont", None)
+        if textfont is not None and isinstance(getattr(textfont, "size", None), (int, float)):
+            textfont.size = textfont.size * scale
+    return out
