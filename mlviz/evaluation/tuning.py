@@ -39,8 +39,10 @@ def _lr_grid(max_iter):
 
 TUNING_GRIDS = {
     "BinaryRelevance": lambda: _lr_grid(2000),
-    "LabelPowerset": lambda: _lr_grid(2000),
-    "PCC": lambda: _lr_grid(1000),
+    # C in units of 1 / mean ||x||^2 (scale_C=True, the defaults-sweep-extra choice): an LR object in
+    # ``estimator`` would bypass that scaling.
+    "LabelPowerset": lambda: {"C": [1.0, 3.0, 10.0]},
+    "PCC": lambda: {"C": [3.0, 10.0, 30.0]},
     "MLkNN": lambda: {"k": [5, 10, 20]},
     "LSPC": lambda: {"lam": [0.01, 0.1, 1.0]},
     "KernelLogisticRegression": lambda: {"lam": [0.01, 0.1, 1.0]},
