@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from mlviz._text import escape_markdown
+from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
 from mlviz.models.cdn import VARIANTS
 
@@ -47,6 +47,11 @@ def graph_fig(values, step, view):
     from mlviz import plotting
 
     def build():
+        if view["collapse"]:
+            return plotting.graph.community_graph_figure(
+                step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
+                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"],
+                title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
         return plotting.label_graph_figure(
@@ -124,8 +129,9 @@ def model_controls():
     return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
-def view_controls(degree):
-    """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters)."""
+def view_controls(degree, communities):
+    """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters,
+    communities collapsed; ``communities``: a function of the minimum |weight| giving their member lists)."""
     sel = focus.label_selector(names, train_counts, prefix="labels", degree=degree)
     c = st.columns([1.6, 0.7, 1, 1, 0.9])
     centre = c[0].selectbox("Neighbourhood of a label", [-1] + list(range(L)), key="cdn_focus", bind="query-params",
@@ -142,9 +148,28 @@ def view_controls(degree):
                                format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
                        help="Colour labels by modularity community (networkx Louvain, seed 0).")
+    collapse = c[4].toggle("Collapse communities", value=False, key="cdn_collapse", bind="query-params",
+                           help="Draw each community as one node (size: its number of labels; links: the summed "
+                                "|weight| of the label edges between two communities). Uses every label, "
+                                "not only the labels chosen above.")
+    expand = -1
+    if collapse:
+        groups = communities(float(min_w))
+        e = st.columns([1, 2.5], vertical_alignment="bottom")
+        expand = e[0].selectbox(
+            "Expand one community into its labels", [-1] + list(range(len(groups))), key="cdn_expand",
+            bind="query-params", format_func=lambda c: "— none —" if c == -1 else f"community {c + 1}",
+            help="Communities are numbered by decreasing size (networkx Louvain, seed 0). The chosen one is "
+                 "drawn as its labels, linked to the other communities.")
+        if expand >= 0:
+            top = groups[expand][np.argsort(-train_counts[groups[expand]], kind="stable")]
+            e[1].caption(f"Community {expand + 1}: {len(top)} labels, the most frequent "
+                         + ", ".join(escape_markdown(names[v], 30) for v in top[:5])
+                         + (" …" if len(top) > 5 else "") + ".")
     view = dict(labels=tuple(int(i) for i in sel.indices), focus=None if centre == -1 else int(centre),
                 radius=int(radius), k=sel.k,
-                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm))
+                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm),
+                collapse=bool(collapse), expand=int(expand))
     return sel, view
 
 
@@ -175,9 +200,13 @@ def graph_view():
         return None
     step = steps[shown["gamma"]]
     degree = focus.weighted_degree(step["graph"], L)
-    sel, view = view_controls(degree)
+    sel, view = view_controls(degree, lambda min_w: cache.memo(
+        fig_key(shown, f"communities|{min_w!r}"),
+        lambda: focus.graph_communities(step["graph"], L, min_abs_weight=min_w or None)))
     automatic = choice == AUTO and shown == values
-    if view["max_edges"] == AUTO:
+    if view["max_edges"] == AUTO and view["collapse"]:
+        view["max_edges"] = None  # a few dozen links between communities: all of them
+    elif view["max_edges"] == AUTO:
         view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
     else:
         view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
@@ -207,7 +236,11 @@ def graph_view():
     with left:
         fig = graph_fig(shown, step, view)
         widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
-        st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
+        if view["collapse"]:
+            meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
+            st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
+        else:
+            st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
     with right:
         cooccurrence_view(view)
     left, right = st.columns(2)
