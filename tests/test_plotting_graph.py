@@ -310,3 +310,16 @@ def test_collapse_max_edges_keeps_the_strongest_links_and_empty_graph_has_a_note
     fig = community_graph_figure(E, nx.circular_layout(E))
     assert len(_nodes_trace(fig).x) == 0
     assert any("No edges" in a.text for a in fig.layout.annotations)
+
+
+@pytest.mark.parametrize("L", [60, 61, 174, 983])
+def test_label_axes_write_at_most_about_50_names(L):
+    names = [f"tag_{j:03d}" for j in range(L)]
+    for fig in (mp.label_frequency_bar(names, np.arange(L)), mp.cooccurrence_heatmap(np.eye(L), names)):
+        ax = fig.layout.xaxis
+        written = len(range(0, L, int(ax.dtick)))             # a category axis writes every dtick-th name
+        assert written == (L if L <= 60 else len(range(0, L, int(np.ceil(L / 50)))))
+        assert written <= 60 and (L <= 60 or written <= 50)
+        assert ("hover for each" in ax.title.text) == (L > 60)
+        if L > 60:
+            assert f"of {L} names written" in ax.title.text
