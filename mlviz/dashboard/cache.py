@@ -136,8 +136,8 @@ def label_layout(ctx):
         g = nx.Graph()
         g.add_nodes_from(range(ctx.n_labels))
         rows, cols = np.nonzero(np.triu(C, 1))
-        for i, j in zip(rows, cols):
-            g.add_edge(int(i), int(j), weight=C[i, j] / max(C.max(), 1.0))
+        top = max(C.max(initial=0.0), 1.0)  # (was recomputed per edge: O(L^4), 7.6 min at 983 labels)
+        g.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), (C[rows, cols] / top).tolist()))
         if g.number_of_edges() == 0:
             return nx.circular_layout(g)
         return nx.spring_layout(g, seed=0, weight="weight", k=1.5 / np.sqrt(max(g.number_of_nodes(), 1)))

@@ -7,8 +7,8 @@ sidebar (Home, Embedding, Label graph, Posteriors, Compare, Sandbox, Decision ru
 at 1600 × 1000 and, on each page, once its figures are drawn and no work is under way:
 
 * no Streamlit exception element and no "expect minutes" gate;
-* each plotly figure writes at most ~50 label names as text (SVG ``<text>`` elements whose text
-  is a label name);
+* each plotly figure writes at most ~50 distinct label names as text (SVG ``<text>`` elements
+  whose text is a label name; a heat map writes the same names on both axes);
 * on the Label graph, no two written names overlap (``getBoundingClientRect`` of the SVG text);
 * a page that leaves labels out says how to see them.
 
@@ -56,15 +56,15 @@ def many_label_mulan(directory, n=500, L=174, d=40, seed=0):
 
 
 def settle(page, timeout=90):
-    """Wait until the script is idle, no progress notice (hourglass) is shown, and the number of
+    """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and the number of
     drawn plotly figures and the page's text length stay the same for 1.5 s."""
     page.wait_for_selector(IDLE, timeout=timeout * 1000)
     last, same = None, 0
     for _ in range(int(timeout / 0.5)):
         page.wait_for_timeout(500)
         state = page.evaluate("""() => {
-            const busy = [...document.querySelectorAll('[data-testid="stIconMaterial"]')]
-                .some(e => /hourglass|progress_activity/.test(e.innerText));
+            const main = document.querySelector("[data-testid='stMain']");
+            const busy = /updates by itself|being computed/.test(main ? main.innerText : '');
             const running = !document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']");
             const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(d => d._fullLayout).length;
             return [busy || running, plots, document.body.innerText.length];
@@ -88,8 +88,8 @@ NAMES_PER_PLOT = """(names) => {
     const set = new Set(names);
     return [...document.querySelectorAll('.js-plotly-plot')].map(div => {
         const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
-        const texts = [...div.querySelectorAll('svg text')].filter(t => set.has(t.textContent.trim()));
-        return [title, texts.length];
+        const texts = [...div.querySelectorAll('svg text')].map(t => t.textContent.trim()).filter(t => set.has(t));
+        return [title, new Set(texts).size];
     });
 }"""
 
@@ -128,7 +128,7 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
         visits = [("Home", "home")] + PAGES
         for i, (title, slug) in enumerate(visits):
             if i:
-                page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+                page.locator("[data-testid='stSidebar'] a", has_text=title).first.click()
                 page.wait_for_timeout(500)
                 settle(page)
             page.screenshot(path=str(shots / f"scale_{i}_{slug}.png"), full_page=True)
