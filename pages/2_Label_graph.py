@@ -19,6 +19,9 @@ WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "c
 MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
 AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
 MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
+#: Width (px) of a graph's half-page column at a 1600 px wide window (~560 px): names are placed so
+#: that none overlaps or leaves the plot at this width or wider.
+WIDTH_HINT = 520
 summary = cache.dataset_summary(ctx)
 names = tuple(ctx.label_names)
 L = len(names)
@@ -50,12 +53,12 @@ def graph_fig(values, step, view):
         if view["collapse"]:
             return plotting.graph.community_graph_figure(
                 step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
-                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"],
+                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"], width_hint=WIDTH_HINT,
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
         return plotting.label_graph_figure(
-            graph, pos, label_names=names, **kw,
+            graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
 
     return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
@@ -133,7 +136,7 @@ def view_controls(degree, communities):
     """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters,
     communities collapsed; ``communities``: a function of the minimum |weight| giving their member lists)."""
     sel = focus.label_selector(names, train_counts, prefix="labels", degree=degree)
-    c = st.columns([1.6, 0.7, 1, 1, 0.9])
+    c = st.columns([1.5, 0.6, 1, 1, 1.2])
     centre = c[0].selectbox("Neighbourhood of a label", [-1] + list(range(L)), key="cdn_focus", bind="query-params",
                             format_func=lambda i: "— none —" if i == -1 else names[i],
                             help="Draw only the labels within the chosen number of edges of this label "
@@ -290,7 +293,7 @@ def cooccurrence_view(view):
         idx = np.asarray(view["labels"], dtype=int)
         args = (C[np.ix_(idx, idx)], [names[i] for i in idx], np.array([pos[i] for i in idx]))
     fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}|{view_key(view)}", lambda: plotting.cooccurrence_graph_figure(
-        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", **kw))
+        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT, **kw))
     widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
     n_pairs = int((np.triu(C, 1) >= min_count).sum())
     st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))
