@@ -209,7 +209,7 @@ def open_file(path, ctx, **query):
     return at
 
 
-def bench_every_page(ds, graph_timeout=1800.0, settle=30.0):
+def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
     """Every page on one (large) data set: first useful view, slider moves, peak memory."""
     from mlviz.dashboard import compute, state
 
@@ -218,6 +218,8 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0):
     rows.name = ds.name
     compute.WAIT = 3600.0
     for page, path, query, moves in PAGES_983:
+        if pages and page not in pages:
+            continue
         fresh()
         dt, at = timed(open_file(path, ctx, **query).run)
         rows.append((page, "first useful view (cold caches)", dt, f"peak {peak_mb():,.0f} MB"))
@@ -232,6 +234,8 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0):
             rows.append((page, f"move {key} → {value}", dt, f"peak {peak_mb():,.0f} MB"))
             compute.RUNNER.wait_idle(settle)
     # Label graph last: its first view waits for the sparse CDN (start fit + top of the γ path).
+    if pages and "Label graph" not in pages:
+        return rows
     fresh()
     at = open_file("pages/2_Label_graph.py", ctx)
     compute.WAIT = 0.15
@@ -246,7 +250,8 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0):
                  else f"NOT SHOWN after {graph_timeout:.0f} s; peak {peak_mb():,.0f} MB"))
     if edges is not None:
         for key, value, kind in [("labels_k", 50, "slider"), ("cooc_min", None, "slider"),
-                                 ("cdn_max_edges", 100, "select_slider"), ("cdn_comm", True, "toggle")]:
+                                 ("cdn_max_edges", 100, "select_slider"), ("cdn_comm", True, "toggle"),
+                                 ("cdn_collapse", True, "toggle"), ("cdn_expand", 0, "selectbox")]:
             try:
                 w = getattr(at, kind)(key=key)
             except KeyError:
@@ -256,8 +261,50 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0):
                 value = max(w.min, int(w.value) // 2)
             dt, at = timed(w.set_value(value).run)
             rows.append(("Label graph", f"move {key} → {value}", dt, f"peak {peak_mb():,.0f} MB"))
+    else:
+        bench_graph_figures(ctx, rows)
     rows.append(("(process)", "peak resident memory, MB", peak_mb(), "ru_maxrss incl. the generated data"))
     return rows
+
+
+def bench_graph_figures(ctx, rows, n_edges_per_label=3, seed=0):
+    """The Label graph's figure builds at this many labels on a random signed graph with
+    ``n_edges_per_label · L`` edges (what a slider move on the page rebuilds), while the
+    page's own sparse CDN fit still runs in the background."""
+    import networkx as nx
+
+    from mlviz import plotting
+    from mlviz.dashboard import cache, focus
+
+    L = ctx.n_labels
+    rng = np.random.default_rng(seed)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(L))
+    while G.number_of_edges() < n_edges_per_label * L:
+        a, b = (int(v) for v in rng.integers(0, L, 2))
+        if a != b:
+            G.add_edge(a, b, weight=float(rng.normal()))
+    names = list(ctx.label_names)
+    counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
+    pos = cache.label_layout(ctx)
+    C = np.asarray(cache.dataset_summary(ctx)["cooccurrence"])
+    what = f"(random graph, {G.number_of_edges()} edges)"
+    for label, fn in [
+        ("figure: 30 most frequent labels, ≤ 50 edges", lambda: plotting.label_graph_figure(
+            G.subgraph(np.argsort(-counts)[:30].tolist()), pos, label_names=names, max_edges=50, width_hint=520)),
+        ("figure: all labels, top 50 by degree", lambda: plotting.label_graph_figure(
+            G, pos, label_names=names, top_k=50, max_edges=50, communities=True, width_hint=520)),
+        ("communities (expand list)", lambda: focus.graph_communities(G, L)),
+        ("figure: communities collapsed", lambda: plotting.graph.community_graph_figure(
+            G, pos, label_names=names, node_size=counts, width_hint=520)),
+        ("figure: communities collapsed, #1 expanded", lambda: plotting.graph.community_graph_figure(
+            G, pos, label_names=names, node_size=counts, expand=0, width_hint=520)),
+        ("figure: co-occurrence, default cut, 30 labels", lambda: plotting.cooccurrence_graph_figure(
+            C, names, pos, min_count=None, top_k=30, max_edges=50, width_hint=520)),
+    ]:
+        t0 = time.perf_counter()
+        fn()
+        rows.append(("Label graph", label, time.perf_counter() - t0, what))
 
 
 def main(argv=None):
@@ -272,6 +319,7 @@ def main(argv=None):
     p.add_argument("--only", choices=["dense-174", "sparse-159", "delicious-983"])
     p.add_argument("--graph-timeout", type=float, default=1800.0,
                    help="seconds the Label graph's first view may wait for the sparse CDN (delicious-983)")
+    p.add_argument("--pages", help="comma-separated page names (delicious-983), e.g. 'Home,Label graph'")
     args = p.parse_args(argv)
     sets = {"dense-174": dense_174, "sparse-159": sparse_159, "delicious-983": delicious_983}
     print(f"{'data':<13} {'page':<14} {'what':<52} {'seconds':>8}  note")
@@ -283,7 +331,8 @@ def main(argv=None):
         print(f"{name:<13} {'(generate)':<14} {ds.n_samples} x {ds.n_features}, {ds.n_labels} labels"
               f"{'':<20} {time.perf_counter() - t0:8.2f}")
         if name == "delicious-983":
-            bench_every_page(ds, graph_timeout=args.graph_timeout)
+            bench_every_page(ds, graph_timeout=args.graph_timeout,
+                             pages=set(args.pages.split(",")) if args.pages else None)
         else:
             bench(ds)
 

@@ -37,6 +37,12 @@ def view_key(view):
     return "|".join(f"{k}={view[k]!r}" for k in sorted(view))
 
 
+def step_communities(values, step, min_w):
+    """The communities of a path point's graph (edges with |w| >= ``min_w``), kept per point."""
+    return cache.memo(fig_key(values, f"communities|{float(min_w)!r}"),
+                      lambda: focus.graph_communities(step["graph"], L, min_abs_weight=min_w or None))
+
+
 def graph_kwargs(view):
     """``(graph filter, keyword arguments)`` of :func:`mlviz.plotting.label_graph_figure` for ``view``."""
     kw = dict(max_edges=view["max_edges"], min_abs_weight=view["min_w"] or None, communities=view["comm"])
@@ -54,6 +60,7 @@ def graph_fig(values, step, view):
             return plotting.graph.community_graph_figure(
                 step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
                 max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"], width_hint=WIDTH_HINT,
+                groups=step_communities(values, step, view["min_w"]),
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
@@ -203,9 +210,7 @@ def graph_view():
         return None
     step = steps[shown["gamma"]]
     degree = focus.weighted_degree(step["graph"], L)
-    sel, view = view_controls(degree, lambda min_w: cache.memo(
-        fig_key(shown, f"communities|{min_w!r}"),
-        lambda: focus.graph_communities(step["graph"], L, min_abs_weight=min_w or None)))
+    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
     automatic = choice == AUTO and shown == values
     if view["max_edges"] == AUTO and view["collapse"]:
         view["max_edges"] = None  # a few dozen links between communities: all of them

@@ -323,3 +323,17 @@ def test_label_axes_write_at_most_about_50_names(L):
         assert ("hover for each" in ax.title.text) == (L > 60)
         if L > 60:
             assert f"of {L} names written" in ax.title.text
+
+
+def test_collapse_with_precomputed_groups_is_the_same_figure():
+    from mlviz.dashboard.focus import graph_communities
+    from mlviz.plotting.graph import community_graph_figure
+
+    G, blocks, _ = _planted_blocks()
+    groups = graph_communities(G, G.number_of_nodes(), min_abs_weight=0.02)
+    assert [sorted(g.tolist()) for g in groups] == blocks     # the planted blocks, by decreasing size
+    pos = nx.spring_layout(G, seed=0)
+    for expand in (None, 2):
+        a = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand)
+        b = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand, groups=groups)
+        assert a.to_json() == b.to_json()

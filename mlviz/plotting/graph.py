@@ -389,7 +389,7 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
 
 def community_graph_figure(graph, pos, *, label_names=None, title=None, node_size=None,
                            min_abs_weight=None, max_edges=None, expand=None, top_members=5,
-                           max_names=50, width_hint=650):
+                           max_names=50, width_hint=650, groups=None):
     """The label graph with each modularity community collapsed into one node.
 
     Communities are those of ``label_graph_figure(..., communities=True)``
@@ -420,6 +420,10 @@ def community_graph_figure(graph, pos, *, label_names=None, title=None, node_siz
         Member names listed on a community's hover.
     max_names, width_hint
         As in :func:`label_graph_figure`.
+    groups : list of int arrays, optional
+        The communities (member node indices, by decreasing size) when the
+        caller has them already (``mlviz.dashboard.focus.graph_communities``
+        of the same graph and ``min_abs_weight``): Louvain is not rerun.
 
     Returns
     -------
@@ -446,7 +450,12 @@ def community_graph_figure(graph, pos, *, label_names=None, title=None, node_siz
     w = np.array([e[2] for e in edges], dtype=float)
     keep = _focus.select_edges(w, min_abs_weight=min_abs_weight)
     src, dst, w = src[keep], dst[keep], w[keep]
-    comm = _focus.communities(n_all, src, dst, w, singletons=True)
+    if groups is None:
+        comm = _focus.communities(n_all, src, dst, w, singletons=True)
+    else:
+        comm = np.full(n_all, -1, dtype=np.int64)
+        for c, members in enumerate(groups):
+            comm[np.asarray(members, dtype=int)] = c
     n_comm = int(comm.max()) + 1 if n_all else 0
     expand_set = [int(expand)] if expand is not None and 0 <= int(expand) < n_comm else []
     q = _focus.collapse_communities(n_all, src, dst, w, comm, expand=expand_set)
