@@ -10,11 +10,13 @@ at 1600 × 1000 and, on each page, once its figures are drawn and no work is und
 * each plotly figure writes at most ~50 distinct label names as text (SVG ``<text>`` elements
   whose text is a label name; a heat map writes the same names on both axes);
 * on the Label graph, no two written names overlap (``getBoundingClientRect`` of the SVG text);
-* a page that leaves labels out says how to see them.
+* a page that leaves labels out says how to see them;
+* on the Label graph, "Collapse communities" draws one node per community and states the counts.
 
 Screenshots (one per page, full page) go to ``$MLVIZ_SCREENSHOTS`` when set, else to the test's
 ``tmp_path`` (pytest prints it on failure; ``--basetemp`` fixes it), named ``scale_<n>_<page>.png``
-(the viewport: Streamlit scrolls inside its main block), plus ``scale_2_label_graph_graph{0,1}.png``.
+(the viewport: Streamlit scrolls inside its main block), plus ``scale_2_label_graph_graph{0,1}.png``
+(the two graphs) and ``scale_2_label_graph_collapsed.png`` (communities collapsed).
 """
 
 from __future__ import annotations
@@ -60,24 +62,25 @@ def settle(page, timeout=240):
     """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and the number of
     drawn plotly figures and the page's text length stay the same for 1.5 s."""
     page.wait_for_selector(IDLE, timeout=timeout * 1000)
-    last, same = None, 0
+    last, same, why = None, 0, ""
     for _ in range(int(timeout / 0.5)):
         page.wait_for_timeout(500)
-        state = page.evaluate("""() => {
+        state = page.evaluate(r"""() => {
             const main = document.querySelector("[data-testid='stMain']");
             const busy = /updates by itself|being computed/.test(main ? main.innerText : '');
             const running = !document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']");
             const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(d => d._fullLayout).length;
-            return [busy || running, plots, document.body.innerText.length];
+            const hit = main ? (main.innerText.match(/[^\n]*(updates by itself|being computed)[^\n]*/) || [''])[0] : '';
+            return [busy || running, plots, document.body.innerText.length, running ? 'script running' : hit];
         }""")
         if state[0]:
-            last, same = None, 0
+            last, same, why = None, 0, state[3]
             continue
         same = same + 1 if state == last else 0
         last = state
         if same >= 3:
             return
-    pytest.fail(f"page did not settle within {timeout} s: {last}")
+    pytest.fail(f"page did not settle within {timeout} s: {last or why[:300]}")
 
 
 def assert_no_exception(page):
@@ -157,5 +160,14 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 for k in range(2):  # the two graphs themselves (the page screenshot shows the top only)
                     page.locator("[data-testid='stPlotlyChart']").nth(k).screenshot(
                         path=str(shots / f"scale_{i}_{slug}_graph{k}.png"))
+                # communities collapsed: one node per community, the counts stated under the graph
+                page.get_by_text("Collapse communities").first.click()
+                page.get_by_text("drawn as one node each").first.wait_for(timeout=240_000)
+                settle(page)
+                assert_no_exception(page)
+                assert re.search(r"174 labels in \d+ communities: \d+ drawn as one node each",
+                                 page.locator("[data-testid='stMain']").inner_text())
+                page.locator("[data-testid='stPlotlyChart']").first.screenshot(
+                    path=str(shots / f"scale_{i}_{slug}_collapsed.png"))
     finally:
         context.close()
