@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from mlviz._text import escape_markdown, shorten
+from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
 from mlviz.models.cdn import VARIANTS
 
