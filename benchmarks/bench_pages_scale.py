@@ -14,9 +14,16 @@ Times are AppTest ``run()`` wall-clock seconds, i.e. server time without the bro
 moves are timed while the background prepares the neighbouring μ / λ paths (as for a user), not
 after it: on the sparse set each such path takes minutes.
 
+A third set, ``delicious-983`` (16,105 × 500 binary features, ~23 distinct per row, 983 labels with
+Zipf-ranked frequencies, cardinality 19; :func:`benchmarks.bench_scale.make_dataset`), is measured on
+**every page** (Home, Embedding, Posteriors, Compare, Sandbox, Decision rules, Label graph): the first
+useful view, one or two slider moves per page, and the peak resident memory of the process (the
+AppTest "server"; ``ru_maxrss``, which includes the generated data).
+
 Run::
 
     OMP_NUM_THREADS=1 PYTHONPATH=$PWD python benchmarks/bench_pages_scale.py [--only dense-174]
+    OMP_NUM_THREADS=1 PYTHONPATH=$PWD python benchmarks/bench_pages_scale.py --only delicious-983
 """
 
 from __future__ import annotations
@@ -67,6 +74,26 @@ def sparse_159(n=7000, L=159, d=1836, words=40, seed=0):
     return MultiLabelDataset(X, Y, label_names=[f"label_{j:03d}" for j in range(L)], name="sparse-159")
 
 
+def delicious_983(seed=0):
+    """16,105 × 500 binary bag of words (sparse CSR), 983 labels, cardinality 19 (bench_scale's shape)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_scale import make_dataset
+
+    from mlviz.data import MultiLabelDataset
+
+    X, Y = make_dataset("delicious", seed=seed)
+    Y = np.asarray(Y.toarray(), dtype=np.uint8)
+    return MultiLabelDataset(X.tocsr(), Y, label_names=[f"tag_{j:03d}" for j in range(Y.shape[1])],
+                             name="delicious-983")
+
+
+def peak_mb():
+    """Peak resident memory of this process (the AppTest server) in MB."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def fresh():
     import streamlit as st
 
@@ -114,7 +141,7 @@ class Rows(list):
     def append(self, row):
         super().append(row)
         page, what, dt, note = row
-        print(f"{self.name:<11} {page:<12} {what:<52} {dt:8.2f}  {note}", flush=True)
+        print(f"{self.name:<13} {page:<14} {what:<52} {dt:8.2f}  {note}", flush=True)
 
 
 def bench(ds):
@@ -159,6 +186,127 @@ def bench(ds):
     return rows
 
 
+PAGES_983 = [  # (page, file, query, [(widget key, value, kind)])
+    ("Home", "app.py", {}, []),
+    ("Embedding", "pages/1_Embedding.py", {"emb_umap": "false"},
+     [("emb_mllem_k_labels", 3, "select_slider"), ("labels_k", 50, "slider")]),
+    ("Posteriors", "pages/3_Posteriors.py", {}, [("post_labels", 30, "select_slider"),
+                                                 ("post_rows", 1000, "select_slider")]),
+    ("Compare", "pages/4_Compare.py", {}, [("cmp_folds", 5, "select_slider")]),
+    ("Sandbox", "pages/5_Sandbox.py", {}, [("sb_coupling", 4.0, "slider")]),
+    ("Decision rules", "pages/6_Decision_rules.py", {"dr_rule": "threshold"}, [("dr_t", 0.3, "slider")]),
+]
+
+
+def open_file(path, ctx, **query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / path), default_timeout=3600)
+    at.session_state["mlviz_uploads"] = {ctx.key: ctx}
+    at.session_state["data"] = ctx.key
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at
+
+
+def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
+    """Every page on one (large) data set: first useful view, slider moves, peak memory."""
+    from mlviz.dashboard import compute, state
+
+    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.Y.tobytes()), ds)
+    rows = Rows()
+    rows.name = ds.name
+    compute.WAIT = 3600.0
+    for page, path, query, moves in PAGES_983:
+        if pages and page not in pages:
+            continue
+        fresh()
+        dt, at = timed(open_file(path, ctx, **query).run)
+        rows.append((page, "first useful view (cold caches)", dt, f"peak {peak_mb():,.0f} MB"))
+        compute.RUNNER.wait_idle(settle)   # background work of the view; prefetch is not awaited longer
+        for key, value, kind in moves:
+            try:
+                w = getattr(at, kind)(key=key)
+            except KeyError:
+                rows.append((page, f"move {key}: widget not shown", float("nan"), ""))
+                continue
+            dt, at = timed(w.set_value(value).run)
+            rows.append((page, f"move {key} → {value}", dt, f"peak {peak_mb():,.0f} MB"))
+            compute.RUNNER.wait_idle(settle)
+    # Label graph last: its first view waits for the sparse CDN (start fit + top of the γ path).
+    if pages and "Label graph" not in pages:
+        return rows
+    fresh()
+    at = open_file("pages/2_Label_graph.py", ctx)
+    compute.WAIT = 0.15
+    answer, at = timed(at.run)
+    notice = any("Fitting the sparse CDN" in i.value for i in at.info)
+    rows.append(("Label graph", "first answer (WAIT = 0.15 s)", answer, "progress notice" if notice else "graph"))
+    compute.WAIT = graph_timeout
+    dt, at = timed(at.run)
+    edges = {m.label: m.value for m in at.metric}.get("edges (non-zero V entries)")
+    rows.append(("Label graph", "first useful view (cold: fit to the automatic γ)", answer + dt,
+                 f"edges {edges}; peak {peak_mb():,.0f} MB" if edges is not None
+                 else f"NOT SHOWN after {graph_timeout:.0f} s; peak {peak_mb():,.0f} MB"))
+    if edges is not None:
+        for key, value, kind in [("labels_k", 50, "slider"), ("cooc_min", None, "slider"),
+                                 ("cdn_max_edges", 100, "select_slider"), ("cdn_comm", True, "toggle"),
+                                 ("cdn_collapse", True, "toggle"), ("cdn_expand", 0, "selectbox")]:
+            try:
+                w = getattr(at, kind)(key=key)
+            except KeyError:
+                rows.append(("Label graph", f"move {key}: widget not shown", float("nan"), ""))
+                continue
+            if value is None:
+                value = max(w.min, int(w.value) // 2)
+            dt, at = timed(w.set_value(value).run)
+            rows.append(("Label graph", f"move {key} → {value}", dt, f"peak {peak_mb():,.0f} MB"))
+    else:
+        bench_graph_figures(ctx, rows)
+    rows.append(("(process)", "peak resident memory, MB", peak_mb(), "ru_maxrss incl. the generated data"))
+    return rows
+
+
+def bench_graph_figures(ctx, rows, n_edges_per_label=3, seed=0):
+    """The Label graph's figure builds at this many labels on a random signed graph with
+    ``n_edges_per_label · L`` edges (what a slider move on the page rebuilds), while the
+    page's own sparse CDN fit still runs in the background."""
+    import networkx as nx
+
+    from mlviz import plotting
+    from mlviz.dashboard import cache, focus
+
+    L = ctx.n_labels
+    rng = np.random.default_rng(seed)
+    G = nx.DiGraph()
+    G.add_nodes_from(range(L))
+    while G.number_of_edges() < n_edges_per_label * L:
+        a, b = (int(v) for v in rng.integers(0, L, 2))
+        if a != b:
+            G.add_edge(a, b, weight=float(rng.normal()))
+    names = list(ctx.label_names)
+    counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
+    pos = cache.label_layout(ctx)
+    C = np.asarray(cache.dataset_summary(ctx)["cooccurrence"])
+    what = f"(random graph, {G.number_of_edges()} edges)"
+    for label, fn in [
+        ("figure: 30 most frequent labels, ≤ 50 edges", lambda: plotting.label_graph_figure(
+            G.subgraph(np.argsort(-counts)[:30].tolist()), pos, label_names=names, max_edges=50, width_hint=520)),
+        ("figure: all labels, top 50 by degree", lambda: plotting.label_graph_figure(
+            G, pos, label_names=names, top_k=50, max_edges=50, communities=True, width_hint=520)),
+        ("communities (expand list)", lambda: focus.graph_communities(G, L)),
+        ("figure: communities collapsed", lambda: plotting.graph.community_graph_figure(
+            G, pos, label_names=names, node_size=counts, width_hint=520)),
+        ("figure: communities collapsed, #1 expanded", lambda: plotting.graph.community_graph_figure(
+            G, pos, label_names=names, node_size=counts, expand=0, width_hint=520)),
+        ("figure: co-occurrence, default cut, 30 labels", lambda: plotting.cooccurrence_graph_figure(
+            C, names, pos, min_count=None, top_k=30, max_edges=50, width_hint=520)),
+    ]:
+        t0 = time.perf_counter()
+        fn()
+        rows.append(("Label graph", label, time.perf_counter() - t0, what))
+
+
 def main(argv=None):
     import os
 
@@ -168,18 +316,25 @@ def main(argv=None):
 
     compute.WAIT = 3600.0  # a run waits for its result: its time is the time to the useful view
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", choices=["dense-174", "sparse-159"])
+    p.add_argument("--only", choices=["dense-174", "sparse-159", "delicious-983"])
+    p.add_argument("--graph-timeout", type=float, default=1800.0,
+                   help="seconds the Label graph's first view may wait for the sparse CDN (delicious-983)")
+    p.add_argument("--pages", help="comma-separated page names (delicious-983), e.g. 'Home,Label graph'")
     args = p.parse_args(argv)
-    sets = {"dense-174": dense_174, "sparse-159": sparse_159}
-    print(f"{'data':<11} {'page':<12} {'what':<52} {'seconds':>8}  note")
+    sets = {"dense-174": dense_174, "sparse-159": sparse_159, "delicious-983": delicious_983}
+    print(f"{'data':<13} {'page':<14} {'what':<52} {'seconds':>8}  note")
     for name, make in sets.items():
         if args.only and name != args.only:
             continue
         t0 = time.perf_counter()
         ds = make()
-        print(f"{name:<11} {'(generate)':<12} {ds.n_samples} x {ds.n_features}, {ds.n_labels} labels"
+        print(f"{name:<13} {'(generate)':<14} {ds.n_samples} x {ds.n_features}, {ds.n_labels} labels"
               f"{'':<20} {time.perf_counter() - t0:8.2f}")
-        bench(ds)
+        if name == "delicious-983":
+            bench_every_page(ds, graph_timeout=args.graph_timeout,
+                             pages=set(args.pages.split(",")) if args.pages else None)
+        else:
+            bench(ds)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "c
 MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
 AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
 MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
+#: Width (px) of a graph's half-page column at a 1600 px wide window (~560 px): names are placed so
+#: that none overlaps or leaves the plot at this width or wider.
+WIDTH_HINT = 520
 summary = cache.dataset_summary(ctx)
 names = tuple(ctx.label_names)
 L = len(names)
@@ -35,6 +38,12 @@ def view_key(view):
     return "|".join(f"{k}={view[k]!r}" for k in sorted(view))
 
 
+def step_communities(values, step, min_w):
+    """The communities of a path point's graph (edges with |w| >= ``min_w``), kept per point."""
+    return cache.memo(fig_key(values, f"communities|{float(min_w)!r}"),
+                      lambda: focus.graph_communities(step["graph"], L, min_abs_weight=min_w or None))
+
+
 def graph_kwargs(view):
     """``(graph filter, keyword arguments)`` of :func:`mlviz.plotting.label_graph_figure` for ``view``."""
     kw = dict(max_edges=view["max_edges"], min_abs_weight=view["min_w"] or None, communities=view["comm"])
@@ -48,10 +57,16 @@ def graph_fig(values, step, view):
     from mlviz import plotting
 
     def build():
+        if view["collapse"]:
+            return plotting.graph.community_graph_figure(
+                step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
+                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"], width_hint=WIDTH_HINT,
+                groups=step_communities(values, step, view["min_w"]),
+                title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
         return plotting.label_graph_figure(
-            graph, pos, label_names=names, **kw,
+            graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
 
     return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
@@ -125,10 +140,11 @@ def model_controls():
     return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
-def view_controls(degree):
-    """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters)."""
+def view_controls(degree, communities):
+    """Which labels and edges the graphs draw (the shared label selector, a label's neighbourhood, filters,
+    communities collapsed; ``communities``: a function of the minimum |weight| giving their member lists)."""
     sel = focus.label_selector(names, train_counts, prefix="labels", degree=degree)
-    c = st.columns([1.6, 0.7, 1, 1, 0.9])
+    c = st.columns([1.5, 0.6, 1, 1, 1.2])
     centre = c[0].selectbox("Neighbourhood of a label", [-1] + list(range(L)), key="cdn_focus", bind="query-params",
                             format_func=lambda i: "— none —" if i == -1 else names[i],
                             help="Draw only the labels within the chosen number of edges of this label "
@@ -143,9 +159,28 @@ def view_controls(degree):
                                format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
                        help="Colour labels by modularity community (networkx Louvain, seed 0).")
+    collapse = c[4].toggle("Collapse communities", value=False, key="cdn_collapse", bind="query-params",
+                           help="Draw each community as one node (size: its number of labels; links: the summed "
+                                "|weight| of the label edges between two communities). Uses every label, "
+                                "not only the labels chosen above.")
+    expand = -1
+    if collapse:
+        groups = communities(float(min_w))
+        e = st.columns([1, 2.5], vertical_alignment="bottom")
+        expand = e[0].selectbox(
+            "Expand one community into its labels", [-1] + list(range(len(groups))), key="cdn_expand",
+            bind="query-params", format_func=lambda c: "— none —" if c == -1 else f"community {c + 1}",
+            help="Communities are numbered by decreasing size (networkx Louvain, seed 0). The chosen one is "
+                 "drawn as its labels, linked to the other communities.")
+        if expand >= 0:
+            top = groups[expand][np.argsort(-train_counts[groups[expand]], kind="stable")]
+            e[1].caption(f"Community {expand + 1}: {len(top)} labels, the most frequent "
+                         + ", ".join(escape_markdown(names[v], 30) for v in top[:5])
+                         + (" …" if len(top) > 5 else "") + ".")
     view = dict(labels=tuple(int(i) for i in sel.indices), focus=None if centre == -1 else int(centre),
                 radius=int(radius), k=sel.k,
-                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm))
+                max_edges=None if max_edges == "all" else max_edges, min_w=float(min_w), comm=bool(comm),
+                collapse=bool(collapse), expand=int(expand))
     return sel, view
 
 
@@ -176,9 +211,11 @@ def graph_view():
         return None
     step = steps[shown["gamma"]]
     degree = focus.weighted_degree(step["graph"], L)
-    sel, view = view_controls(degree)
+    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
     automatic = choice == AUTO and shown == values
-    if view["max_edges"] == AUTO:
+    if view["max_edges"] == AUTO and view["collapse"]:
+        view["max_edges"] = None  # a few dozen links between communities: all of them
+    elif view["max_edges"] == AUTO:
         view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
     else:
         view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
@@ -209,7 +246,11 @@ def graph_view():
     with left:
         fig = graph_fig(shown, step, view)
         widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
-        st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
+        if view["collapse"]:
+            meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
+            st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
+        else:
+            st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
     with right:
         cooccurrence_view(view)
     left, right = st.columns(2)
@@ -259,7 +300,7 @@ def cooccurrence_view(view):
         idx = np.asarray(view["labels"], dtype=int)
         args = (C[np.ix_(idx, idx)], [names[i] for i in idx], np.array([pos[i] for i in idx]))
     fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}|{view_key(view)}", lambda: plotting.cooccurrence_graph_figure(
-        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", **kw))
+        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT, **kw))
     widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
     n_pairs = int((np.triu(C, 1) >= min_count).sum())
     st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))

@@ -199,3 +199,141 @@ def test_graph_names_are_escaped():
         t = _nodes_trace(fig)
         assert t.text[0] in ("", "&lt;a href=&quot;https://x&quot;&gt;y&lt;/a&gt;")
         assert "&lt;a href=" in t.hovertext[0]
+
+
+def _planted_blocks(sizes=(7, 5, 4), seed=0):
+    """A directed graph of dense blocks (strong edges) joined by a few weak edges, plus two
+    isolated labels: its communities are the blocks, known by construction."""
+    rng = np.random.default_rng(seed)
+    G = nx.DiGraph()
+    blocks, start = [], 0
+    for s in sizes:
+        blocks.append(list(range(start, start + s)))
+        start += s
+    G.add_nodes_from(range(start + 2))
+    for b in blocks:
+        for u, v in itertools.permutations(b, 2):
+            if rng.random() < 0.8 or v == u + 1 or u == v + 1:
+                G.add_edge(u, v, weight=float(rng.choice([-1, 1]) * rng.uniform(0.5, 1.5)))
+    for _ in range(6):
+        a, b = rng.choice(len(blocks), 2, replace=False)
+        G.add_edge(int(rng.choice(blocks[a])), int(rng.choice(blocks[b])),
+                   weight=float(rng.choice([-1, 1]) * rng.uniform(0.01, 0.05)))
+    return G, blocks, [start, start + 1]
+
+
+def _pairs_from_hover(fig, names):
+    """{frozenset(drawn node names): (summed |w|, n edges)} read from the edge hover."""
+    import html
+    import re
+
+    (hov,) = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "edge-hover"]
+    out = {}
+    for h in hov.hovertext:
+        m = re.match(r"(.*) – (.*)<br>summed \|weight\| = (\S+) over (\d+) edge", h)
+        out[frozenset((html.unescape(m.group(1)), html.unescape(m.group(2))))] = (float(m.group(3)), int(m.group(4)))
+    return out
+
+
+@pytest.mark.parametrize("expand", [None, 1])
+def test_collapsed_communities_match_the_networkx_quotient_graph(expand):
+    from mlviz.plotting.graph import community_graph_figure
+
+    G, blocks, isolated = _planted_blocks()
+    L = G.number_of_nodes()
+    names = [f"n{j}" for j in range(L)]
+    fig = community_graph_figure(G, nx.spring_layout(G, seed=0), label_names=names, expand=expand,
+                                 node_size=np.arange(L, 0, -1.0), top_members=3)
+    t = _nodes_trace(fig)
+    # independent reference: networkx quotient graph of |w| over the planted partition (communities
+    # numbered by decreasing size; the expanded one split into single labels; isolated labels alone)
+    H = nx.DiGraph()
+    H.add_nodes_from(G)
+    H.add_weighted_edges_from((u, v, abs(d)) for u, v, d in G.edges(data="weight"))
+    drawn = [b for k, b in enumerate(blocks) if k != expand]
+    parts = drawn + ([[v] for v in blocks[expand]] if expand is not None else []) + [[v] for v in isolated]
+    Q = nx.quotient_graph(H, [set(p) for p in parts], relabel=False)
+    label = {}
+    for k, b in enumerate(blocks):
+        if k != expand:
+            label[frozenset(b)] = f"C{k + 1} · {len(b)} labels"
+    for p in parts:
+        if len(p) == 1:
+            label[frozenset(p)] = names[p[0]]
+    expected = {}  # (a directed quotient's weight already sums both directions, as the figure does)
+    for a, b, d in Q.edges(data=True):
+        expected[frozenset((label[frozenset(a)], label[frozenset(b)]))] = d["weight"]
+    got = _pairs_from_hover(fig, names)
+    assert len(got) >= 3 and set(got) == set(expected)
+    for k in expected:
+        np.testing.assert_allclose(got[k][0], expected[k], rtol=1e-3)
+    # the number of member edges between two drawn nodes, counted directly
+    for k, (_, n) in got.items():
+        a, b = [next(frozenset(p) for p in parts if label[frozenset(p)] == x) for x in k]
+        assert n == sum(1 for u, v in G.edges if (u in a and v in b) or (u in b and v in a))
+    # drawn nodes, sizes, hidden counts
+    n_nodes = len(blocks) - (expand is not None) + (len(blocks[expand]) if expand is not None else 0)
+    assert len(t.x) == n_nodes
+    assert t.meta["collapsed"] and t.meta["n_communities"] == len(blocks)
+    assert t.meta["labels_isolated"] == 2
+    hidden_inside = sum(len(b) for k, b in enumerate(blocks) if k != expand)
+    assert t.meta["labels_hidden"] == hidden_inside + 2
+    assert t.meta["inner_edges"] == sum(G.subgraph(b).number_of_edges() for k, b in enumerate(blocks) if k != expand)
+    note = fig.layout.annotations[0].text
+    assert f"{len(drawn)} communities of {hidden_inside} labels drawn as one node each" in note
+    assert f"2 of {L} labels have no edge" in note
+    # a community node sits at its members' centroid, bigger with more labels; hover lists the top members
+    pos = nx.spring_layout(G, seed=0)
+    for k, b in enumerate(drawn):
+        i = list(t.text).index(label[frozenset(b)]) if label[frozenset(b)] in t.text else None
+        j = [h.startswith(f"<b>community {blocks.index(b) + 1}</b>") for h in t.hovertext].index(True)
+        np.testing.assert_allclose([t.x[j], t.y[j]], np.mean([pos[v] for v in b], axis=0))
+        assert f"{len(b)} labels<br>top: " + ", ".join(names[v] for v in sorted(b)[:3]) in t.hovertext[j]
+        assert i in (None, j)
+    big = [t.marker.size[[h.startswith(f"<b>community {k + 1}</b>") for h in t.hovertext].index(True)]
+           for k in range(len(blocks)) if k != expand]
+    assert big == sorted(big, reverse=True)
+
+
+def test_collapse_max_edges_keeps_the_strongest_links_and_empty_graph_has_a_note():
+    from mlviz.plotting.graph import community_graph_figure
+
+    G, blocks, _ = _planted_blocks((4, 4, 4, 4), seed=2)
+    full = _pairs_from_hover(community_graph_figure(G, nx.circular_layout(G)), None)
+    fig = community_graph_figure(G, nx.circular_layout(G), max_edges=2)
+    got = _pairs_from_hover(fig, None)
+    assert len(got) == 2 and _edge_count(fig) == 2
+    assert sorted(v[0] for v in got.values()) == sorted(v[0] for v in full.values())[-2:]
+    assert f"2 of {len(full)} links between communities drawn" in fig.layout.annotations[0].text
+    E = nx.DiGraph()
+    E.add_nodes_from(range(5))
+    fig = community_graph_figure(E, nx.circular_layout(E))
+    assert len(_nodes_trace(fig).x) == 0
+    assert any("No edges" in a.text for a in fig.layout.annotations)
+
+
+@pytest.mark.parametrize("L", [60, 61, 174, 983])
+def test_label_axes_write_at_most_about_50_names(L):
+    names = [f"tag_{j:03d}" for j in range(L)]
+    for fig in (mp.label_frequency_bar(names, np.arange(L)), mp.cooccurrence_heatmap(np.eye(L), names)):
+        ax = fig.layout.xaxis
+        written = len(range(0, L, int(ax.dtick)))             # a category axis writes every dtick-th name
+        assert written == (L if L <= 60 else len(range(0, L, int(np.ceil(L / 50)))))
+        assert written <= 60 and (L <= 60 or written <= 50)
+        assert ("hover for each" in ax.title.text) == (L > 60)
+        if L > 60:
+            assert f"of {L} names written" in ax.title.text
+
+
+def test_collapse_with_precomputed_groups_is_the_same_figure():
+    from mlviz.dashboard.focus import graph_communities
+    from mlviz.plotting.graph import community_graph_figure
+
+    G, blocks, _ = _planted_blocks()
+    groups = graph_communities(G, G.number_of_nodes(), min_abs_weight=0.02)
+    assert [sorted(g.tolist()) for g in groups] == blocks     # the planted blocks, by decreasing size
+    pos = nx.spring_layout(G, seed=0)
+    for expand in (None, 2):
+        a = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand)
+        b = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand, groups=groups)
+        assert a.to_json() == b.to_json()

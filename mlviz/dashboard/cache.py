@@ -66,7 +66,8 @@ def _summary(ctx) -> dict:
         ("MeanIR", _fmt(stats["mean_ir"]), "Mean imbalance ratio over labels (1 = balanced)."),
         ("SCUMBLE", _fmt(stats["scumble"]), "Concurrence of rare and frequent labels (0 = none)."),
     ]
-    cooc = Y.T.astype(np.int64) @ Y.astype(np.int64)
+    Ys = sp.csr_matrix(Y, dtype=np.int64)  # O(nnz · cardinality); a dense int64 Y^T Y (no BLAS) took ~12 min at 16k x 983
+    cooc = np.asarray((Ys.T @ Ys).toarray(), dtype=np.int64)
     return {"metrics": metrics, "table": table, "counts": Y.sum(axis=0).astype(int), "cooccurrence": cooc}
 
 
@@ -135,8 +136,8 @@ def label_layout(ctx):
         g = nx.Graph()
         g.add_nodes_from(range(ctx.n_labels))
         rows, cols = np.nonzero(np.triu(C, 1))
-        for i, j in zip(rows, cols):
-            g.add_edge(int(i), int(j), weight=C[i, j] / max(C.max(), 1.0))
+        top = max(C.max(initial=0.0), 1.0)  # (was recomputed per edge: O(L^4), 7.6 min at 983 labels)
+        g.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), (C[rows, cols] / top).tolist()))
         if g.number_of_edges() == 0:
             return nx.circular_layout(g)
         return nx.spring_layout(g, seed=0, weight="weight", k=1.5 / np.sqrt(max(g.number_of_nodes(), 1)))

@@ -183,3 +183,38 @@ def counts_caption(counts: dict, n_labels: int, n_edges: int, *, what="labels") 
     if counts["labels"] < n_labels:
         parts.append("choose other labels above, or pick a label to see its neighbourhood")
     return "; ".join(parts) + "."
+
+
+def graph_communities(graph, n_labels, *, min_abs_weight=None) -> list:
+    """Modularity communities of a label graph as the collapsed view draws them: a list of
+    int64 arrays (members, by decreasing size), from :func:`mlviz.plotting._graph_focus.communities`
+    (Louvain, seed 0, undirected ``|w|``, one-label communities kept; edges with ``|w| <
+    min_abs_weight`` ignored; labels without edges in no community)."""
+    from mlviz.plotting import _graph_focus
+
+    edges = [(int(u), int(v), float(d.get("weight", 1.0))) for u, v, d in graph.edges(data=True) if u != v]
+    src = np.array([e[0] for e in edges], dtype=int)
+    dst = np.array([e[1] for e in edges], dtype=int)
+    w = np.array([e[2] for e in edges], dtype=float)
+    keep = (w != 0) & np.isfinite(w)
+    if min_abs_weight:
+        keep &= np.abs(w) >= float(min_abs_weight)
+    comm = _graph_focus.communities(n_labels, src[keep], dst[keep], w[keep], singletons=True)
+    return [np.flatnonzero(comm == c) for c in range(int(comm.max()) + 1 if comm.size else 0)]
+
+
+def collapsed_caption(meta: dict, n_labels: int, n_edges: int, n_links: int) -> str:
+    """The caption under a collapsed label graph (the node trace's ``meta`` of
+    :func:`mlviz.plotting.graph.community_graph_figure`): what each node stands for and how
+    many labels are hidden, and how to see them."""
+    members = meta.get("members", [])
+    own = sum(1 for m in members if m == 1)
+    groups = len(members) - own
+    parts = [f"{n_labels} labels in {meta.get('n_communities', 0)} communities: {groups} drawn as one node each"
+             + (f", {own} labels drawn on their own" if own else "")
+             + f"; {meta.get('labels_hidden', 0)} labels are not drawn as their own node"
+             + (f" ({meta['labels_isolated']} of them have no edge)" if meta.get("labels_isolated") else ""),
+             f"{n_links} links between nodes (summed |weight| of the label edges between them), "
+             f"{meta.get('inner_edges', 0)} of the {n_edges} edges lie inside a collapsed community",
+             "hover a community for its top members, or expand one above to see its labels"]
+    return "; ".join(parts) + "."

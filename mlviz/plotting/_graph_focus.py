@@ -4,6 +4,9 @@
   graph figure draws (edge-weight threshold, the strongest k edges, the top-k
   labels by weighted degree, the ego network of one label);
 * :func:`communities` -- modularity communities (networkx) for colouring;
+* :func:`collapse_communities` -- each community as one super-node (edges
+  between communities = summed ``|w|`` of their member edges), with chosen
+  communities expanded into their labels;
 * :func:`place_names` -- which node names can be drawn without overlapping
   each other or other nodes, and on which side of their node;
 * :func:`default_min_count` -- the co-occurrence graph's default minimum
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["select_edges", "select_nodes", "communities", "place_names", "text_box",
+__all__ = ["select_edges", "select_nodes", "communities", "collapse_communities", "place_names", "text_box",
            "default_min_count", "CHAR_WIDTH", "LINE_HEIGHT", "NAME_GAP"]
 
 #: Average glyph width / font size used to estimate a name's width (Arial and
@@ -108,11 +111,12 @@ def select_nodes(n_nodes, src, dst, weights, *, focus=None, radius=1, top_k=None
     return keep
 
 
-def communities(n_nodes, src, dst, weights, *, seed=0):
+def communities(n_nodes, src, dst, weights, *, seed=0, singletons=False):
     """Community index per node (modularity, networkx Louvain with a fixed seed).
 
     Edges are taken as undirected with weight ``|w|``. Communities are numbered
-    by decreasing size; nodes without edges get -1.
+    by decreasing size (ties: smallest member first); nodes without edges get
+    -1, and so do Louvain's one-label communities unless ``singletons``.
 
     Returns
     -------
@@ -129,10 +133,75 @@ def communities(n_nodes, src, dst, weights, *, seed=0):
     if G.number_of_edges() == 0:
         return out
     groups = nx.community.louvain_communities(G, weight="weight", seed=seed)
-    groups = sorted((sorted(g) for g in groups if len(g) > 1), key=lambda g: (-len(g), g[0]))
+    groups = sorted((sorted(g) for g in groups if len(g) > 1 or (singletons and G.degree(next(iter(g))) > 0)),
+                    key=lambda g: (-len(g), g[0]))
     for k, g in enumerate(groups):
         out[g] = k
     return out
+
+
+def collapse_communities(n_nodes, src, dst, weights, community, *, expand=()):
+    """Quotient of a label graph by its communities: one super-node per community.
+
+    Parameters
+    ----------
+    n_nodes : int
+    src, dst : ndarray of int, shape (m,)
+        Edges (directed or not; self-loops ignored).
+    weights : ndarray of float, shape (m,)
+    community : ndarray of int, shape (n_nodes,)
+        Community per node (:func:`communities`); -1 = not drawn (no edges).
+    expand : iterable of int
+        Communities drawn as their member labels instead of one super-node.
+
+    Returns
+    -------
+    dict
+        ``groups`` : list of int arrays, the member nodes of each drawn node,
+        communities first (in community order, expanded ones left out), then
+        one single-node group per member of an expanded community;
+        ``community`` : int array (len(groups),), the community of each drawn node;
+        ``expanded`` : bool array (len(groups),), True for the members of an expanded community;
+        ``node_of`` : int array (n_nodes,), the drawn node holding each label (-1: not drawn);
+        ``src``, ``dst`` : int arrays (k,), ``src < dst``, drawn-node pairs with an edge;
+        ``weight`` : float array (k,), the summed ``|w|`` of the original edges between them
+        (both directions);
+        ``n_edges`` : int array (k,), how many original edges that is;
+        ``inner_edges`` : int, original edges inside a collapsed community (not drawn).
+    """
+    community = np.asarray(community, dtype=np.int64)
+    expand = {int(c) for c in expand}
+    groups, comm_of, expanded = [], [], []
+    n_comm = int(community.max()) + 1 if community.size else 0
+    for c in range(n_comm):
+        members = np.flatnonzero(community == c)
+        if members.size and c not in expand:
+            groups.append(members)
+            comm_of.append(c)
+            expanded.append(False)
+    for c in sorted(expand):
+        for v in np.flatnonzero(community == c):
+            groups.append(np.array([v]))
+            comm_of.append(c)
+            expanded.append(True)
+    node_of = np.full(n_nodes, -1, dtype=np.int64)
+    for g, members in enumerate(groups):
+        node_of[members] = g
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    a = np.abs(np.asarray(weights, dtype=float))
+    ok = (src != dst) & (node_of[src] >= 0) & (node_of[dst] >= 0) if src.size else np.zeros(0, bool)
+    gs, gd, a = node_of[src[ok]], node_of[dst[ok]], a[ok]
+    inner = int((gs == gd).sum())
+    between = gs != gd
+    lo, hi, a = np.minimum(gs, gd)[between], np.maximum(gs, gd)[between], a[between]
+    k = len(groups)
+    pair = lo * max(k, 1) + hi
+    uniq, inv = np.unique(pair, return_inverse=True)
+    return dict(groups=groups, community=np.asarray(comm_of, dtype=np.int64),
+                expanded=np.asarray(expanded, dtype=bool), node_of=node_of,
+                src=(uniq // max(k, 1)).astype(np.int64), dst=(uniq % max(k, 1)).astype(np.int64),
+                weight=np.bincount(inv, weights=a, minlength=uniq.size),
+                n_edges=np.bincount(inv, minlength=uniq.size).astype(np.int64), inner_edges=inner)
 
 
 def text_box(x_px, y_px, radius_px, name, font_size, side):

@@ -129,11 +129,30 @@ def tick_font_size(n_ticks):
     return 8
 
 
+#: Above this many labels an axis writes every k-th name only (at most ~50; hover shows each).
+MAX_TICK_NAMES = 60
+
+
+def label_tick_step(n):
+    """Every how many categories a label axis writes a name: 1 up to :data:`MAX_TICK_NAMES`
+    labels, else ``ceil(n / 50)`` (issue 16: no figure writes more than ~50 names)."""
+    return 1 if n <= MAX_TICK_NAMES else int(np.ceil(n / 50))
+
+
+def label_axis_title(title, n):
+    """``title`` plus, when the axis writes every k-th of ``n`` names, how to read the others."""
+    k = label_tick_step(n)
+    if k == 1:
+        return title
+    nth = f"{k}{'th' if k % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+    return f"{title} (every {nth} of {n} names written; hover for each)"
+
+
 def label_axis_style(names):
     """Axis properties for a categorical axis of label names.
 
-    All names are shown (``tickmode="array"`` would need positions, so we use
-    ``dtick=1`` on a category axis), rotated by 45° or more when they would
+    All names are shown up to :data:`MAX_TICK_NAMES` labels, every k-th above
+    (``dtick`` on a category axis, see :func:`label_tick_step`), rotated by 45° or more when they would
     otherwise overlap, with a font that shrinks with their number.
 
     Parameters
@@ -148,6 +167,7 @@ def label_axis_style(names):
     """
     names = [str(n) for n in names]
     n = len(names)
+    step = label_tick_step(n)
     longest = max((len(s) for s in names), default=0)
     if n <= 8 and longest <= 10:
         angle = 0
@@ -158,7 +178,7 @@ def label_axis_style(names):
     return dict(
         type="category",
         tickmode="linear",
-        dtick=1,
+        dtick=step,
         tickangle=angle,
         tickfont=dict(size=tick_font_size(n)),
         automargin=True,

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ._style import (
     BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, esc, esc_all, finish_layout,
-    label_axis_style, template_text,
+    label_axis_style, label_axis_title, template_text,
 )
 
 __all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
@@ -53,7 +53,7 @@ def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
         x=esc_all(names), y=counts, marker_color=BAR_COLOR, customdata=custom,
         hovertemplate=hover, name="label frequency",
     ))
-    fig.update_xaxes(title_text="label", **label_axis_style(names))
+    fig.update_xaxes(title_text=label_axis_title("label", len(names)), **label_axis_style(names))
     fig.update_yaxes(title_text="number of instances with the label",
                      rangemode="tozero")
     return finish_layout(fig, title=title, height=420, bargap=0.15)
@@ -170,9 +170,9 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
         ygap=1 if len(names) <= 30 else 0,
     ))
     style = label_axis_style(names)
-    fig.update_xaxes(title_text="label", **style)
+    fig.update_xaxes(title_text=label_axis_title("label", len(names)), **style)
     ystyle = dict(style, tickangle=0)
-    fig.update_yaxes(title_text="label", autorange="reversed", **ystyle)
+    fig.update_yaxes(title_text=label_axis_title("label", len(names)), autorange="reversed", **ystyle)
     height = int(np.clip(220 + 14 * len(names), 420, 900))
     return finish_layout(fig, title=title, height=height)
 

@@ -22,7 +22,7 @@ from ._style import (
     note_annotation, qualitative_colors,
 )
 
-__all__ = ["label_graph_figure", "cooccurrence_graph_figure", "default_min_count",
+__all__ = ["label_graph_figure", "community_graph_figure", "cooccurrence_graph_figure", "default_min_count",
            "MAX_ARROW_ANNOTATIONS"]
 
 #: Up to this many directed edges, arrows are plotly annotations (nicer
@@ -383,6 +383,148 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
                   legend=dict(title=dict(text="edges (width ∝ |weight|)"),
                               orientation="h", y=-0.02, yanchor="top"))
     lay = layout_dict(title=title, height=height, **layout)
+    lay["margin"] = margin
+    return go.Figure(data=data, layout=lay)
+
+
+def community_graph_figure(graph, pos, *, label_names=None, title=None, node_size=None,
+                           min_abs_weight=None, max_edges=None, expand=None, top_members=5,
+                           max_names=50, width_hint=650, groups=None):
+    """The label graph with each modularity community collapsed into one node.
+
+    Communities are those of ``label_graph_figure(..., communities=True)``
+    (networkx Louvain, seed 0, edges undirected with weight ``|w|``), here with
+    Louvain's one-label communities kept (drawn as that label). Each community
+    is drawn as one super-node at the centroid of its members' positions, its
+    marker diameter growing with the square root of its number of labels;
+    ``expand`` draws one community as its member labels instead.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph or networkx.Graph
+        As in :func:`label_graph_figure`.
+    pos : dict node -> (x, y), or array-like (L, 2)
+    label_names : sequence of str, optional
+    title : str, optional
+    node_size : array-like (L,), optional
+        Ranks the members listed on a community's hover (default: weighted
+        degree ``sum |w|``), e.g. label frequencies.
+    min_abs_weight : float, optional
+        Only edges with ``|w| >= min_abs_weight`` count (for the communities too).
+    max_edges : int, optional
+        Draw only the ``max_edges`` strongest community-to-community edges.
+    expand : int, optional
+        Index of the community (0-based, in the order of the hover's
+        "community k" minus one: by decreasing size) drawn as its labels.
+    top_members : int, default 5
+        Member names listed on a community's hover.
+    max_names, width_hint
+        As in :func:`label_graph_figure`.
+    groups : list of int arrays, optional
+        The communities (member node indices, by decreasing size) when the
+        caller has them already (``mlviz.dashboard.focus.graph_communities``
+        of the same graph and ``min_abs_weight``): Louvain is not rerun.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Grey undirected line traces (width ∝ summed ``|w|`` of the member
+        edges between two drawn nodes, both directions; ``meta["kind"] ==
+        "edges"``), an invisible edge-hover trace, and a node trace whose
+        ``meta`` holds ``collapsed=True``, ``n_communities``, ``members``
+        (labels per drawn node), ``labels_hidden`` (labels not drawn as their
+        own node: inside a collapsed community or without edges),
+        ``labels_isolated``, ``inner_edges`` (edges inside collapsed
+        communities), ``names_hidden`` and ``edges_hidden``. A note above the
+        plot states these counts.
+    """
+    nodes = list(graph.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    P_all = _positions(nodes, pos)
+    names_all = _node_names(nodes, label_names, dict(graph.nodes(data=True)))
+    n_all = len(nodes)
+    edges = [(index[u], index[v], float(d.get("weight", 1.0))) for u, v, d in graph.edges(data=True)
+             if u != v and float(d.get("weight", 1.0)) != 0.0 and np.isfinite(float(d.get("weight", 1.0)))]
+    src = np.array([e[0] for e in edges], dtype=int)
+    dst = np.array([e[1] for e in edges], dtype=int)
+    w = np.array([e[2] for e in edges], dtype=float)
+    keep = _focus.select_edges(w, min_abs_weight=min_abs_weight)
+    src, dst, w = src[keep], dst[keep], w[keep]
+    if groups is None:
+        comm = _focus.communities(n_all, src, dst, w, singletons=True)
+    else:
+        comm = np.full(n_all, -1, dtype=np.int64)
+        for c, members in enumerate(groups):
+            comm[np.asarray(members, dtype=int)] = c
+    n_comm = int(comm.max()) + 1 if n_all else 0
+    expand_set = [int(expand)] if expand is not None and 0 <= int(expand) < n_comm else []
+    q = _focus.collapse_communities(n_all, src, dst, w, comm, expand=expand_set)
+    groups, gcomm, gexp = q["groups"], q["community"], q["expanded"]
+    counts = np.array([len(g) for g in groups], dtype=int)
+    P = np.array([P_all[g].mean(axis=0) for g in groups]).reshape(len(groups), 2)
+    score = (np.bincount(src, weights=np.abs(w), minlength=n_all) + np.bincount(dst, weights=np.abs(w), minlength=n_all)
+             if node_size is None else np.asarray(node_size, dtype=float))
+    names, hover = [], []
+    for g, members, c, ex in zip(range(len(groups)), groups, gcomm, gexp):
+        if len(members) == 1:
+            v = int(members[0])
+            names.append(names_all[v])
+            hover.append(f"<b>{esc(names_all[v])}</b><br>community {c + 1}"
+                         + (" (expanded)" if ex else " (one label)"))
+            continue
+        top = members[np.argsort(-score[members], kind="stable")][:top_members]
+        more = len(members) - len(top)
+        names.append(f"C{c + 1} · {len(members)} labels")
+        hover.append(f"<b>community {c + 1}</b>: {len(members)} labels<br>top: "
+                     + ", ".join(esc(names_all[v]) for v in top) + (f" (+{more} more)" if more else ""))
+    kept_e = _focus.select_edges(q["weight"], max_edges=max_edges)
+    es, ed, ew, ek = q["src"][kept_e], q["dst"][kept_e], q["weight"][kept_e], q["n_edges"][kept_e]
+    data = _edge_line_traces(P, es, ed, ew, sign="0", color=NEUTRAL_EDGE_COLOR,
+                             legend_name="summed |weight| between communities")
+    if len(es):
+        en = esc_all(names)
+        mid = 0.5 * (P[es] + P[ed])
+        data.append(go.Scatter(
+            x=mid[:, 0], y=mid[:, 1], mode="markers", hoverinfo="text", marker=dict(size=10, opacity=0),
+            hovertext=[f"{en[a]} – {en[b]}<br>summed |weight| = {x:.4g} over {k} edge{'s' if k != 1 else ''}"
+                       for a, b, x, k in zip(es, ed, ew, ek)],
+            showlegend=False, name="edge info", meta={"kind": "edge-hover"}))
+    sizes = np.clip(8.0 + 6.0 * np.sqrt(counts), 8.0, 60.0) if len(counts) else np.zeros(0)
+    axes = _hidden_axes(P)
+    priority = counts + 1e-9 * np.bincount(np.r_[es, ed], weights=np.r_[ew, ew], minlength=len(groups))
+    height = 600
+    margin = dict(l=10, r=10, t=(70 if title else 40) + 28, b=40)
+    plot_w, plot_h = max(width_hint - 20, 100), max(height - margin["t"] - margin["b"], 100)
+    font = 12 if len(names) <= 30 else 11
+    px = _to_pixels(P, axes, plot_w, plot_h) if len(P) else np.zeros((0, 2))
+    positions = _focus.place_names(px, names, sizes, priority, font_size=font, plot_size=(plot_w, plot_h),
+                                   max_names=max_names)
+    n_named = sum(p is not None for p in positions)
+    collapsed = int((~gexp & (counts > 1)).sum())
+    in_collapsed = int(counts[~gexp & (counts > 1)].sum())
+    isolated = int((comm < 0).sum())
+    parts = [f"{collapsed} communities of {in_collapsed} labels drawn as one node each"
+             f" (hover one for its members, or expand it)"]
+    if isolated:
+        parts.append(f"{isolated} of {n_all} labels have no edge and are not drawn")
+    if len(es) < len(q["src"]):
+        parts.append(f"{len(es)} of {len(q['src'])} links between communities drawn")
+    if n_named < len(names):
+        parts.append(f"names of {n_named} of {len(names)} nodes shown; hover a node for the others")
+    note = dict(text="<br>".join(esc(p) for p in parts), xref="paper", yref="paper", x=0.0, y=1.0,
+                xanchor="left", yanchor="bottom", align="left", showarrow=False,
+                font=dict(size=11, color="#555555"))
+    meta = {"kind": "nodes", "collapsed": True, "n_communities": n_comm, "members": counts.tolist(),
+            "labels_hidden": n_all - int(counts[gexp | (counts == 1)].sum()), "labels_isolated": isolated,
+            "inner_edges": int(q["inner_edges"]), "names_hidden": len(names) - n_named,
+            "edges_hidden": int(len(q["src"]) - len(es)), "width_hint": int(width_hint), "font_size": font}
+    colors = _community_colors(gcomm) if len(gcomm) else []
+    data.append(_node_trace(P, names, sizes, hover, positions=positions, font_size=font, colors=colors, meta=meta))
+    annotations = [note]
+    if not len(groups):
+        annotations.append(note_annotation("No edges: no communities to draw (try a smaller γ or |weight|)",
+                                           y=0.02))
+    lay = layout_dict(title=title, height=height, annotations=annotations, **axes, showlegend=False)
     lay["margin"] = margin
     return go.Figure(data=data, layout=lay)
 

@@ -1,0 +1,173 @@
+"""Real-browser test at many labels (issue 16): a 174-label Mulan file uploaded, every page visited.
+
+A seeded Mulan data set (ARFF + XML, 500 instances × 40 features, 174 labels with power-law
+frequencies and names of varied length) is written to the test's temporary directory and
+uploaded through the Home page's upload form; the session then visits every page through the
+sidebar (Home, Embedding, Label graph, Posteriors, Compare, Sandbox, Decision rules) in chromium
+at 1600 × 1000 and, on each page, once its figures are drawn and no work is under way:
+
+* no Streamlit exception element and no "expect minutes" gate;
+* each plotly figure writes at most ~50 distinct label names as text (SVG ``<text>`` elements
+  whose text is a label name; a heat map writes the same names on both axes);
+* on the Label graph, no two written names overlap (``getBoundingClientRect`` of the SVG text);
+* a page that leaves labels out says how to see them;
+* on the Label graph, "Collapse communities" draws one node per community and states the counts.
+
+Screenshots (one per page, full page) go to ``$MLVIZ_SCREENSHOTS`` when set, else to the test's
+``tmp_path`` (pytest prints it on failure; ``--basetemp`` fixes it), named ``scale_<n>_<page>.png``
+(the viewport: Streamlit scrolls inside its main block), plus ``scale_2_label_graph_graph{0,1}.png``
+(the two graphs) and ``scale_2_label_graph_collapsed.png`` (communities collapsed).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+MAX_NAMES = 50
+WORDS = ["rock", "calm", "guitar", "female_vocal", "electronic", "happy", "slow_tempo", "piano", "driving",
+         "romantic", "acoustic", "high_energy", "jazz", "angry", "synthesizer_heavy", "dance"]
+PAGES = [("Embedding", "embedding"), ("Label graph", "label_graph"), ("Posteriors", "posteriors"),
+         ("Compare", "compare"), ("Sandbox", "sandbox"), ("Decision rules", "decision_rules")]
+# what a page that draws fewer names than labels says about the others
+HOW_TO_SEE = re.compile(r"hover|the others|other labels|choose other|expand one", re.I)
+
+
+def many_label_mulan(directory, n=500, L=174, d=40, seed=0):
+    """Write ``scale174.arff`` + ``scale174.xml`` (CAL500-like shape) and return (paths, label names)."""
+    from mlviz.data import MultiLabelDataset, save_arff
+
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 6))
+    scores = Z @ rng.normal(size=(6, L)) / np.sqrt(6) + rng.normal(size=(n, L))
+    freq = np.clip(0.6 * np.arange(1, L + 1) ** -0.8, 4 / n, 0.6)
+    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
+    Y = (scores > thr).astype(np.uint8)
+    X = np.round(Z @ rng.normal(size=(6, d)) + 0.5 * rng.normal(size=(n, d)), 4)
+    names = [f"{WORDS[j % len(WORDS)]}_{j:03d}" for j in range(L)]
+    ds = MultiLabelDataset(X, Y, label_names=names, feature_names=[f"f{k}" for k in range(d)], name="scale174")
+    arff, xml = Path(directory) / "scale174.arff", Path(directory) / "scale174.xml"
+    save_arff(ds, arff, xml_path=xml)
+    return arff, xml, names
+
+
+def settle(page, timeout=240):
+    """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and the number of
+    drawn plotly figures and the page's text length stay the same for 1.5 s."""
+    page.wait_for_selector(IDLE, timeout=timeout * 1000)
+    last, same, why = None, 0, ""
+    for _ in range(int(timeout / 0.5)):
+        page.wait_for_timeout(500)
+        state = page.evaluate(r"""() => {
+            const main = document.querySelector("[data-testid='stMain']");
+            const busy = /updates by itself|being computed/.test(main ? main.innerText : '');
+            const running = !document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']");
+            const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(d => d._fullLayout).length;
+            const hit = main ? (main.innerText.match(/[^\n]*(updates by itself|being computed)[^\n]*/) || [''])[0] : '';
+            return [busy || running, plots, document.body.innerText.length, running ? 'script running' : hit];
+        }""")
+        if state[0]:
+            last, same, why = None, 0, state[3]
+            continue
+        same = same + 1 if state == last else 0
+        last = state
+        if same >= 3:
+            return
+    pytest.fail(f"page did not settle within {timeout} s: {last or why[:300]}")
+
+
+def assert_no_exception(page):
+    n = page.locator("[data-testid='stException']").count()
+    assert n == 0, page.locator("[data-testid='stException']").first.inner_text()[:2000]
+
+
+NAMES_PER_PLOT = """(names) => {
+    const set = new Set(names);
+    return [...document.querySelectorAll('.js-plotly-plot')].map(div => {
+        const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
+        const texts = [...div.querySelectorAll('svg text')].map(t => t.textContent.trim()).filter(t => set.has(t));
+        return [title, new Set(texts).size];
+    });
+}"""
+
+GRAPH_NAME_BOXES = """(names) => {
+    const set = new Set(names);
+    return [...document.querySelectorAll('.js-plotly-plot')]
+        .filter(d => d.layout && d.layout.title && /label graph|co-occurrence graph/i.test(String(d.layout.title.text)))
+        .map(div => [String(div.layout.title.text), [...div.querySelectorAll('g.textpoint text')]
+            .filter(t => t.textContent.trim().length)
+            .map(t => { const r = t.getBoundingClientRect();
+                        return [t.textContent, r.left, r.top, r.right, r.bottom]; })]);
+}"""
+
+
+def test_many_label_upload_every_page(browser, app_url, tmp_path):
+    shots = Path(os.environ.get("MLVIZ_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    arff, xml, names = many_label_mulan(tmp_path)
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(240_000)
+    try:
+        page.goto(app_url + "/")
+        settle(page)
+        page.get_by_text("Upload your own data set").click()
+        inputs = page.locator("[data-testid='stFileUploader'] input[type='file']")
+        inputs.nth(0).set_input_files(str(arff))
+        page.wait_for_selector(IDLE)
+        inputs.nth(1).set_input_files(str(xml))
+        page.wait_for_selector(IDLE)
+        page.get_by_role("button", name="Load uploaded data").click()
+        page.get_by_text("Data set: scale174").first.wait_for(timeout=240_000)
+        page.get_by_text("Upload your own data set").click()  # fold the form away again
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=240_000)
+        settle(page)
+        visits = [("Home", "home")] + PAGES
+        for i, (title, slug) in enumerate(visits):
+            if i:
+                page.locator("[data-testid='stSidebar'] a", has_text=title).first.click()
+                page.wait_for_timeout(500)
+                settle(page)
+            page.screenshot(path=str(shots / f"scale_{i}_{slug}.png"), full_page=True)
+            assert_no_exception(page)
+            assert page.get_by_text("scale174", exact=False).count() >= 1 or slug == "sandbox", \
+                f"{title}: the uploaded data set is not the one shown"
+            text = page.locator("[data-testid='stMain']").inner_text()
+            assert "expect minutes" not in text.lower(), f"{title}: 'expect minutes' gate"
+            counts = page.evaluate(NAMES_PER_PLOT, names)
+            for fig_title, k in counts:
+                assert k <= MAX_NAMES, f"{title}: {k} label names written on the figure {fig_title!r}"
+            if any(0 < k < len(names) for _, k in counts):  # some labels named, others left out
+                assert HOW_TO_SEE.search(text), f"{title}: does not say how to see the other labels"
+            if slug == "label_graph":
+                graphs = page.evaluate(GRAPH_NAME_BOXES, names)
+                assert len(graphs) == 2, [g[0] for g in graphs]
+                for fig_title, boxes in graphs:
+                    assert 0 < len(boxes) <= MAX_NAMES, (fig_title, len(boxes))
+                    for a in range(len(boxes)):
+                        for b in range(a + 1, len(boxes)):
+                            p, q = boxes[a], boxes[b]
+                            overlap = min(p[3], q[3]) - max(p[1], q[1]) > 0.5 and min(p[4], q[4]) - max(p[2], q[2]) > 0.5
+                            assert not overlap, f"{fig_title}: names {p[0]!r} and {q[0]!r} overlap: {p[1:]} {q[1:]}"
+                assert "hover a node for the others" in text or "choose other labels above" in text
+                for k in range(2):  # the two graphs themselves (the page screenshot shows the top only)
+                    page.locator("[data-testid='stPlotlyChart']").nth(k).screenshot(
+                        path=str(shots / f"scale_{i}_{slug}_graph{k}.png"))
+                # communities collapsed: one node per community, the counts stated under the graph
+                page.get_by_text("Collapse communities").first.click()
+                page.get_by_text("drawn as one node each").first.wait_for(timeout=240_000)
+                settle(page)
+                assert_no_exception(page)
+                assert re.search(r"174 labels in \d+ communities: \d+ drawn as one node each",
+                                 page.locator("[data-testid='stMain']").inner_text())
+                page.locator("[data-testid='stPlotlyChart']").first.screenshot(
+                    path=str(shots / f"scale_{i}_{slug}_collapsed.png"))
+    finally:
+        context.close()
