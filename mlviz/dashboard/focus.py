@@ -187,10 +187,10 @@ def counts_caption(counts: dict, n_labels: int, n_edges: int, *, what="labels") 
 
 def graph_communities(graph, n_labels, *, min_abs_weight=None) -> list:
     """Modularity communities of a label graph as the collapsed view draws them: a list of
-    int64 arrays (members, by decreasing size), from :func:`mlviz.plotting._graph_focus.communities`
+    int64 arrays (members, by decreasing size), from :func:`mlviz.plotting.graph.label_communities`
     (Louvain, seed 0, undirected ``|w|``, one-label communities kept; edges with ``|w| <
     min_abs_weight`` ignored; labels without edges in no community)."""
-    from mlviz.plotting import _graph_focus
+    from mlviz.plotting.graph import label_communities
 
     edges = [(int(u), int(v), float(d.get("weight", 1.0))) for u, v, d in graph.edges(data=True) if u != v]
     src = np.array([e[0] for e in edges], dtype=int)
@@ -199,7 +199,7 @@ def graph_communities(graph, n_labels, *, min_abs_weight=None) -> list:
     keep = (w != 0) & np.isfinite(w)
     if min_abs_weight:
         keep &= np.abs(w) >= float(min_abs_weight)
-    comm = _graph_focus.communities(n_labels, src[keep], dst[keep], w[keep], singletons=True)
+    comm = label_communities(n_labels, src[keep], dst[keep], w[keep], singletons=True)
     return [np.flatnonzero(comm == c) for c in range(int(comm.max()) + 1 if comm.size else 0)]
 
 

@@ -128,7 +128,7 @@ def reference_results(Y, folds, measures=None):
         Columns :data:`mlviz.evaluation.RESULT_COLUMNS`; ``decision_rule`` says what the
         reference predicts, ``scaling`` is ``"—"`` (no features are used), timings are 0.
     """
-    from .cross_validation import RESULT_COLUMNS
+    from ._columns import RESULT_COLUMNS
 
     Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
     wanted = ["p@1", "hamming_loss", "subset_accuracy"] if measures is None else list(measures)

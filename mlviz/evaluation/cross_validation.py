@@ -47,8 +47,7 @@ from .tuning import TuneSpec, format_params, tune_estimator, tuning_grid
 
 __all__ = ["RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "predict_scores"]
 
-RESULT_COLUMNS = ["method", "fold", "measure", "value", "fit_seconds", "predict_seconds",
-                  "decision_rule", "scaling", "tuned_params", "tune_seconds"]
+from ._columns import RESULT_COLUMNS  # noqa: E402 (shared with .baselines without an import cycle)
 
 
 def _final_step(estimator):

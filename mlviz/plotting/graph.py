@@ -682,3 +682,9 @@ def _layout_extent(P):
         return 1.0
     span = np.ptp(P, axis=0)
     return float(max(span.max(), 1e-9))
+
+
+def label_communities(n_labels, src, dst, weight, *, singletons=False):
+    """Louvain communities of a label graph given as edge arrays (the public name of
+    :func:`mlviz.plotting._graph_focus.communities`, used by the dashboard's collapsed view)."""
+    return _focus.communities(n_labels, src, dst, weight, singletons=singletons)
