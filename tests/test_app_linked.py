@@ -107,7 +107,7 @@ def test_edge_in_the_url_shows_the_cdn_effect_top_instances_on_posteriors_and_em
 def test_picking_an_edge_on_the_label_graph_puts_it_in_the_url_and_selects_its_target():
     from mlviz.dashboard.linked import decode_edge
 
-    at = open_page("graph", cdn_gamma="0.1", cdn_variant="sparse", cdn_mu="0.003", cdn_lam="0.1")
+    at = open_page("graph", cdn_gamma="0.1", cdn_variant="sparse", cdn_mu="3e-03", cdn_lam="0.1")  # (fmt_value format)
     box = at.selectbox(key="linked_edge_pick")
     assert box.options[0] == "— none —" and len(box.options) > 1
     pick = box.options[1]  # the strongest edge

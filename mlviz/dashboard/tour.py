@@ -250,7 +250,11 @@ def comparison_numbers(ctx):
 
 
 def comparison_summary(summary, folds):
-    """Best and second-best method by mean micro-F1 in a :func:`mlviz.plotting.tables.summary_table`."""
+    """Best and second-best method by mean micro-F1 in a :func:`mlviz.plotting.tables.summary_table`
+    (the trivial reference rows, :data:`mlviz.evaluation.baselines.REFERENCES`, are not methods)."""
+    from mlviz.evaluation.baselines import REFERENCES
+
+    summary = summary[~summary["method"].astype(str).isin(REFERENCES)]
     rows = summary[summary["measure"] == "micro_f1"].sort_values("mean", ascending=False, kind="stable")
     rows = rows[np.isfinite(rows["mean"].to_numpy(float))]
     if rows.empty:
