@@ -218,7 +218,11 @@ def test_slow_cdn_fit_answers_with_a_notice_that_gives_way_to_the_new_fit(page, 
     assert_no_exception(page)
     # Meanwhile the page draws the previous fit and says so.  The graph itself is not read
     # here: if the fit is quick it may already be replaced; the AppTests check it exactly.
-    assert "Below: the previous result" in text and "mu = 3e-03" in text, text
+    from mlviz.dashboard.methods import METHODS
+    from mlviz.dashboard.widgets import fmt_value
+
+    previous_mu = fmt_value(METHODS["cdn"].defaults()["mu"])  # the first fit was at the default μ / N
+    assert "Below: the previous result" in text and f"mu = {previous_mu}," in text, text
     assert "mu = 0.1" in text, text
     page.screenshot(path=str(shots / "9_graph_fit_under_way.png"), full_page=True)
     page.get_by_text("Fitting the sparse CDN").first.wait_for(state="detached", timeout=60_000)  # no click
