@@ -72,11 +72,26 @@ def scut_thresholds(measure):
     return t
 
 
+CURVE_KEY = methods.key(ctx.key, m.key, m.complete(shown), "decision-curve")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _curve(key, rule, alo, label, base, _Y, _P):
+    """The rule's curve over its parameter grid, computed once per posteriors (``key``: data set, method,
+    settings) and rule: moving the slider only moves the marker (at 983 labels a curve takes seconds)."""
+    return rule_curve(_Y, _P, rule, label=label, base=None if base is None else np.asarray(base),
+                      at_least_one_label=alo)
+
+
+def curve_of(rule, *, label=None, base=None):
+    return _curve(CURVE_KEY, rule, bool(alo), label, None if base is None else tuple(np.asarray(base).tolist()), Y, P)
+
+
 label, base, scut_measure = None, None, "f1"
 with r2:
     if rule == "threshold":
         param = float(st.slider("Threshold t", 0.0, 1.0, 0.5, 0.01, key="dr_t", bind="query-params"))
-        curve = rule_curve(Y, P, "threshold", at_least_one_label=alo)
+        curve = curve_of("threshold")
         xlabel = "threshold t"
     elif rule == "per_label":
         label = st.selectbox("Label whose threshold moves (the others stay at 0.5)", range(L),
@@ -85,15 +100,15 @@ with r2:
         base = np.full(L, 0.5)
         param = base.copy()
         param[label] = t_l
-        curve = rule_curve(Y, P, "per_label", label=label, base=base, at_least_one_label=alo)
+        curve = curve_of("per_label", label=label, base=base)
         xlabel = f"threshold of {names[label]}"
     elif rule == "rcut":
         param = int(st.slider("k (labels per instance)", 0, L, 1, 1, key="dr_k", bind="query-params"))
-        curve = rule_curve(Y, P, "rcut", at_least_one_label=alo)
+        curve = curve_of("rcut")
         xlabel = "k"
     elif rule == "mcut":
         param = None
-        curve = rule_curve(Y, P, "mcut", at_least_one_label=alo)
+        curve = curve_of("mcut")
         xlabel = ""
         st.caption("MCut has no parameter: each instance is cut at the largest gap between its sorted scores.")
     else:
@@ -106,7 +121,7 @@ with r2:
         if base is None:
             st.stop()
         param = base + offset
-        curve = rule_curve(Y, P, "scut", base=base, at_least_one_label=alo)
+        curve = curve_of("scut", base=base)
         xlabel = "offset added to the SCut thresholds"
 
 # ------------------------------------------------------------------ metrics at the current setting and curves
