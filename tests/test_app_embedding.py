@@ -98,3 +98,25 @@ def test_hostile_label_names_are_text_in_captions_and_figure():
     shown = [c.value for c in at.caption] + [m.value for m in at.markdown]
     assert any("2 labels matching" in s for s in shown)
     assert not any("](https://" in s or "<img" in s for s in shown)
+
+
+def test_neighbouring_k_labels_is_prepared_ahead_and_equals_a_direct_fit(fresh_dashboard):
+    """After the first view, one k (labels) step away is computed in the background (prefetch):
+    the next move finds it, and it is MLLEM fitted directly at that k."""
+    from mlviz.dashboard import methods
+    from mlviz.models import MLLEM
+
+    compute = fresh_dashboard
+    at, ctx = open_page(many_label_dataset())
+    compute.RUNNER.wait_idle(120)
+    M = methods.METHODS["mllem"]
+    values = {**M.defaults(), "n_components": 2}
+    for k in (3, 8):  # the default 5's neighbours on the grid
+        other = {**values, "k_labels": k}
+        cached = compute.RUNNER.peek(compute.model_key(ctx, M, other, "embedding"))
+        assert cached is not None, f"k_labels={k} not prepared"
+        (G, H, _), _ = cached
+        est = M.estimator(other, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+        assert isinstance(est, MLLEM)
+        np.testing.assert_allclose(G, est.embedding_, atol=1e-8)
+        np.testing.assert_allclose(H, est.label_embedding_, atol=1e-8)
