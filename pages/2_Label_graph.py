@@ -208,6 +208,8 @@ def graph_view():
                            widgets=WIDGETS if choice != AUTO else {k: v for k, v in WIDGETS.items() if k != "gamma"})
     steps = compute.known_steps(ctx, CDN, shown) if shown is not None else {}
     if shown is None or shown["gamma"] not in steps:
+        if shown is None:  # nothing learned yet to show: the co-occurrence graph needs no fit
+            waiting_view()
         return None
     step = steps[shown["gamma"]]
     degree = focus.weighted_degree(step["graph"], L)
@@ -277,6 +279,20 @@ def graph_view():
         prepare(values, (owner[0], "graph|prefetch|here"), jobs.PREFETCH, view, all_points=True)
         compute.prefetch(CDN, values, owner, lambda v, owner, priority: prepare(v, owner, priority, view))
     return shown, sel
+
+
+def waiting_view():
+    """While the first sparse CDN of this data set is fitted (tens of seconds at ~1,000 labels ×
+    10k instances): the plain co-occurrence graph of the selected labels, which needs no fit."""
+    sel = focus.label_selector(names, train_counts, prefix="labels")
+    view = dict(labels=tuple(int(i) for i in sel.indices), focus=None, radius=1, k=sel.k,
+                max_edges=AUTO_MAX_EDGES_MANUAL, min_w=0.0, comm=False, collapse=False, expand=-1)
+    left, right = st.columns(2)
+    with left:
+        cooccurrence_view(view)
+    right.caption("The learned label graph appears beside it when the fit above is done: the co-occurrence "
+                  "graph links labels that merely occur together; the sparse CDN keeps the dependencies "
+                  "that remain once the features are taken into account.")
 
 
 def cooccurrence_view(view):

@@ -281,3 +281,41 @@ def test_edge_stability_heatmap_is_the_fraction_of_folds_at_the_shown_gamma():
         shape = tuple(int(n) for n in str(z.get("shape", "6, 6")).split(","))
         z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"])).reshape(shape)
     np.testing.assert_allclose(np.asarray(z, dtype=float), freq / 3, atol=1e-12)
+
+
+def test_while_the_first_fit_runs_the_cooccurrence_graph_is_shown(fresh_dashboard, monkeypatch):
+    """A fresh upload whose sparse CDN takes long: the page answers at once with the progress notice
+    and the plain co-occurrence graph of the 30 most frequent labels (pair counts of the training
+    labels), then, once the fit is done, with both graphs."""
+    import threading
+
+    from mlviz.dashboard import methods
+
+    CDN = methods.METHODS["cdn"]
+    release = threading.Event()
+    start = CDN.path.start
+
+    def slow_start(*args, **kwargs):
+        release.wait(60)
+        return start(*args, **kwargs)
+
+    monkeypatch.setattr(CDN.path, "start", slow_start)
+    monkeypatch.setattr(fresh_dashboard, "WAIT", 0.0)
+    ds = many_label_dataset()
+    at, ctx = open_upload(ds)
+    assert any("Fitting the sparse CDN" in i.value for i in at.info)
+    assert not at.metric  # nothing learned yet
+    (cooc,) = charts(at)
+    labels, written, edges = drawn(cooc)
+    counts = ctx.Y_train.sum(axis=0).astype(float)
+    top30 = np.lexsort((np.arange(174), -counts))[:30]
+    assert set(labels) == {ds.label_names[j] for j in top30} and len(written) <= 50
+    Y = np.asarray(ctx.dataset.Y, dtype=np.int64)  # the page's pair counts: the loaded data set
+    C = (Y.T @ Y)[np.ix_(np.sort(top30), np.sort(top30))]
+    cut = at.slider(key="cooc_min").value
+    assert edges == min(int((np.triu(C, 1) >= cut).sum()), 50)
+    release.set()
+    monkeypatch.setattr(fresh_dashboard, "WAIT", 600.0)
+    ok(at.run())
+    assert int(metrics(at)["edges (non-zero V entries)"]) >= 0 and len(charts(at)) >= 2
+    assert drawn(charts(at)[1])[0] == labels  # the same co-occurrence graph, now beside the learned one
