@@ -764,3 +764,49 @@ def test_jacobi_eigenvalue_and_damped_preconditioner_on_co_occurring_rare_featur
     np.testing.assert_allclose(prob.w_scale, h ** -0.25, rtol=1e-12)
     m = SparseCDN(lam1=1.0, lam2=1.0, mu=0.0, random_state=0).fit(Xr, Yr)
     assert m.converged_ and _relative_kkt(Xr, Yr, m) <= 2 * m.tol
+
+
+@pytest.mark.parametrize("density", [0.1, 0.5])  # sparse 0/1 label products (< 0.25) or dense S
+@pytest.mark.parametrize("dense", [False, True])
+@pytest.mark.parametrize("block_bytes", [8 * 7 * 5, 1 << 20])
+def test_problem_value_and_gradient_by_blocks_and_sparse_V_equal_the_independent_objective(
+        dense, block_bytes, density, monkeypatch):
+    """``_CDNProblem.f`` / ``f_and_grad`` (loss by blocks of the margins, S V over V's used
+    columns only) equal objective (4) / n written independently, with the gradient mapped to
+    the solver's coordinates by the chain rule (W = θ_W w_scale, V = θ_V v_scale, centred
+    intercept c = θ_b b_scale): several blocks (rows for sparse X, columns for dense X) and one."""
+    from mlviz.models import _cdn_core
+    from mlviz.models._cdn_core import _CDNProblem
+
+    monkeypatch.setattr(_cdn_core, "_BLOCK_BYTES", block_bytes)
+    X, _ = _text_data(n=60, d=12, L=5, seed=3)
+    X = sp.csr_matrix(X)
+    X = X.toarray() if dense else X
+    Y = (np.random.default_rng(1).random((60, 5)) < density).astype(np.uint8)
+    n, L = Y.shape
+    d = X.shape[1]
+    S = 2.0 * Y - 1.0
+    lam1, lam2 = 0.7, 0.3
+    prob = _CDNProblem(X, S, np.ones(L, bool), lam1 / n, lam2 / n, 0.5 / n, 0.0, True)
+    n_blocks = len(prob._blocks(np.empty((n, L), order="F" if dense else "C")))
+    assert (prob.Ysp is not None) == (density < 0.25) and (n_blocks > 1) == (block_bytes < 1000)
+    fg, _, _, split = _mean_objective(X, Y, lam1, lam2, 0.5, 0.0)
+    rng = np.random.default_rng(0)
+    x_mean = np.asarray(X.mean(axis=0)).ravel()
+    for used_cols in ([], [1, 3], list(range(L))):
+        W, b = rng.normal(size=(d, L)), rng.normal(size=L)
+        V = np.zeros((L, L))
+        for j in used_cols:
+            V[:, j] = rng.normal(size=L)
+        np.fill_diagonal(V, 0.0)
+        theta = prob.to_internal(W, V, b)
+        f_ref, grad_ref = fg(np.concatenate([W.ravel(), V.ravel(), b]))
+        gW, gV, gb = split(grad_ref)
+        value, grad = prob.f_and_grad(theta)
+        np.testing.assert_allclose(prob.f(theta), f_ref, rtol=1e-12)
+        np.testing.assert_allclose(value, f_ref, rtol=1e-12)
+        expected = np.concatenate([((gW - np.outer(x_mean, gb)) * prob.w_scale).ravel(),
+                                   (np.where(np.eye(L, dtype=bool), 0.0, gV - np.outer(S.mean(axis=0), gb))
+                                    * prob.v_scale).ravel(),  # (no self-loops: V's diagonal stays 0)
+                                   gb * prob.b_scale])
+        np.testing.assert_allclose(grad, expected, rtol=1e-9, atol=1e-12)
