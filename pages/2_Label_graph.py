@@ -244,17 +244,18 @@ def graph_view():
                f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
     if step.get("note"):
         st.caption(f":material/warning: {step['note']}")
-    left, right = st.columns(2)
-    with left:
-        fig = graph_fig(shown, step, view)
-        widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
-        if view["collapse"]:
-            meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
-            st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
-        else:
-            st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
-    with right:
-        cooccurrence_view(view)
+    if not no_labels(sel, view):
+        left, right = st.columns(2)
+        with left:
+            fig = graph_fig(shown, step, view)
+            widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+            if view["collapse"]:
+                meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
+                st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
+            else:
+                st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
+        with right:
+            cooccurrence_view(view)
     left, right = st.columns(2)
     with left:
         steps = compute.known_steps(ctx, CDN, shown)
@@ -281,12 +282,24 @@ def graph_view():
     return shown, sel
 
 
+def no_labels(sel, view) -> bool:
+    """Whether the label selector chose no label (nothing picked yet, a search without a match) for
+    graphs that draw the selected labels; says so on the page."""
+    if len(view["labels"]) or view["focus"] is not None or view["collapse"]:
+        return False
+    st.info(":material/label_off: No labels " + ("picked" if "hand-picked" in sel.description else "match")
+            + f" ({sel.description}): choose labels in “Labels drawn” above to draw the graphs.")
+    return True
+
+
 def waiting_view():
     """While the first sparse CDN of this data set is fitted (tens of seconds at ~1,000 labels ×
     10k instances): the plain co-occurrence graph of the selected labels, which needs no fit."""
     sel = focus.label_selector(names, train_counts, prefix="labels")
     view = dict(labels=tuple(int(i) for i in sel.indices), focus=None, radius=1, k=sel.k,
                 max_edges=AUTO_MAX_EDGES_MANUAL, min_w=0.0, comm=False, collapse=False, expand=-1)
+    if no_labels(sel, view):
+        return
     left, right = st.columns(2)
     with left:
         cooccurrence_view(view)
