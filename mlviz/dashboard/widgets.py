@@ -212,6 +212,6 @@ def show_figure(fig, name: str, key: str, **kwargs):
     from . import present
 
     kwargs.setdefault("theme", None)
-    event = st.plotly_chart(present.projector_figure(fig) if present.active() else fig, key=key, **kwargs)
+    event = st.plotly_chart(present.screen_figure(fig), key=key, **kwargs)
     download_figure(fig, name, key=f"dl_{key}")
     return event
