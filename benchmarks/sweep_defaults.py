@@ -81,12 +81,10 @@ def _candidate_params(method, cand, sigma_median):
     return params
 
 
-def _split_train(name, max_rows, random_state):
-    from mlviz.data import load_sample_split
+def _at_most(X, Y, max_rows, random_state):
+    """``X, Y`` or, above ``max_rows`` rows, one stratified fold of about that size (keeps the label profile)."""
     from mlviz.evaluation import multilabel_kfold
 
-    train, _ = load_sample_split(name)
-    X, Y = train.X, train.Y
     if max_rows and X.shape[0] > max_rows:
         k = int(np.ceil(X.shape[0] / max_rows))
         rows = np.sort(multilabel_kfold(Y, k, random_state=random_state)[0][1])
@@ -94,12 +92,71 @@ def _split_train(name, max_rows, random_state):
     return X, Y
 
 
+def _split_train(name, max_rows, random_state):
+    """The training split of a bundled set (``--extra``), at most ``max_rows`` rows."""
+    from mlviz.data import load_sample_split
+
+    train, _ = load_sample_split(name)
+    return _at_most(train.X, train.Y, max_rows, random_state)
+
+
 def _candidate_name(c):
     return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in c.items())
 
 
+def _cv_sweep(datasets, methods, *, load, candidates, measures, cv, random_state, n_jobs=1, label="sweep",
+              log=print):
+    """The loop both sweeps share: one row per data set x method x candidate.
+
+    Parameters
+    ----------
+    load : callable
+        ``load(name) -> (X, Y)``: the rows of one data set the sweep runs on.
+    candidates : callable
+        ``candidates(name, method, X) -> [(candidate name, estimator), ...]``: the grid of one
+        method on one data set (empty: the method is skipped there).
+    measures : list of str
+        Measures of :func:`mlviz.evaluation.cross_validate`, averaged over the ``cv`` folds
+        (iterative stratification, the same folds for every method of a data set).
+
+    Returns
+    -------
+    DataFrame
+        Columns dataset, n, method, candidate, the measures, fit_s, errors, rank (rank of
+        micro-F1 within data set and method).
+    """
+    from mlviz.evaluation import cross_validate, multilabel_kfold
+
+    rows = []
+    for name in datasets:
+        X, Y = load(name)
+        folds = multilabel_kfold(Y, cv, random_state=random_state)
+        for method in methods:
+            cands = candidates(name, method, X)
+            if not cands:
+                continue
+            ests = {str(i): est for i, (_, est) in enumerate(cands)}
+            t0 = time.perf_counter()
+            res = cross_validate(ests, X, Y, cv=folds, measures=measures, random_state=random_state, n_jobs=n_jobs)
+            for i, (cand_name, _) in enumerate(cands):
+                part = res[res.method == str(i)]
+                row = {"dataset": name, "n": X.shape[0], "method": method, "candidate": cand_name}
+                for m in measures:
+                    v = part[part.measure == m]["value"]
+                    row[m] = float(v.mean()) if len(v) else np.nan
+                row["fit_s"] = float(part.drop_duplicates("fold")["fit_seconds"].mean()) if len(part) else np.nan
+                row["errors"] = int(part.measure.str.startswith("error").sum()) if len(part) else cv
+                rows.append(row)
+            log(f"{label} {name} {method}: {len(cands)} candidates, {time.perf_counter() - t0:.0f} s")
+    table = pd.DataFrame(rows)
+    if len(table):
+        table["rank"] = table.groupby(["dataset", "method"])["micro_f1"].rank(ascending=False, method="min")
+    return table
+
+
 def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_jobs=1, skip=(), log=print):
-    """``--extra``: one row per data set x method x candidate, CV on the training split.
+    """``--extra``: one row per data set x method x candidate of :data:`EXTRA_CANDIDATES`, CV on the
+    training split (``skip``: (data set, method, candidate name) already recorded).
 
     Returns
     -------
@@ -108,44 +165,30 @@ def sweep_extra(datasets, methods, *, cv=3, max_rows=None, random_state=0, n_job
         (rank of micro-F1 within data set and method).
     """
     from mlviz.cli import build_estimator
-    from mlviz.evaluation import cross_validate, multilabel_kfold
     from mlviz.models import median_sigma
 
-    rows = []
-    for name in datasets:
-        X, Y = _split_train(name, max_rows, random_state)
-        folds = multilabel_kfold(Y, cv, random_state=random_state)
-        sigma_median = None
-        for method in methods:
-            cands = [c for c in EXTRA_CANDIDATES[method] if (name, method, _candidate_name(c)) not in skip]
-            if not cands:
-                continue
-            base = build_estimator(method, scaling="auto", X=X, random_state=random_state)
-            step = base.steps[-1][0] if hasattr(base, "steps") else None
-            if sigma_median is None and any("sigma_factor" in c for c in cands):
-                Xs = base[:-1].fit_transform(X) if step and len(base.steps) > 1 else X
-                sigma_median = median_sigma(Xs, max_samples=1000, random_state=random_state)
-            ests = {}
-            for i, c in enumerate(cands):
-                est = build_estimator(method, scaling="auto", X=X, random_state=random_state)
-                params = _candidate_params(method, c, sigma_median)
-                ests[str(i)] = est.set_params(**({f"{step}__{k}": v for k, v in params.items()} if step else params))
-            t0 = time.perf_counter()
-            res = cross_validate(ests, X, Y, cv=folds, measures=MEASURES, random_state=random_state, n_jobs=n_jobs)
-            for i, c in enumerate(cands):
-                part = res[res.method == str(i)]
-                row = {"dataset": name, "n": X.shape[0], "method": method, "candidate": _candidate_name(c)}
-                for m in MEASURES:
-                    v = part[part.measure == m]["value"]
-                    row[m] = float(v.mean()) if len(v) else np.nan
-                row["fit_s"] = float(part.drop_duplicates("fold")["fit_seconds"].mean()) if len(part) else np.nan
-                row["errors"] = int(part.measure.str.startswith("error").sum()) if len(part) else cv
-                rows.append(row)
-            log(f"sweep-extra {name} {method}: {len(cands)} candidates, {time.perf_counter() - t0:.0f} s")
-    table = pd.DataFrame(rows)
-    if len(table):
-        table["rank"] = table.groupby(["dataset", "method"])["micro_f1"].rank(ascending=False, method="min")
-    return table
+    sigma_median = {}  # per data set: the median distance of its scaled training split, once
+
+    def candidates(name, method, X):
+        cands = [c for c in EXTRA_CANDIDATES[method] if (name, method, _candidate_name(c)) not in skip]
+        if not cands:
+            return []
+        base = build_estimator(method, scaling="auto", X=X, random_state=random_state)
+        step = base.steps[-1][0] if hasattr(base, "steps") else None
+        if sigma_median.get(name) is None and any("sigma_factor" in c for c in cands):
+            Xs = base[:-1].fit_transform(X) if step and len(base.steps) > 1 else X
+            sigma_median[name] = median_sigma(Xs, max_samples=1000, random_state=random_state)
+        out = []
+        for c in cands:
+            est = build_estimator(method, scaling="auto", X=X, random_state=random_state)
+            params = _candidate_params(method, c, sigma_median.get(name))
+            out.append((_candidate_name(c),
+                        est.set_params(**({f"{step}__{k}": v for k, v in params.items()} if step else params))))
+        return out
+
+    return _cv_sweep(datasets, methods, load=lambda name: _split_train(name, max_rows, random_state),
+                     candidates=candidates, measures=MEASURES, cv=cv, random_state=random_state, n_jobs=n_jobs,
+                     label="sweep-extra", log=log)
 
 
 def extra_frame(table):
@@ -176,49 +219,30 @@ def write_csv_rows(frame, section, path="docs/reproductions.csv"):
 
 
 def _data(name, max_rows, random_state):
+    """A whole bundled set (the first sweep), at most ``max_rows`` rows."""
     from mlviz.data import load_sample
-    from mlviz.evaluation import multilabel_kfold
 
     ds = load_sample(name)
-    X, Y = ds.X, ds.Y
-    if max_rows and X.shape[0] > max_rows:  # one stratified fold of the right size keeps the profile
-        k = int(np.ceil(X.shape[0] / max_rows))
-        rows = np.sort(multilabel_kfold(Y, k, random_state=random_state)[0][1])
-        X, Y = X[rows], Y[rows]
-    return X, Y
+    return _at_most(ds.X, ds.Y, max_rows, random_state)
 
 
 def sweep(datasets, methods, *, cv=3, max_rows=None, random_state=0, log=print):
-    """Step 1: one row per data set x method x candidate with the mean CV micro-F1."""
+    """Step 1: one row per data set x method x candidate of the method's tuning grid
+    (:func:`mlviz.evaluation.tuning_grid`) with the mean CV micro-F1 (columns dataset, method,
+    candidate, micro_f1, rank)."""
     from mlviz.cli import build_estimator
-    from mlviz.evaluation import cross_validate, multilabel_kfold, tuning_grid
+    from mlviz.evaluation import tuning_grid
+    from mlviz.evaluation.tuning import format_params
     from sklearn.model_selection import ParameterGrid
 
-    rows = []
-    for name in datasets:
-        X, Y = _data(name, max_rows, random_state)
-        folds = multilabel_kfold(Y, cv, random_state=random_state)
-        for method in methods:
-            est = build_estimator(method, scaling="auto", X=X, random_state=random_state)
-            grid = tuning_grid(est)
-            if not grid:
-                continue
-            candidates = list(ParameterGrid(grid))
-            ests = {str(i): build_estimator(method, scaling="auto", X=X, random_state=random_state)
-                    .set_params(**c) for i, c in enumerate(candidates)}
-            t0 = time.perf_counter()
-            res = cross_validate(ests, X, Y, cv=folds, measures=["micro_f1"], random_state=random_state)
-            from mlviz.evaluation.tuning import format_params
+    def candidates(name, method, X):
+        grid = tuning_grid(build_estimator(method, scaling="auto", X=X, random_state=random_state))
+        return [(format_params(c), build_estimator(method, scaling="auto", X=X, random_state=random_state)
+                 .set_params(**c)) for c in (ParameterGrid(grid) if grid else [])]
 
-            ok = res[res.measure == "micro_f1"].groupby("method")["value"].mean()
-            for i, c in enumerate(candidates):
-                rows.append({"dataset": name, "method": method, "candidate": format_params(c),
-                             "micro_f1": float(ok.get(str(i), np.nan))})
-            log(f"sweep {name} {method}: {len(candidates)} candidates, {time.perf_counter() - t0:.0f} s")
-    table = pd.DataFrame(rows)
-    if len(table):
-        table["rank"] = table.groupby(["dataset", "method"])["micro_f1"].rank(ascending=False, method="min")
-    return table
+    table = _cv_sweep(datasets, methods, load=lambda name: _data(name, max_rows, random_state),
+                      candidates=candidates, measures=["micro_f1"], cv=cv, random_state=random_state, log=log)
+    return table[["dataset", "method", "candidate", "micro_f1", "rank"]] if len(table) else table
 
 
 def best_defaults(table):

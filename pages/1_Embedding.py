@@ -146,7 +146,7 @@ def embedding_view(color, test_color, color_title):
             st.session_state["emb_lasso_changed"] = True
 
     with left:
-        st.plotly_chart(fig, key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
+        st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
         widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
     if st.session_state.pop("emb_lasso_changed", False):
         st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)

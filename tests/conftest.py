@@ -35,3 +35,11 @@ def fresh_dashboard(monkeypatch):
     yield compute
     compute.RUNNER.clear()
     compute.RUNNER.wait_idle(60)
+
+
+@pytest.fixture
+def dashboard_no_prefetch(fresh_dashboard, monkeypatch):
+    """:func:`fresh_dashboard` with the background preparation of neighbouring slider values
+    turned off, so a page does only the work asked for. Yields :mod:`mlviz.dashboard.compute`."""
+    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)
+    yield fresh_dashboard

@@ -13,42 +13,14 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from _apptest import open_app, upload_session
+from test_app_graph import many_label_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "2_Label_graph.py")
 
 
-@pytest.fixture(autouse=True)
-def clear_caches(fresh_dashboard, monkeypatch):
-    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)  # only the work asked for
-    yield
-
-
-def dataset(n=500, L=174, d=68, seed=0):
-    """CAL500-shaped: 500 × 68 dense, 174 labels with power-law frequencies, 8 latent factors."""
-    from mlviz.data import MultiLabelDataset
-
-    rng = np.random.default_rng(seed)
-    Z = rng.normal(size=(n, 8))
-    scores = Z @ rng.normal(size=(8, L)) / np.sqrt(8) + rng.normal(size=(n, L))
-    freq = np.clip(0.6 * np.arange(1, L + 1) ** -0.8, 3 / n, 0.6)
-    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
-    Y = (scores > thr).astype(np.uint8)
-    X = Z @ rng.normal(size=(8, d)) + 0.5 * rng.normal(size=(n, d))
-    return MultiLabelDataset(X, Y, label_names=[f"tag_{j:03d}" for j in range(L)], name="synthetic-174")
-
-
-def run(ctx, **query):
-    at = AppTest.from_file(PAGE, default_timeout=180)
-    at.session_state["mlviz_uploads"] = {ctx.key: ctx}
-    at.session_state["data"] = ctx.key
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
+pytestmark = pytest.mark.usefixtures("dashboard_no_prefetch")  # fresh caches; only the work asked for
 
 
 def reference(graph, L, expand=None):
@@ -71,15 +43,15 @@ def reference(graph, L, expand=None):
 
 @pytest.mark.parametrize("expand", [None, 0])
 def test_collapsed_view_shows_the_networkx_quotient_counts(expand):
-    from mlviz.dashboard import compute, methods, state
+    from mlviz.dashboard import compute, methods
 
-    ds = dataset()
+    ds = many_label_dataset()  # CAL500-shaped: 500 x 68, 174 labels
     L = ds.n_labels
-    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
+    ctx, session = upload_session(ds)
     query = dict(cdn_collapse="true", cdn_gamma="0.3")
     if expand is not None:
         query["cdn_expand"] = f"community {expand + 1}"  # the URL holds the option shown
-    at = run(ctx, **query)
+    at = open_app(PAGE, query, session, timeout=180)
     CDN = methods.METHODS["cdn"]
     step = compute.known_steps(ctx, CDN, {**CDN.defaults(), "gamma": 0.3})[0.3]
     graph = step["graph"]

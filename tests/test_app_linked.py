@@ -3,13 +3,12 @@ with the values computed independently (cdn_effects on the fitted CDN, numpy cou
 
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _apptest import array, chart, ok, open_app, upload_session
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -17,39 +16,11 @@ PAGES = {"embedding": "1_Embedding.py", "graph": "2_Label_graph.py", "posteriors
 CDN_VALUES = {"variant": "sparse", "gamma": 0.1, "mu": 0.003, "lam": 0.1}
 
 
-@pytest.fixture(autouse=True)
-def clear_caches(fresh_dashboard, monkeypatch):
-    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)  # only the work asked for
-    yield
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
+pytestmark = pytest.mark.usefixtures("dashboard_no_prefetch")  # fresh caches; only the work asked for
 
 
 def open_page(name, **query):
-    at = AppTest.from_file(str(ROOT / "pages" / PAGES[name]), default_timeout=180)
-    at.query_params["emb_umap"] = "false"
-    for k, v in query.items():
-        at.query_params[k] = v
-    return ok(at.run())
-
-
-def charts(at):
-    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def chart(at, key):
-    (spec,) = [s for cid, s in charts(at).items() if cid.endswith(key)]
-    return spec
-
-
-def array(v):
-    if isinstance(v, dict):  # plotly's typed array
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
-    return np.asarray(v)
+    return open_app(ROOT / "pages" / PAGES[name], {"emb_umap": "false", **query}, timeout=180)
 
 
 def emotions():
@@ -215,16 +186,8 @@ def test_bad_selection_in_the_url_is_explained_not_a_traceback(query):
 
 
 def open_upload(name, ds, **query):
-    from mlviz.dashboard import state
-
-    ctx = state.context_from_dataset(state.upload_id(ds.name, ds.X.tobytes() + ds.Y.tobytes()), ds)
-    at = AppTest.from_file(str(ROOT / "pages" / PAGES[name]), default_timeout=300)
-    at.query_params["emb_umap"] = "false"
-    at.session_state["mlviz_uploads"] = {ctx.key: ctx}
-    at.session_state["data"] = ctx.key
-    for k, v in query.items():
-        at.query_params[k] = v
-    return ok(at.run()), ctx
+    ctx, session = upload_session(ds)
+    return open_app(ROOT / "pages" / PAGES[name], {"emb_umap": "false", **query}, session, timeout=300), ctx
 
 
 def test_24_labels_linked_labels_are_drawn_and_the_large_component_uses_the_named_approximation():

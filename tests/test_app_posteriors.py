@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from _apptest import array, chart, ok, open_app
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "3_Posteriors.py")
@@ -20,49 +20,20 @@ TIMEOUT = 120
 HEADLINE = ["micro_f1", "macro_f1", "example_f1", "hamming_loss", "subset_accuracy", "macro_auc"]
 
 
-@pytest.fixture(autouse=True)
-def clear_caches(fresh_dashboard, monkeypatch):
-    monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)  # only the work asked for
-    yield
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
+pytestmark = pytest.mark.usefixtures("dashboard_no_prefetch")  # fresh caches; only the work asked for
 
 
 def run(query=None, session=None):
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    for k, v in (session or {}).items():
-        at.session_state[k] = v
-    return ok(at.run())
+    return open_app(PAGE, query, session, timeout=TIMEOUT)
 
 
 def metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
-def charts(at):
-    return {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
-
-
-def chart(at, key):
-    (spec,) = [s for cid, s in charts(at).items() if cid.endswith(key)]
-    return spec
-
-
 def z_of(trace):
-    """A heatmap's z as an array (plotly may send it as a typed array: dtype, bdata, shape)."""
-    import base64
-
-    z = trace["z"]
-    if isinstance(z, dict):
-        a = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
-        return a.reshape([int(v) for v in str(z["shape"]).split(",")])
-    return np.asarray(z)
+    """A heatmap's z as an array."""
+    return array(trace["z"])
 
 
 def emotions_split():

@@ -238,6 +238,59 @@ def test_projector_figure_scales_fonts_markers_and_lines_of_a_copy():
     assert fig.layout.font.size is None
 
 
+def drawn_figures(at):
+    """``{chart key: (figure dict, proto)}`` of the Plotly charts a run drew."""
+    import json
+
+    return {c.proto.id.rsplit("-", 1)[-1]: (json.loads(c.proto.spec), c.proto) for c in at.get("plotly_chart")}
+
+
+def font_sizes(spec):
+    """Every font size set in a figure's layout, by path (``title.font``, ``xaxis.tickfont``, ...)."""
+    out = {}
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if (k == "font" or k.endswith("font")) and isinstance(v, dict) and isinstance(v.get("size"), (int, float)):
+                    out[f"{path}{k}"] = v["size"]
+                walk(v, f"{path}{k}.")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{path}{i}.")
+
+    walk(spec["layout"], "")
+    return out
+
+
+@pytest.mark.parametrize("page, query, keys", [
+    (SANDBOX, {}, ["sb_graph", "sb_path"]),
+    (DECISION, {}, ["dr_curves"]),
+    (str(ROOT / "pages" / "1_Embedding.py"), {"emb_umap": "false"}, ["fig_embedding"]),
+], ids=["sandbox", "decision_rules", "embedding"])
+def test_figures_a_page_draws_itself_are_enlarged_in_presentation_mode(page, query, keys):
+    """The charts these pages draw with ``st.plotly_chart`` (not via widgets.show_figure) follow
+    presentation mode: every font size set in the plain run's figure times FIGURE_SCALE, the global
+    font 13 x FIGURE_SCALE where the figure sets none; the same traces; without present=1 unchanged."""
+    from mlviz.dashboard.present import FIGURE_SCALE
+
+    plain = drawn_figures(run(page, **query))
+    big = drawn_figures(run(page, present=1, **query))
+    for key in keys:
+        (p, p_proto), (b, b_proto) = plain[key], big[key]
+        p_fonts, b_fonts = font_sizes(p), font_sizes(b)
+        assert p.get("layout", {}).get("font", {}).get("size", 12) < 12 * FIGURE_SCALE  # plain: not enlarged
+        assert b["layout"]["font"]["size"] == pytest.approx(p["layout"].get("font", {}).get("size", 13) * FIGURE_SCALE)
+        assert set(b_fonts) == set(p_fonts) | {"font"}
+        for path, size in p_fonts.items():
+            assert b_fonts[path] == pytest.approx(size * FIGURE_SCALE), (key, path)
+        assert [t.get("type") for t in b["data"]] == [t.get("type") for t in p["data"]]
+        assert [t.get("name") for t in b["data"]] == [t.get("name") for t in p["data"]]
+        assert list(b_proto.selection_mode) == list(p_proto.selection_mode)  # (the embedding's lasso stays)
+    if "fig_embedding" in keys:
+        assert len(big["fig_embedding"][1].selection_mode) == 2
+
+
 # ----------------------------------------------------------------------- guided tour: text (pure)
 
 def test_tour_text_with_given_numbers():

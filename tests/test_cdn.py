@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cdn_reference import gibbs_kernel, stationary_marginals
 from contract import check_estimator_contract
 from scipy.optimize import minimize
 from scipy.special import expit
@@ -176,19 +177,10 @@ def test_gamma_path_edges_and_warm_start():
     assert path[2].gamma == sorted(gammas, reverse=True)[2]  # neighbours untouched
 
 
-def _stationary_marginals(lin, V):
-    """Exact marginals of the systematic-scan Gibbs chain (all 2^L states)."""
-    T, states = _transition_matrix(lin, V)
-    w, vecs = np.linalg.eig(T.T)
-    pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
-    pi /= pi.sum()
-    return pi @ (states > 0)
-
-
 def test_gibbs_matches_exact_stationary_distribution():
     lin = np.array([0.3, -0.5, 0.1])
     V = np.array([[0.0, 1.5, -1.0], [0.4, 0.0, 2.0], [-1.2, 0.8, 0.0]])  # asymmetric
-    exact = _stationary_marginals(lin, V)
+    exact = stationary_marginals(lin, V)
     assert np.max(np.abs(exact - expit(lin))) > 0.05  # dependencies matter
     n = 3000
     P = gibbs_marginals(np.tile(lin, (n, 1)), V, np.full((n, 3), 0.5), 20, 150,
@@ -399,23 +391,6 @@ def test_callback_reports_every_iteration_and_can_abort_a_refit():
 
 
 # ------------------------------------------------------------ inference with a stated accuracy
-def _transition_matrix(lin, V):
-    """The systematic-scan kernel written out state by state (independent of the library)."""
-    L = len(lin)
-    states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
-    index = {tuple(s): i for i, s in enumerate(states)}
-    T = np.eye(len(states))
-    for k in range(L):
-        Tk = np.zeros_like(T)
-        for i, s in enumerate(states):
-            p = expit(lin[k] + sum(s[t] * V[t, k] for t in range(L) if t != k))
-            for val, pr in ((1.0, p), (-1.0, 1 - p)):
-                s2 = s.copy(); s2[k] = val
-                Tk[i, index[tuple(s2)]] += pr
-        T = T @ Tk
-    return T, states
-
-
 @pytest.mark.parametrize("L", [3, 4])
 @pytest.mark.parametrize("direct", [True, False])
 def test_exact_marginals_equal_brute_force_stationary_distribution(L, direct, monkeypatch):
@@ -432,12 +407,9 @@ def test_exact_marginals_equal_brute_force_stationary_distribution(L, direct, mo
     np.fill_diagonal(V, 0.0)
     P, err = exact_marginals(lin, V, np.full((5, L), 0.5))
     for i in range(5):
-        T, states = _transition_matrix(lin[i], V)
+        T, _ = gibbs_kernel(lin[i], V)
         np.testing.assert_allclose(T.sum(axis=1), 1.0)
-        w, vecs = np.linalg.eig(T.T)
-        pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
-        pi /= pi.sum()
-        np.testing.assert_allclose(P[i], pi @ (states > 0), atol=1e-8)
+        np.testing.assert_allclose(P[i], stationary_marginals(lin[i], V), atol=1e-8)
     assert np.all(err <= 1e-9)
 
 
@@ -460,10 +432,7 @@ def test_predict_proba_exact_per_component_and_gibbs_within_stated_error():
     assert np.all(m.predict_proba_se_ <= 1e-9)
     lin = m.decision_function(X[:25])
     for i in range(25):  # the whole L-label chain by brute force (components are independent)
-        T, states = _transition_matrix(lin[i], V)
-        w, vecs = np.linalg.eig(T.T)
-        pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
-        np.testing.assert_allclose(P[i], (pi / pi.sum()) @ (states > 0), atol=1e-8)
+        np.testing.assert_allclose(P[i], stationary_marginals(lin[i], V), atol=1e-8)
     # Gibbs on the same model: within 5 stated standard errors, SE at the target
     g = SparseCDN(**{**m.get_params(), "inference": "gibbs", "se_target": 0.01}).fit(X, Y)
     Pg = g.predict_proba(X[:25])

@@ -13,35 +13,7 @@ from scipy.special import expit
 from mlviz.models.cdn_effects import (MAX_EXACT_LABELS, TooLargeError, clamped_marginals, conditional_marginal,
                                       edge_effect, top_instances)
 
-
-# ------------------------------------------------------------------ brute force (independent of the library)
-def _clamped_kernel(lin, V, a, value):
-    """The systematic-scan kernel over all 2^L ±1 states, label ``a`` set to ``value`` instead of resampled."""
-    L = len(lin)
-    states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
-    index = {tuple(s): i for i, s in enumerate(states)}
-    T = np.eye(len(states))
-    for k in range(L):
-        Tk = np.zeros_like(T)
-        for i, s in enumerate(states):
-            if k == a:
-                s2 = s.copy(); s2[k] = 2.0 * value - 1.0
-                Tk[i, index[tuple(s2)]] = 1.0
-                continue
-            p = expit(lin[k] + sum(s[t] * V[t, k] for t in range(L) if t != k))
-            for val, pr in ((1.0, p), (-1.0, 1 - p)):
-                s2 = s.copy(); s2[k] = val
-                Tk[i, index[tuple(s2)]] += pr
-        T = T @ Tk
-    return T, states
-
-
-def _brute_clamped(lin, V, a, value):
-    T, states = _clamped_kernel(lin, V, a, value)
-    w, vecs = np.linalg.eig(T.T)
-    pi = np.real(vecs[:, np.argmin(np.abs(w - 1))])
-    pi /= pi.sum()
-    return pi @ (states > 0)
+from _cdn_reference import stationary_marginals  # brute force over all 2^L states, independent of the library
 
 
 @pytest.mark.parametrize("L", [3, 5, 6])
@@ -56,7 +28,7 @@ def test_clamped_marginals_equal_brute_force_enumeration(L):
         for value in (0, 1):
             P = clamped_marginals(lin, V, a, value)
             for i in range(3):
-                np.testing.assert_allclose(P[i], _brute_clamped(lin[i], V, a, value), atol=1e-7)
+                np.testing.assert_allclose(P[i], stationary_marginals(lin[i], V, clamp=(a, value)), atol=1e-7)
 
 
 def test_symmetric_weights_clamping_equals_conditioning_of_the_ising_joint():
@@ -115,8 +87,8 @@ def test_edge_effect_of_a_fitted_cdn_equals_enumeration(cdn):
     eff = edge_effect(model, X, 0, 3)
     assert eff.method == "exact"
     for i in range(len(X)):
-        assert eff.p_on[i] == pytest.approx(_brute_clamped(lin[i], V, 0, 1)[3], abs=1e-7)
-        assert eff.p_off[i] == pytest.approx(_brute_clamped(lin[i], V, 0, 0)[3], abs=1e-7)
+        assert eff.p_on[i] == pytest.approx(stationary_marginals(lin[i], V, clamp=(0, 1))[3], abs=1e-7)
+        assert eff.p_off[i] == pytest.approx(stationary_marginals(lin[i], V, clamp=(0, 0))[3], abs=1e-7)
     assert np.abs(eff.delta).max() > 0.1  # label 3 copies label 0: switching 0 moves 3
 
 

@@ -7,9 +7,10 @@
   (:func:`hidden`, used by :mod:`~mlviz.dashboard.widgets` and ``app.py``), the other
   groups are hidden by a style rule (their values still come from the URL, so the
   view is the one the link describes);
-* text is larger (:data:`FONT_SCALE`) and every figure drawn with
-  :func:`mlviz.dashboard.widgets.show_figure` gets larger fonts and markers
-  (:func:`projector_figure`, :data:`FIGURE_SCALE`);
+* text is larger (:data:`FONT_SCALE`) and every figure gets larger fonts and markers
+  (:func:`projector_figure`, :data:`FIGURE_SCALE`): those drawn with
+  :func:`mlviz.dashboard.widgets.show_figure`, and those a page draws itself through
+  :func:`screen_figure`;
 * :func:`takeaway` draws each view's one-sentence takeaway (nothing outside
   presentation mode: the pages are unchanged there).
 
@@ -118,6 +119,13 @@ def apply() -> None:
                    f"groups: {', '.join(GROUPS)} (or all).")
     st.button("Exit presentation", key="present_exit", on_click=_exit, icon=":material/close_fullscreen:",
               type="tertiary", help="Back to the normal view (or remove present=1 from the address).")
+
+
+def screen_figure(fig):
+    """The figure to draw: in presentation mode the enlarged copy (:func:`projector_figure`), otherwise
+    ``fig`` itself. For pages that call ``st.plotly_chart`` directly (e.g. with a selection callback);
+    :func:`mlviz.dashboard.widgets.show_figure` uses it too. Downloads keep ``fig`` as built."""
+    return projector_figure(fig) if active() else fig
 
 
 def takeaway(text) -> None:

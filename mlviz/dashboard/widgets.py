@@ -28,11 +28,67 @@ def fmt_value(v) -> str:
     return str(v)
 
 
+def _option_matching(raw: str, options) -> int | None:
+    """Index of the numeric option equal to the number written in ``raw`` (``"0.003"``, ``"1e-2"``,
+    ``"0.50"``; relative tolerance 1e-9), or None when ``raw`` is not a number or matches no
+    option. Booleans and non-numeric options never match."""
+    try:
+        x = float(raw)
+    except (TypeError, ValueError):
+        return None
+    if not np.isfinite(x):
+        return None
+    for i, o in enumerate(options):
+        if isinstance(o, (bool, np.bool_)) or not isinstance(o, (int, float, np.integer, np.floating)):
+            continue
+        if np.isclose(x, float(o), rtol=1e-9, atol=0.0):
+            return i
+    return None
+
+
+def canonical_url_value(key: str, options) -> None:
+    """Rewrite the URL value of the bound control ``key`` to the option's own label when it
+    writes one of the numeric ``options`` differently (``?lam=0.003`` for the option shown as
+    ``3e-03``), then rerun once so the control starts from it.
+
+    Streamlit's ``bind="query-params"`` matches the URL string against the formatted options and
+    silently drops anything else (the control starts at its default and the parameter leaves the
+    URL); it seeds controls from the address the page was loaded with, so rewriting
+    ``st.query_params`` alone is not enough: the rerun makes the binding read the rewritten
+    address. A value that matches no option is left to Streamlit (the default). Nothing happens
+    when the value is already an option's label or the control is already bound in this
+    session (Streamlit refuses to set a bound parameter; the control then keeps its own value).
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    if key not in st.query_params:
+        return
+    values = st.query_params.get_all(key)
+    labels = [fmt_value(o) for o in options]
+    if len(values) != 1 or values[0] in labels:
+        return
+    i = _option_matching(values[0], options)
+    if i is None:
+        return
+    try:
+        st.query_params[key] = labels[i]
+    except StreamlitAPIException:
+        return
+    st.rerun()
+
+
 def param_slider(param, key: str, container=None):
-    """Draw one hyperparameter control for a :class:`~mlviz.dashboard.methods.Param`."""
+    """Draw one hyperparameter control for a :class:`~mlviz.dashboard.methods.Param`.
+
+    The control is bound to the URL parameter ``key``; a URL value that writes an option's number
+    differently from its label (``0.003``, ``0.0030`` or ``3e-3`` for ``3e-03``, ``1e0`` for
+    ``1``) selects that option (:func:`canonical_url_value`); any other unknown value gives the
+    default.
+    """
     where = container if container is not None else st
     if param.grid is None:
         return param.default
+    canonical_url_value(key, param.grid)
     if len(param.grid) <= 4 and not all(isinstance(v, (int, float)) for v in param.grid):
         return where.radio(
             param.label, param.grid, index=param.grid.index(param.default), key=key, help=param.help,
@@ -156,6 +212,6 @@ def show_figure(fig, name: str, key: str, **kwargs):
     from . import present
 
     kwargs.setdefault("theme", None)
-    event = st.plotly_chart(present.projector_figure(fig) if present.active() else fig, key=key, **kwargs)
+    event = st.plotly_chart(present.screen_figure(fig), key=key, **kwargs)
     download_figure(fig, name, key=f"dl_{key}")
     return event
