@@ -254,3 +254,35 @@ def test_a_user_request_reaches_what_the_prefetch_job_it_joins_is_waiting_for():
         assert r.submit("K", k, owner=("A", "graph")).result(T) == 2
     r.clear()
     r.wait_idle(T)
+
+
+def test_a_prefetch_result_never_evicts_what_is_kept():
+    """A full cache keeps what users asked for: a prefetched value is kept only if it fits beside
+    them (else dropped: it is recomputed when asked for); a user's value still makes room."""
+    r = Runner(workers=1, budget=100_000)
+    for i in range(2):
+        r.submit(f"user{i}", lambda token: np.ones(5_000)).result(T)  # 40 kB each: 80 kB kept
+    r.submit("ahead", lambda token: np.ones(5_000), priority=PREFETCH).result(T)
+    assert r.peek("ahead") is None and r.peek("user0") is not None and r.peek("user1") is not None
+    r.submit("small-ahead", lambda token: np.ones(1_000), priority=PREFETCH).result(T)  # 8 kB fits
+    assert r.peek("small-ahead") is not None
+    r.submit("user2", lambda token: np.ones(5_000)).result(T)
+    assert r.peek("user2") is not None and r.peek("user0") is None  # the least recently used made room
+    lru = ByteLRU(budget=10_000)
+    assert lru.put("a", np.zeros(1000)) and not lru.put("b", np.zeros(300), evict=False)
+    assert lru.get("a") is not None and lru.get("b") is None and lru.put("b", np.zeros(300))
+
+
+def test_prefetch_stops_when_the_cache_is_half_full(monkeypatch):
+    from mlviz.dashboard import compute, methods
+
+    r = Runner(workers=1, budget=100_000)
+    monkeypatch.setattr(compute, "RUNNER", r)
+    asked = []
+    M = methods.METHODS["mllem"]
+    compute.prefetch(M, M.defaults(), ("s", "slot"), lambda v, owner, priority: asked.append(v))
+    assert len(asked) == len(M.neighbours(M.defaults())) > 0
+    r.results.put("big", np.ones(7_000))  # 56 kB > half of the budget
+    asked.clear()
+    compute.prefetch(M, M.defaults(), ("s", "slot"), lambda v, owner, priority: asked.append(v))
+    assert asked == []

@@ -44,6 +44,8 @@ def _env_float(name, default):
 
 RUNNER = jobs.Runner(workers=max(1, int(_env_float("MLVIZ_WORKERS", 2))),
                      prefetch_workers=max(1, int(_env_float("MLVIZ_PREFETCH_WORKERS", 2))))
+#: Above this fraction of the result cache's budget nothing new is prepared ahead (:func:`prefetch`).
+PREFETCH_FILL = 0.5
 #: Seconds a rerun waits for its job before it answers with the previous result and a notice.
 WAIT = _env_float("MLVIZ_WAIT", 0.15)
 
@@ -303,6 +305,8 @@ def prefetch(method: Method, values: dict, owner: tuple, submit, *, points: bool
     non-path slider and, with ``points``, for every other point of the current path.
     ``owner`` is ``(session, slot)``; each prefetch gets a slot of its own below it, so the next
     move cancels the stale ones."""
+    if RUNNER.results.size > PREFETCH_FILL * RUNNER.results.budget:
+        return  # the cache is filling up: keep it for what people look at (prefetch results never evict)
     todo = method.neighbours(values)
     if points and method.path is not None:
         current = method.complete(values)

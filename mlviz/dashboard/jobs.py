@@ -302,7 +302,10 @@ class Runner:
                 job.future.set_exception(exc)
                 self._cond.notify_all()
             return
-        self.results.put(job.key, value)  # (also when cancelled after its last check: results are pure)
+        # (also when cancelled after its last check: results are pure). A prefetch result never
+        # evicts others: at ~1,000 labels one γ path holds ~260 MB, and the neighbouring paths
+        # prepared ahead would push out the one a page is showing, which it would then refit.
+        self.results.put(job.key, value, evict=job.priority == USER)
         with self._cond:
             self._forget(job)
             job.future.set_result(value)

@@ -71,17 +71,20 @@ class ByteLRU:
         with self._lock:
             return key in self._data
 
-    def put(self, key, value, size: int | None = None) -> None:
+    def put(self, key, value, size: int | None = None, *, evict: bool = True) -> bool:
+        """Keep ``value`` under ``key`` (least recently used values make room); with ``evict=False``
+        only if it fits beside what is kept (nothing is dropped for it). Returns whether it is kept."""
         size = nbytes(value) if size is None else int(size)
         with self._lock:
             if key in self._data:
                 self._bytes -= self._data.pop(key)[1]
-            if size > self.budget:
-                return
+            if size > self.budget or (not evict and self._bytes + size > self.budget):
+                return False
             self._data[key] = (value, size)
             self._bytes += size
             while self._bytes > self.budget:
                 self._bytes -= self._data.popitem(last=False)[1][1]
+            return True
 
     def pop(self, key) -> None:
         with self._lock:
