@@ -233,3 +233,18 @@ def test_selection_profile_is_the_mean_of_the_selected_rows():
     np.testing.assert_allclose(everyone, P[:, labels].mean(0))
     with pytest.raises(ValueError, match="no instance"):
         selection_profile(P, np.zeros(50, bool))
+
+
+def test_upset_matrix_writes_at_most_50_label_names_the_most_frequent_used():
+    from mlviz.plotting.upset import upset_figure
+
+    rng = np.random.default_rng(0)
+    Y = (rng.random((3000, 300)) < 0.02).astype(np.uint8)  # ~6 labels per row: many labels in the top sets
+    names = [f"label_{j:03d}" for j in range(300)]
+    fig = upset_figure(Y, names, top_k=60)
+    sets = fig.layout.meta["sets"]
+    used = sorted({j for s in sets for j in s})
+    freq = Y.sum(axis=0)
+    expected = sorted(used, key=lambda j: (-int(freq[j]), j))[:50]
+    assert len(used) > 50 and fig.layout.meta["rows"] == expected
+    assert len(fig.layout.yaxis2.ticktext) == 50

@@ -23,7 +23,7 @@ __all__ = ["labelset_intersections", "upset_figure", "selected_intersections", "
 #: How the empty label set is written.
 EMPTY_SET = "∅ (no label)"
 #: Most intersections drawn and most label rows of the dot matrix.
-MAX_INTERSECTIONS, MAX_ROWS = 60, 60
+MAX_INTERSECTIONS, MAX_ROWS = 60, 50  # (≤ 50 names on a figure; a bar's hover names its whole set)
 
 
 def labelset_intersections(Y, top_k=None):
