@@ -51,7 +51,7 @@ def test_only_focused_labels_get_markers_and_names():
     assert list(shown.hovertext) == [names[j] for j in top]
     assert other.visible == "legendonly" and other.mode == "markers" and len(other.x) == L - 25
     assert other.name == f"other labels ({L - 25})"
-    assert "markers of 25 of 300 labels drawn" in fig.layout.title.subtitle.text
+    assert "25 of 300 label markers drawn" in fig.layout.title.subtitle.text
     hand = mp.embedding_scatter(RNG.normal(size=(40, 2)), Lc, names, focus_labels=[7, 3, 7, 999])
     np.testing.assert_array_equal(_labels(hand)[-1].customdata, [7, 3])
     # selection still maps curve + customdata back to label indices
@@ -90,7 +90,7 @@ def test_written_label_names_do_not_overlap():
     assert min(lab.x) >= xr[0] and max(lab.x) <= xr[1]
     written = [k for k, t in enumerate(lab.text) if t]
     assert 0 < len(written) < L
-    assert "not written where they would overlap" in fig.layout.title.subtitle.text
+    assert "names hidden where they would overlap: hover a diamond" in fig.layout.title.subtitle.text
     m = lay["margin"]
     for width in (800, 1600):
         pw, ph = width - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]   # legend below: full width

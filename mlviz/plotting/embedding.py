@@ -466,13 +466,12 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     unwritten = 0 if positions is None else sum(p is None for p in positions)
     notes = []
     if hidden:
-        notes.append(f"markers of {len(focus)} of {len(names)} labels drawn; "
-                     f"the other {hidden}: legend entry “other labels”")
-    if unwritten:
-        notes.append(f"{unwritten} label names not written where they would overlap: hover a diamond")
+        notes.append(f"{len(focus)} of {len(names)} label markers drawn (others: legend “other labels”)")
+    if unwritten:  # (short: the subtitle is one line, ~110 characters fit a 1600 px window's column)
+        notes.append(f"{unwritten} names hidden where they would overlap: hover a diamond")
     if dims == 2:
         layout["dragmode"] = "lasso"
-    lay = layout_dict(title=title, height=600 if dims == 2 else 650, subtitle="; ".join(notes) or None,
+    lay = layout_dict(title=title, height=600 if dims == 2 else 650, subtitle=" · ".join(notes) or None,
                       **layout)
     lay["margin"] = dict(lay["margin"], b=90 if dims == 2 else 60, r=20 if dims == 3 else 30)
     return go.Figure(data=data, layout=lay)
