@@ -18,8 +18,8 @@ line as measured, then a summary table:
   others, Streamlit exception elements, an "expect minutes" gate; on the Label graph, the pairs of
   overlapping names on each graph (counted, not asserted);
 * one keyboard slider move per page (focus the thumb, press an arrow key): seconds until settled; on
-  Compare also "Run cross-validation" with its default methods (seconds to its first figure and until
-  settled);
+  Compare (visited last) also "Run cross-validation" with its default methods (seconds to its first figure
+  and until settled, beside the page's own estimate; cancelled after ``--run-timeout`` s);
 * peak resident memory of the server (its process and children, sampled every 0.5 s).
 
 The Reference check page is skipped: it runs on the bundled benchmark sets only (for an upload it
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -56,16 +57,16 @@ from test_scale_browser import (GRAPH_NAME_BOXES, HOW_TO_SEE, IDLE, MAX_NAMES, N
                                 name_overlaps, settle)
 
 WIDTH, HEIGHT = 1600, 1000
-CDN_TITLE = r"/Sparse CDN label graph/i"
 # one keyboard move per page: (slider label, key pressed), or (button name, "click")
 MOVES = {
-    "embedding": [("How many", "ArrowRight")],
+    "embedding": [("How many", "ArrowRight")],  # (labels_k is shared by the pages: moved back, untimed)
     "label_graph": [("Edges drawn at most", "ArrowRight"), ("γ / γ_max", "ArrowRight")],
     "posteriors": [("Test instances drawn", "ArrowLeft")],
     "compare": [("Folds", "ArrowLeft"), ("Run cross-validation", "click")],
     "sandbox": [("γ / γ_max", "ArrowLeft")],
     "decision_rules": [("Threshold t", "ArrowRight")],
 }
+SHARED = {"How many": "ArrowLeft"}  # sliders shared by the pages, and the key that moves them back
 # the drawn, non-stale figures that were not there before the click
 NEW_FIGURES = """() => {
     const old = window.__mlvizOld || new WeakSet();
@@ -152,6 +153,7 @@ def wait_figures(page, t0, timeout, cdn=False):
     """Poll (every 0.1 s) until a new figure is drawn and, with ``cdn``, the learned CDN graph too, or until the
     page is idle with no notice; return (seconds to the first figure, seconds to the CDN graph) or None each."""
     first = learned = None
+    idle_polls = 0
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         titles = page.evaluate(NEW_FIGURES)
@@ -165,7 +167,8 @@ def wait_figures(page, t0, timeout, cdn=False):
         idle = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
             return !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
                    && !/updates by itself|being computed/.test(m ? m.innerText : ''); }""")
-        if idle and now > 3:  # idle with no notice, and not drawn: settle() takes over
+        idle_polls = idle_polls + 1 if idle else 0
+        if idle_polls >= 3 and now > 1:  # idle with no notice for 0.2 s, and not drawn: settle() takes over
             break
         page.wait_for_timeout(100)
     return first, learned
@@ -198,18 +201,27 @@ def press(page, name, timeout):
     button = page.get_by_role("button", name=name)
     if not button.count():
         return None, "button not on the page"
+    said = re.search(r"Expected time[^\n]*|This run will take long[^\n]*",
+                     page.locator("[data-testid='stMain']").inner_text())
     page.evaluate(MARK_OLD)
     t0 = time.monotonic()
     button.first.click()
     first, _ = wait_figures(page, t0, timeout)
-    dt, note = timed_settle(page, t0, timeout)
-    return dt, f"first new figure {_fmt(first)} s" + (f"; {note}" if note else "")
+    dt, note = timed_settle(page, t0, max(timeout - (time.monotonic() - t0), 1))
+    if dt != dt:  # not done: cancel it (it would slow down what is measured next)
+        cancel = page.get_by_role("button", name="Cancel")
+        if cancel.count():
+            cancel.first.click()
+            note += "; cancelled"
+    return dt, (f"first new figure {_fmt(first)} s" + (f"; the page said: {said.group(0)[:160]!r}" if said else "")
+                + (f"; {note}" if note else ""))
 
 
-def move(page, label, key, timeout):
-    """Press ``key`` on the thumb of the first slider labelled ``label``; return (seconds to settled, note)."""
+def move(page, label, key, timeout, run_timeout=None):
+    """Press ``key`` on the thumb of the first slider labelled ``label`` (``key == "click"``: click the button
+    ``label``, waiting at most ``run_timeout`` s); return (seconds to settled, note)."""
     if key == "click":
-        return press(page, label, timeout)
+        return press(page, label, run_timeout or timeout)
     thumb = page.locator("[data-testid='stSlider']", has_text=label).locator("input[type='range']")
     if not thumb.count():
         return None, "slider not on the page"
@@ -230,7 +242,7 @@ def move(page, label, key, timeout):
     return dt, f"{before} → {now}" + (f"; {note}" if note else "")
 
 
-def run(shape, shots, timeout):
+def run(shape, shots, timeout, run_timeout):
     from playwright.sync_api import sync_playwright
 
     os.environ.pop("MLVIZ_WAIT", None)  # the app's default compute.WAIT: what a user sees
@@ -260,7 +272,9 @@ def run(shape, shots, timeout):
                 except pytest.fail.Exception as e:
                     dt, note = float("nan"), f"NEVER SETTLED: {str(e)[:200]}"
                 rows.add("Home", "upload: click Load → name + figures settled", dt, note)
-                visits = [("Home", "home")] + PAGES
+                # Compare last: its cross-validation run is the longest wait and should not slow the other pages
+                visits = [("Home", "home")] + [v for v in PAGES if v[1] != "compare"] + [
+                    v for v in PAGES if v[1] == "compare"]
                 for i, (title, slug) in enumerate(visits):
                     res = {"page": title, "first": None, "settled": None, "cdn": None, "moves": []}
                     if i:
@@ -269,8 +283,12 @@ def run(shape, shots, timeout):
                         page.locator("[data-testid='stSidebar'] a", has_text=title).first.click()
                         first, learned = wait_figures(page, t0, timeout, cdn=slug == "label_graph")
                         res["settled"], note = timed_settle(page, t0, timeout)
-                        if first is None and page.evaluate(NEW_FIGURES):
-                            first = res["settled"]  # drawn while settle() looked
+                        drawn = page.evaluate(NEW_FIGURES)  # drawn while settle() looked
+                        if first is None and drawn:
+                            first = res["settled"]
+                        if slug == "label_graph" and learned is None and any(
+                                "sparse cdn label graph" in t.lower() for t in drawn):
+                            learned = res["settled"]
                         res["first"], res["cdn"] = first, learned
                         rows.add(title, "click → first figure drawn", first if first is not None else "none")
                         if slug == "label_graph":
@@ -303,10 +321,12 @@ def run(shape, shots, timeout):
                                      f"{fig_title[:60]!r}" + (f"; e.g. {over[0][0]!r} / {over[0][1]!r}" if over
                                                               else ""))
                     for label, key in MOVES.get(slug, []):
-                        mdt, mnote = move(page, label, key, timeout)
+                        mdt, mnote = move(page, label, key, timeout, run_timeout)
                         res["moves"].append((label, mdt))
                         rows.add(title, f"move '{label}' ({key}) → settled", mdt if mdt is not None else "n/a",
                                  mnote)
+                        if label in SHARED and mdt is not None:
+                            move(page, label, SHARED[label], timeout)
                     if res["moves"]:  # what the moves drew (Compare's results) is checked too
                         again = checks(page, names)
                         if (again["names"], again["exception"], again["gate"]) != (res["names"], res["exception"],
@@ -363,10 +383,12 @@ def main(argv=None):
     ap.add_argument("--shape", choices=["delicious", "bibtex", "cal500"], default="delicious")
     ap.add_argument("--screenshots", metavar="DIR", help="save one full-page screenshot per page here")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds to wait for one step (default 1800)")
+    ap.add_argument("--run-timeout", type=float, default=600,
+                    help="seconds to wait for Compare's cross-validation run before cancelling it (default 600)")
     args = ap.parse_args(argv)
     if args.screenshots:
         Path(args.screenshots).mkdir(parents=True, exist_ok=True)
-    run(args.shape, args.screenshots, args.timeout)
+    run(args.shape, args.screenshots, args.timeout, args.run_timeout)
 
 
 if __name__ == "__main__":
