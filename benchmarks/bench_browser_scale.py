@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import sys
 import tempfile
 import threading
@@ -386,6 +387,7 @@ def main(argv=None):
     ap.add_argument("--run-timeout", type=float, default=600,
                     help="seconds to wait for Compare's cross-validation run before cancelling it (default 600)")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # (kill: the server and chromium are stopped too)
     if args.screenshots:
         Path(args.screenshots).mkdir(parents=True, exist_ok=True)
     run(args.shape, args.screenshots, args.timeout, args.run_timeout)
