@@ -15,8 +15,9 @@ line as measured, then a summary table:
   first seen, 0.5 s resolution) and, on the Label graph, (c) the learned graph is drawn (a figure
   titled /Sparse CDN label graph/);
 * per page: the most label names written on one figure, whether the page says how to see the
-  others, Streamlit exception elements, an "expect minutes" gate; on the Label graph, the pairs of
-  overlapping names on each graph (counted, not asserted);
+  others, Streamlit exception elements, an "expect minutes" gate, SVG texts running past their
+  figure's edge (cut off); on the Label graph, the pairs of overlapping names on each graph (counted,
+  not asserted);
 * one keyboard slider move per page (focus the thumb, press an arrow key): seconds until settled; on
   Compare (visited last) also "Run cross-validation" with its default methods (seconds to its first figure
   and until settled, beside the page's own estimate; cancelled after ``--run-timeout`` s);
@@ -75,6 +76,15 @@ NEW_FIGURES = """() => {
         .filter(d => d._fullLayout && !old.has(d._fullLayout) && !d.closest("[data-stale='true']"))
         .map(d => d.layout && d.layout.title ? String(d.layout.title.text || d.layout.title) : '');
 }"""
+# SVG text running past its figure's left or right edge (cut off on screen): [figure title, text] each
+CLIPPED_TEXT = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(div => {
+    const box = div.getBoundingClientRect();
+    const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
+    return [...div.querySelectorAll('svg text')].filter(t => t.textContent.trim().length).filter(t => {
+        const r = t.getBoundingClientRect();
+        return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1);
+    }).map(t => [title, t.textContent.trim()]);
+})"""
 MARK_OLD = """() => { window.__mlvizOld = new WeakSet([...document.querySelectorAll('.js-plotly-plot')]
     .map(d => d._fullLayout).filter(Boolean)); }"""
 
@@ -193,7 +203,9 @@ def checks(page, names):
     counts = page.evaluate(NAMES_PER_PLOT, names)
     most = max(counts, key=lambda c: c[1], default=("", 0))
     partial = any(0 < k < len(names) for _, k in counts)
-    return {"names": most[1], "names_fig": most[0], "how_to_see": (bool(HOW_TO_SEE.search(text)) if partial else None),
+    clipped = page.evaluate(CLIPPED_TEXT)
+    return {"clipped": clipped, "names": most[1], "names_fig": most[0],
+            "how_to_see": (bool(HOW_TO_SEE.search(text)) if partial else None),
             "exception": exc, "gate": "expect minutes" in text.lower(), "figures": len(counts)}
 
 
@@ -309,6 +321,9 @@ def run(shape, shots, timeout, run_timeout):
                         flags.append(f"EXCEPTION: {res['exception']}")
                     if res["gate"]:
                         flags.append("'expect minutes' GATE")
+                    if res["clipped"]:
+                        flags.append(f"{len(res['clipped'])} TEXTS CUT OFF at a figure's edge, e.g. "
+                                     f"{res['clipped'][0][1][-70:]!r} on {res['clipped'][0][0][:40]!r}")
                     if res["names"] > MAX_NAMES:
                         flags.append(f"MORE THAN {MAX_NAMES} NAMES")
                     rows.add(title, "legibility", res["names"], "; ".join(flags))
@@ -340,6 +355,7 @@ def run(shape, shots, timeout, run_timeout):
                             res.update(names=again["names"], names_fig=again["names_fig"])
                         res["exception"] = res["exception"] or again["exception"]
                         res["gate"] = res["gate"] or again["gate"]
+                        res["clipped"] += [c for c in again["clipped"] if c not in res["clipped"]]
                         if again["how_to_see"] is False:
                             res["how_to_see"] = False
                         elif res["how_to_see"] is None:
@@ -369,14 +385,14 @@ def print_summary(shape, name, L, rows, summary, peak):
     print(f"\n## {shape} ({name}, {L} labels): upload {size / 2**20:.2f} MB, Load → Home settled {_fmt(upload)} s; "
           f"server peak RSS {peak:.0f} MB; load average at end {os.getloadavg()}")
     print("| page | first figure s | settled s | learned CDN graph s | slider move → settled s | most names on a "
-          "figure | how to see others | exception | gate | overlapping names |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "figure | how to see others | exception | gate | overlapping names | texts cut off |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in summary:
         moves = "; ".join(f"{lab}: {_fmt(dt)}" for lab, dt in r["moves"]) or "—"
         how = {None: "—", True: "yes", False: "NO"}[r["how_to_see"]]
         print(f"| {r['page']} | {_fmt(r['first'])} | {_fmt(r['settled'])} | {_fmt(r['cdn'])} | {moves} | {r['names']} "
               f"| {how} | {r['exception'] or 'none'} | {'YES' if r['gate'] else 'no'} | "
-              f"{' / '.join(map(str, r.get('overlaps', []))) or '—'} |", flush=True)
+              f"{' / '.join(map(str, r.get('overlaps', []))) or '—'} | {len(r['clipped'])} |", flush=True)
 
 
 def main(argv=None):
