@@ -347,6 +347,9 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                                      f"{fig_title[:60]!r}" + (f"; e.g. {over[0][0]!r} / {over[0][1]!r}" if over
                                                               else ""))
                     for label, key in MOVES.get(slug, []):
+                        if res["settled"] != res["settled"]:  # (nan) a move would wait for the same work again
+                            rows.add(title, f"move '{label}' ({key}) → settled", "skipped", "the page never settled")
+                            continue
                         mdt, mnote = move(page, label, key, timeout, run_timeout)
                         res["moves"].append((label, mdt))
                         rows.add(title, f"move '{label}' ({key}) → settled", mdt if mdt is not None else "n/a",
