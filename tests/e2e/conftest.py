@@ -39,11 +39,21 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@contextlib.contextmanager
-def _serve(tmp_path_factory, **extra_env):
-    """Run ``streamlit run app.py`` on a free port with ``extra_env``; yield its URL; always stop it."""
+class ServerError(RuntimeError):
+    """The Streamlit server exited or did not become healthy (the message ends with its log)."""
+
+
+def start_server(log_dir, **extra_env):
+    """Start ``streamlit run app.py`` on a free loopback port with ``extra_env``, logging to
+    ``log_dir/server.log``; return ``(process, url)`` once it is healthy.
+
+    Raises
+    ------
+    ServerError
+        If the server exits early or is not healthy within 60 s (it is stopped first).
+    """
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = Path(log_dir) / "server.log"
     streamlit = Path(sys.executable).with_name("streamlit")
     cmd = [str(streamlit) if streamlit.exists() else shutil.which("streamlit") or "streamlit", "run", "app.py",
            "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
@@ -51,29 +61,57 @@ def _serve(tmp_path_factory, **extra_env):
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"), **extra_env)
     with open(log, "wb") as fh:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if proc.poll() is not None:
-                    pytest.fail(f"streamlit exited early:\n{log.read_text()[-3000:]}")
-                try:
-                    with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail(f"streamlit did not become healthy:\n{log.read_text()[-3000:]}")
-                time.sleep(0.3)
-            yield url
-        finally:
-            proc.terminate()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise ServerError(f"streamlit exited early:\n{log.read_text()[-3000:]}")
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return proc, url
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(f"streamlit did not become healthy:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+    except BaseException:
+        stop_server(proc)
+        raise
+
+
+def stop_server(proc):
+    """Terminate the server (kill it after 10 s)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def serve(log_dir, **extra_env):
+    """:func:`start_server` as a context manager: yield ``(url, process)``; always stop it."""
+    proc, url = start_server(log_dir, **extra_env)
+    try:
+        yield url, proc
+    finally:
+        stop_server(proc)
+
+
+@contextlib.contextmanager
+def _serve(tmp_path_factory, **extra_env):
+    """Run ``streamlit run app.py`` on a free port with ``extra_env``; yield its URL; always stop it."""
+    try:
+        proc, url = start_server(tmp_path_factory.mktemp("streamlit"), **extra_env)
+    except ServerError as e:
+        pytest.fail(str(e))
+    try:
+        yield url
+    finally:
+        stop_server(proc)
 
 
 @pytest.fixture(scope="session")
@@ -91,6 +129,11 @@ def no_wait_app_url(tmp_path_factory):
         yield url
 
 
+def launch_chromium(pw):
+    """Debian's chromium, headless, through a started ``sync_playwright()`` object."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS, headless=True)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not Path(CHROMIUM).exists():
@@ -100,7 +143,7 @@ def browser():
     except ImportError:
         _missing("playwright is not installed")
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROME_ARGS, headless=True)
+        b = launch_chromium(pw)
         try:
             yield b
         finally:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -60,9 +61,13 @@ def many_label_mulan(directory, n=500, L=174, d=40, seed=0):
 
 def settle(page, timeout=240):
     """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and the number of
-    drawn plotly figures and the page's text length stay the same for 1.5 s."""
+    drawn plotly figures and the page's text length stay the same for 1.5 s.
+
+    Returns the ``time.monotonic()`` at which that final state was first seen (0.5 s resolution), i.e. when the page
+    settled, without the 1.5 s spent checking that it stays so.
+    """
     page.wait_for_selector(IDLE, timeout=timeout * 1000)
-    last, same, why = None, 0, ""
+    last, same, why, since = None, 0, "", time.monotonic()
     for _ in range(int(timeout / 0.5)):
         page.wait_for_timeout(500)
         state = page.evaluate(r"""() => {
@@ -76,10 +81,13 @@ def settle(page, timeout=240):
         if state[0]:
             last, same, why = None, 0, state[3]
             continue
-        same = same + 1 if state == last else 0
+        if state == last:
+            same += 1
+        else:
+            same, since = 0, time.monotonic()
         last = state
         if same >= 3:
-            return
+            return since
     pytest.fail(f"page did not settle within {timeout} s: {last or why[:300]}")
 
 
@@ -108,6 +116,38 @@ GRAPH_NAME_BOXES = """(names) => {
 }"""
 
 
+def name_overlaps(boxes):
+    """The pairs of written names (``GRAPH_NAME_BOXES`` rows of one graph) whose boxes overlap by more than 0.5 px
+    both ways: ``[(name, name, box, box), ...]``."""
+    pairs = []
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            p, q = boxes[a], boxes[b]
+            if min(p[3], q[3]) - max(p[1], q[1]) > 0.5 and min(p[4], q[4]) - max(p[2], q[2]) > 0.5:
+                pairs.append((p[0], q[0], p[1:], q[1:]))
+    return pairs
+
+
+def attach_upload(page, arff, xml):
+    """Open the Home page's upload form and attach the ARFF and the XML (the page is on Home and settled)."""
+    page.get_by_text("Upload your own data set").click()
+    inputs = page.locator("[data-testid='stFileUploader'] input[type='file']")
+    inputs.nth(0).set_input_files(str(arff))
+    page.wait_for_selector(IDLE)
+    inputs.nth(1).set_input_files(str(xml))
+    page.wait_for_selector(IDLE)
+
+
+def load_upload(page, name, timeout=240):
+    """Click "Load uploaded data", wait until Home shows ``Data set: <name>`` and its figures, fold the form away
+    and :func:`settle`; return settle's time."""
+    page.get_by_role("button", name="Load uploaded data").click()
+    page.get_by_text(f"Data set: {name}").first.wait_for(timeout=timeout * 1000)
+    page.get_by_text("Upload your own data set").click()  # fold the form away again
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=timeout * 1000)
+    return settle(page, timeout)
+
+
 def test_many_label_upload_every_page(browser, app_url, tmp_path):
     shots = Path(os.environ.get("MLVIZ_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
@@ -118,17 +158,8 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
     try:
         page.goto(app_url + "/")
         settle(page)
-        page.get_by_text("Upload your own data set").click()
-        inputs = page.locator("[data-testid='stFileUploader'] input[type='file']")
-        inputs.nth(0).set_input_files(str(arff))
-        page.wait_for_selector(IDLE)
-        inputs.nth(1).set_input_files(str(xml))
-        page.wait_for_selector(IDLE)
-        page.get_by_role("button", name="Load uploaded data").click()
-        page.get_by_text("Data set: scale174").first.wait_for(timeout=240_000)
-        page.get_by_text("Upload your own data set").click()  # fold the form away again
-        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=240_000)
-        settle(page)
+        attach_upload(page, arff, xml)
+        load_upload(page, "scale174")
         visits = [("Home", "home")] + PAGES
         for i, (title, slug) in enumerate(visits):
             if i:
@@ -151,11 +182,8 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 assert len(graphs) == 2, [g[0] for g in graphs]
                 for fig_title, boxes in graphs:
                     assert 0 < len(boxes) <= MAX_NAMES, (fig_title, len(boxes))
-                    for a in range(len(boxes)):
-                        for b in range(a + 1, len(boxes)):
-                            p, q = boxes[a], boxes[b]
-                            overlap = min(p[3], q[3]) - max(p[1], q[1]) > 0.5 and min(p[4], q[4]) - max(p[2], q[2]) > 0.5
-                            assert not overlap, f"{fig_title}: names {p[0]!r} and {q[0]!r} overlap: {p[1:]} {q[1:]}"
+                    over = name_overlaps(boxes)
+                    assert not over, f"{fig_title}: names {over[0][0]!r} and {over[0][1]!r} overlap: {over[0][2:]}"
                 assert "hover a node for the others" in text or "choose other labels above" in text
                 for k in range(2):  # the two graphs themselves (the page screenshot shows the top only)
                     page.locator("[data-testid='stPlotlyChart']").nth(k).screenshot(
