@@ -233,7 +233,9 @@ def show_results(res, done=True):
 
 
 if res is None and asked is None:
-    st.info("Pick methods and folds, then press **Run cross-validation** (a few seconds to a minute).")
+    st.info("Pick methods and folds, then press **Run cross-validation**: seconds on the bundled sets, minutes on "
+            "thousands of instances × hundreds of labels (the expected time above counts the methods already fitted "
+            "on this data set; folds appear as they finish, and the run can be cancelled).")
 elif res is not None:
     if asked != request:
         st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
