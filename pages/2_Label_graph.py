@@ -205,7 +205,8 @@ def graph_view():
         values["gamma"] = resolved
     ready = resolved is not None and resolved in compute.known_steps(ctx, CDN, values)
     shown = progress.shown(job, ready=ready, settings=values, slot="graph", label="Fitting the sparse CDN γ path",
-                           widgets=WIDGETS if choice != AUTO else {k: v for k, v in WIDGETS.items() if k != "gamma"})
+                           widgets=WIDGETS if choice != AUTO else {k: v for k, v in WIDGETS.items() if k != "gamma"},
+                           until=lambda j: point(j.partial or {}) in (j.partial or {}))  # (not the whole path)
     steps = compute.known_steps(ctx, CDN, shown) if shown is not None else {}
     if shown is None or shown["gamma"] not in steps:
         if shown is None:  # nothing learned yet to show: the co-occurrence graph needs no fit

@@ -63,7 +63,8 @@ def describe(settings: dict) -> str:
     return ", ".join(f"{k} = {fmt_value(v)}" for k, v in settings.items())
 
 
-def shown(job, *, ready: bool, settings: dict, slot: str, label: str, widgets: dict | None = None):
+def shown(job, *, ready: bool, settings: dict, slot: str, label: str, widgets: dict | None = None,
+          until=None):
     """The settings whose result the page draws now (see the module docstring).
 
     Parameters
@@ -79,6 +80,9 @@ def shown(job, *, ready: bool, settings: dict, slot: str, label: str, widgets: d
         What runs, for people: "Fitting the sparse CDN".
     widgets : dict, optional
         ``{setting name: widget key}``: *Cancel* sets these widgets back to the settings drawn last.
+    until : callable ``job -> bool``, optional
+        The notice reruns the page as soon as this holds (e.g. the path point shown is published),
+        not only when the whole job is done.
     """
     state_key = f"mlviz_shown|{slot}"
     if ready:
@@ -87,7 +91,7 @@ def shown(job, *, ready: bool, settings: dict, slot: str, label: str, widgets: d
         return settings
     previous = st.session_state.get(state_key)
     what = "" if previous is None else f" Below: the previous result ({describe(previous)})."
-    _notice(job, f"**{label}** at {describe(settings)}", what, slot, previous, widgets or {})
+    _notice(job, f"**{label}** at {describe(settings)}", what, slot, previous, widgets or {}, until)
     return previous
 
 
@@ -132,8 +136,8 @@ def progress_text(job) -> str:
 
 
 @st.fragment(run_every=POLL)
-def _notice(job, what, previous_text, slot, previous, widget_keys):
-    if job.done():
+def _notice(job, what, previous_text, slot, previous, widget_keys, until=None):
+    if job.done() or (until is not None and until(job)):
         st.rerun()
     st.info(f":material/hourglass_top: {what}: {progress_text(job)}.{previous_text} "
             "The page updates by itself when it is done; moving a control again cancels this work.")
