@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import cache, compute, explain, focus, linked, methods, progress, state, widgets
+from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, progress, state, widgets
 from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 
 ctx = state.init_page("Embedding", ":material/scatter_plot:")
@@ -68,12 +68,11 @@ COLOR, TEST_COLOR, COLOR_TITLE = colour_controls()
 SELECTION = focus.label_selector(ctx.label_names, train_counts, prefix="labels")
 
 
-def embedding_job(values, owner, priority=None):
+def embedding_job(values, owner, priority=jobs.USER):
     """The job computing MLLEM's ``(training coordinates, label coordinates, test coordinates)``."""
-    kwargs = {} if priority is None else {"priority": priority}
     return compute.model_result(ctx, MLLEM, values, "embedding",
                                 lambda m: (m.embedding_.copy(), m.label_embedding_.copy(), m.transform(ctx.X_test)),
-                                owner=owner, **kwargs)
+                                owner=owner, priority=priority)
 
 
 @st.fragment
@@ -100,8 +99,7 @@ def embedding_view(color, test_color, color_title):
         return
     if values == asked:  # ahead of the next move: each slider's neighbouring values (a refit takes
         # seconds at ~1,000 labels × 10k instances, a cached answer ~0.1 s)
-        compute.prefetch(MLLEM, values, progress.owner("embedding"),
-                         lambda v, owner, priority: embedding_job(v, owner, priority))
+        compute.prefetch(MLLEM, values, progress.owner("embedding"), embedding_job)
     G, H, T = out[0]
     dims = values["n_components"]
     from mlviz import plotting

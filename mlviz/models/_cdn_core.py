@@ -144,11 +144,9 @@ class _CDNProblem:
         cols = np.flatnonzero(np.any(V != 0.0, axis=0))
         if cols.size == 0:
             return Z
-        if cols.size == V.shape[1]:
-            Z += self.S @ V if self.Ysp is None else 2.0 * (self.Ysp @ V) - V.sum(axis=0)
-            return Z
-        Vc = V[:, cols]
-        Z[:, cols] += self.S @ Vc if self.Ysp is None else 2.0 * (self.Ysp @ Vc) - Vc.sum(axis=0)
+        used = slice(None) if cols.size == V.shape[1] else cols  # (a slice: no copy of Z's columns)
+        Vc = V[:, used]
+        Z[:, used] += self.S @ Vc if self.Ysp is None else 2.0 * (self.Ysp @ Vc) - Vc.sum(axis=0)
         return Z
 
     def _StR(self, R):
@@ -176,8 +174,7 @@ class _CDNProblem:
         W = wv[: d * L].reshape(d, L) * self.w_scale
         Z = (W.T @ self.XT).T if self.dense else np.asarray(self.X @ W)
         if self.use_V:
-            Z = self._add_SV(np.array(Z, copy=True) if not Z.flags.writeable else Z,
-                             wv[d * L:].reshape(L, L) * self.v_scale)
+            Z = self._add_SV(Z, wv[d * L:].reshape(L, L) * self.v_scale)  # (Z is a fresh product)
         if self._use_cache:
             self._cache = (self._cache + [(wv.copy(), Z)])[-3:]
         return Z
@@ -198,10 +195,6 @@ class _CDNProblem:
         if self.use_V:
             offset = offset - self.s_mean @ V
         return offset
-
-    def _margins(self, theta):
-        """``M = S * Z`` (labels times logits), shape (n, L)."""
-        return self.S * (self._linear(theta) + self._offset(theta))
 
     @staticmethod
     def _softplus_neg(M, with_sigmoid):
