@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -35,6 +36,18 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from .memory import ByteLRU, budget_from_env
 
 USER, PREFETCH = 0, 1
+
+#: ``MLVIZ_JOB_LOG=path``: append one line per job start, end and priority change (benchmarks).
+_LOG = os.environ.get("MLVIZ_JOB_LOG")
+_T0 = time.monotonic()
+
+
+def _log(event: str, job) -> None:
+    if _LOG:
+        line = (f"{time.monotonic() - _T0:9.2f} {event:<8} p{job.priority} "
+                f"{time.monotonic() - job.started:7.2f}s {str(job.session)[:6]} {job.key[:160]}\n")
+        with open(_LOG, "a", encoding="utf-8") as fh:
+            fh.write(line)
 
 
 class Cancelled(Exception):
@@ -289,6 +302,7 @@ class Runner:
 
     def _run(self, job) -> None:
         user = job.priority == USER and job.session is not None
+        _log("start", job)
         try:
             Token(self, job).check()  # (a prefetch job starts when its session is quiet)
             if user:
@@ -297,11 +311,13 @@ class Runner:
             else:
                 value = job.fn(Token(self, job))
         except BaseException as exc:  # delivered to whoever waits (Cancelled included); never cached
+            _log("failed" if not isinstance(exc, Cancelled) else "cancel", job)
             with self._cond:
                 self._forget(job)
                 job.future.set_exception(exc)
                 self._cond.notify_all()
             return
+        _log("end", job)
         # (also when cancelled after its last check: results are pure). A prefetch result never
         # evicts others: at ~1,000 labels one γ path holds ~260 MB, and the neighbouring paths
         # prepared ahead would push out the one a page is showing, which it would then refit.
