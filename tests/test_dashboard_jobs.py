@@ -286,3 +286,108 @@ def test_prefetch_stops_when_the_cache_is_half_full(monkeypatch):
     asked.clear()
     compute.prefetch(M, M.defaults(), ("s", "slot"), lambda v, owner, priority: asked.append(v))
     assert asked == []
+
+
+# ------------------------------------------------------------- leaving a page (Runner.focus)
+def counting(started, go, ticks, value):
+    """A job function counting its token checks until ``go`` (a paused job cannot count)."""
+    def fn(token):
+        started.set()
+        while not go.is_set():
+            token.check()
+            ticks.append(1)
+            go.wait(0.005)
+        return value
+    return fn
+
+
+def paused(ticks, seconds=0.2) -> bool:
+    """True if ``ticks`` did not grow in ``seconds`` (the job counts every ~5 ms when it runs)."""
+    before = len(ticks)
+    threading.Event().wait(seconds)
+    return len(ticks) == before
+
+
+def test_a_left_page_job_gives_way_to_the_new_page_and_finishes_after():
+    r = Runner(workers=1, budget=2**20, prefetch_workers=1)
+    r.focus("A", "Posteriors")
+    started, go, ticks = threading.Event(), threading.Event(), []
+    old = r.submit("report", counting(started, go, ticks, "report"), owner=("A", "posteriors"))
+    assert started.wait(T) and not paused(ticks)  # a user job: runs
+    r.focus("A", "Decision rules")
+    assert old.priority == PREFETCH
+    new_started, new_go, new_ticks = threading.Event(), threading.Event(), []
+    new = r.submit("proba", counting(new_started, new_go, new_ticks, "proba"), owner=("A", "decision"))
+    # one user slot, held by the old job until focus: the new job starts now and the old one pauses
+    assert new_started.wait(T) and paused(ticks) and not paused(new_ticks)
+    new_go.set()
+    assert new.result(T) == "proba"
+    threading.Event().wait(r.SETTLE + 0.1)
+    assert not paused(ticks)  # the session is quiet again: the old job goes on
+    go.set()
+    assert old.result(T) == "report" and r.peek("report") == "report"
+
+
+def test_asking_again_for_a_left_job_makes_it_a_user_job_again(runner):
+    runner.focus("A", "Posteriors")
+    started, go, ticks = threading.Event(), threading.Event(), []
+    job = runner.submit("report", counting(started, go, ticks, 1), owner=("A", "posteriors"))
+    assert started.wait(T)
+    runner.focus("A", "Sandbox")
+    with runner.busy("A"):  # Sandbox's rerun
+        assert paused(ticks)
+        runner.focus("A", "Posteriors")  # back: the page asks for its job again
+        assert runner.submit("report", counting(started, go, ticks, 2), owner=("A", "posteriors")) is job
+        assert job.priority == USER and not paused(ticks)
+    go.set()
+    assert job.result(T) == 1
+
+
+def test_focus_leaves_other_sessions_and_shared_jobs_alone(runner):
+    runner.focus("A", "Posteriors"), runner.focus("B", "Posteriors")
+    evs = {k: (threading.Event(), threading.Event(), []) for k in ("shared", "own", "anon")}
+    shared = runner.submit("shared", counting(*evs["shared"], 1), owner=("A", "posteriors"))
+    runner.submit("shared", counting(*evs["shared"], 1), owner=("B", "posteriors"))
+    anon = runner.submit("anon", counting(*evs["anon"], 3), priority=PREFETCH)  # (no owner)
+    runner.focus("A", "Sandbox")
+    own = runner.submit("own", counting(*evs["own"], 2), owner=("A", "sandbox"))
+    runner.focus("A", "Decision rules")  # own's page left, shared still wanted by B
+    assert shared.priority == USER and own.priority == PREFETCH and anon.priority == PREFETCH
+    runner.focus("A", "Decision rules")  # (the same page again changes nothing)
+    assert own.priority == PREFETCH
+    for started, go, _ in evs.values():
+        go.set()
+    assert (shared.result(T), own.result(T), anon.result(T)) == (1, 2, 3)
+
+
+def test_what_a_left_job_waits_for_is_left_too_unless_a_user_job_waits_for_it():
+    r = Runner(workers=2, budget=2**20, prefetch_workers=1)
+    r.focus("A", "Posteriors")
+    d_started, d_go, d_ticks = threading.Event(), threading.Event(), []
+    d = r.submit("fit", counting(d_started, d_go, d_ticks, 10), owner=("A", "posteriors|path"))
+    assert d_started.wait(T)
+    top = r.submit("report", lambda token: r.need("fit", None, token) + 1, owner=("A", "posteriors"))
+    while d not in [j.waiting_on for j in r._jobs.values()]:  # top is waiting for the fit
+        threading.Event().wait(0.01)
+    r.focus("A", "Sandbox")
+    assert top.priority == PREFETCH and d.priority == PREFETCH
+    with r.busy("A"):
+        assert paused(d_ticks)
+    d_go.set()
+    assert top.result(T) == 11
+
+
+def test_a_dependency_another_user_job_waits_for_keeps_its_priority():
+    r = Runner(workers=3, budget=2**20, prefetch_workers=1)
+    r.focus("A", "Posteriors"), r.focus("B", "Decision rules")
+    d_started, d_go, d_ticks = threading.Event(), threading.Event(), []
+    d = r.submit("fit", counting(d_started, d_go, d_ticks, 10))  # (anonymous: a shared model fit)
+    assert d_started.wait(T)
+    a = r.submit("report", lambda token: r.need("fit", None, token) + 1, owner=("A", "posteriors"))
+    b = r.submit("proba", lambda token: r.need("fit", None, token) + 2, owner=("B", "decision"))
+    while sum(j.waiting_on is d for j in list(r._jobs.values())) < 2:
+        threading.Event().wait(0.01)
+    r.focus("A", "Sandbox")
+    assert a.priority == PREFETCH and d.priority == USER  # B still waits for the fit
+    d_go.set()
+    assert (a.result(T), b.result(T)) == (11, 12)

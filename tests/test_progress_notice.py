@@ -36,3 +36,17 @@ def test_notice_reruns_when_the_point_is_published():
 def test_notice_waits_while_the_point_is_not_published_or_without_until():
     assert _runs("0.3") == 1
     assert _runs("none") == 1
+
+
+def test_every_page_tells_the_runner_which_page_its_session_shows():
+    """init_page calls Runner.focus with the page title (what lets the left pages' jobs give way)."""
+    from pathlib import Path
+
+    from _apptest import open_app
+
+    from mlviz.dashboard.compute import RUNNER
+
+    root = Path(__file__).resolve().parents[1]
+    for page, title in [("app.py", "Home · Data"), ("pages/5_Sandbox.py", "Sandbox")]:
+        open_app(root / page, session={"mlviz_session_id": "focus-wiring"})
+        assert RUNNER._page["focus-wiring"] == title

@@ -16,6 +16,9 @@ under a string ``key``:
   job *of the same session* pauses in ``token.check()`` while that session has
   user work running (a job or a rerun, see :meth:`Runner.busy`) and
   :attr:`Runner.SETTLE` s after it (other sessions' work never pauses it);
+* **left behind**: a page calls :meth:`Runner.focus` when it opens; the user jobs a session
+  asked for on another page then continue as prefetch jobs (they pause while this page's work
+  runs) until some page asks for them again;
 * **cached**: finished results live in a locked LRU bounded by bytes
   (:class:`~mlviz.dashboard.memory.ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
 
@@ -102,6 +105,9 @@ class Job:
         self.version = 0
         self.claimed = False
         self.waiting_on = None  # the job this one needs (see Runner.need): it inherits a higher priority
+        self.running = False
+        self.holds_slot = False  # runs in one of the Runner's ``workers`` user slots
+        self.busy_session = None  # the session whose Runner.busy count this job adds to while it runs
         self.started = time.monotonic()  # (submitted; for "running for 3.2 s" notices)
 
     def done(self) -> bool:
@@ -121,16 +127,19 @@ class Job:
 
 
 class Runner:
-    """Threads running :class:`Job` s (see the module docstring): ``workers`` threads take user jobs
-    only, ``prefetch_workers`` more take any job, so a user job never waits for a thread held by a
-    paused prefetch job."""
+    """Threads running :class:`Job` s (see the module docstring): ``workers`` user jobs at a time run
+    in threads that take user jobs only, ``prefetch_workers`` more threads take any job, so a user
+    job never waits for a thread held by a paused prefetch job (nor by a left-behind job: one that
+    :meth:`focus` turns into a prefetch job frees its user slot, and a spare thread takes it)."""
 
     #: Seconds a session's prefetch jobs keep pausing after its last user work (the next move may follow).
     SETTLE = 0.3
 
     def __init__(self, workers: int = 2, budget: int | None = None, prefetch_workers: int = 2):
         self.results = ByteLRU(budget_from_env() if budget is None else budget)
-        self._pools = {USER: ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mlviz-job"),
+        self._workers = workers
+        self._user_running = 0  # jobs holding a user slot
+        self._pools = {USER: ThreadPoolExecutor(max_workers=3 * workers, thread_name_prefix="mlviz-job"),
                        PREFETCH: ThreadPoolExecutor(max_workers=prefetch_workers, thread_name_prefix="mlviz-prefetch")}
         self._cond = threading.Condition()
         self._heap: list = []
@@ -138,6 +147,8 @@ class Runner:
         self._owned: dict = {}  # owner -> key
         self._busy: dict = {}  # session -> count of user jobs / reruns running
         self._quiet_from: dict = {}  # session -> monotonic time its prefetch jobs may go on
+        self._page: dict = {}  # session -> the page it shows (see focus)
+        self._owner_page: dict = {}  # owner -> the page it asked from
         self._seq = itertools.count()
 
     # ------------------------------------------------------------------ public
@@ -167,6 +178,7 @@ class Runner:
             else:
                 job.owners.add(owner)
                 self._owned[owner] = key
+                self._owner_page[owner] = self._page.get(session)
             return job
 
     def peek(self, key: str):
@@ -216,6 +228,20 @@ class Runner:
         with self._cond:
             self._release(owner)
 
+    def focus(self, session: str, page: str) -> None:
+        """``session`` now shows ``page``: the user jobs it asked for only from its other pages
+        become prefetch jobs (with what they wait for), so they pause while this page's work runs
+        and go on after it; asking for one again (from any page) makes it a user job again."""
+        with self._cond:
+            if self._page.get(session) == page:
+                return
+            self._page[session] = page
+            for job in list(self._jobs.values()):
+                if job.priority == USER and job.owners and not job.anonymous and self._left(job, session):
+                    self._demote(job, session)
+            heapq.heapify(self._heap)
+            self._cond.notify_all()
+
     def busy(self, session: str):
         """Context manager: user work of ``session`` runs (its prefetch jobs pause meanwhile)."""
         runner = self
@@ -227,13 +253,7 @@ class Runner:
 
             def __exit__(self, *exc):
                 with runner._cond:
-                    runner._busy[session] -= 1
-                    if not runner._busy[session]:
-                        del runner._busy[session]
-                        now = time.monotonic()
-                        runner._quiet_from = {s: t for s, t in runner._quiet_from.items() if t > now}
-                        runner._quiet_from[session] = now + runner.SETTLE
-                    runner._cond.notify_all()
+                    runner._idle(session)
 
         return _Busy()
 
@@ -252,7 +272,51 @@ class Runner:
             self._cond.wait_for(lambda: not self._jobs, timeout)
 
     # ----------------------------------------------------------------- private
+    def _idle(self, session) -> None:
+        """One piece of ``session``'s user work ended (caller holds the lock)."""
+        self._busy[session] -= 1
+        if not self._busy[session]:
+            del self._busy[session]
+            now = time.monotonic()
+            self._quiet_from = {s: t for s, t in self._quiet_from.items() if t > now}
+            self._quiet_from[session] = now + self.SETTLE
+        self._cond.notify_all()
+
+    def _count_busy(self, job, on: bool) -> None:
+        """Add a running user job to its session's busy count, or take it off (caller holds the lock)."""
+        if on and job.busy_session is None and job.session is not None:
+            job.busy_session = job.session
+            self._busy[job.session] = self._busy.get(job.session, 0) + 1
+        elif not on and job.busy_session is not None:
+            session, job.busy_session = job.busy_session, None
+            self._idle(session)
+
+    def _left(self, job, session) -> bool:
+        """Whether every owner of ``job`` is ``session`` on a page it no longer shows."""
+        page = self._page.get(session)
+        return all(o[0] == session and self._owner_page.get(o) not in (None, page) for o in job.owners)
+
+    def _demote(self, job, session) -> None:
+        """Make ``job``, and what it waits for that no other user job waits for, prefetch jobs of
+        ``session`` (caller holds the lock, then heapifies)."""
+        while job is not None and job.priority == USER:
+            job.priority, job.session = PREFETCH, job.session or session
+            _log("demote", job)
+            self._count_busy(job, False)
+            if job.holds_slot:  # a spare thread takes the slot
+                job.holds_slot = False
+                self._user_running -= 1
+                self._pools[USER].submit(self._work, USER)
+            if not job.claimed:
+                self._pools[PREFETCH].submit(self._work, PREFETCH)
+            sub = job.waiting_on
+            if sub is None or not self._left(sub, session) or any(
+                    other.priority == USER and other.waiting_on is sub for other in self._jobs.values()):
+                return
+            job = sub
+
     def _release(self, owner) -> None:
+        self._owner_page.pop(owner, None)
         key = self._owned.pop(owner, None)
         job = self._jobs.get(key)
         if job is not None:
@@ -266,6 +330,8 @@ class Runner:
         while job is not None and priority < job.priority:
             job.priority = priority
             job.session = session if session is not None else job.session
+            if job.running and priority == USER:
+                self._count_busy(job, True)
             if not job.claimed:
                 self._pools[priority].submit(self._work, priority)
             job = job.waiting_on
@@ -296,20 +362,35 @@ class Runner:
                     heapq.heappop(self._heap)
                 if not self._heap or self._heap[0].priority > pool:
                     return
+                if pool == USER and self._user_running >= self._workers:
+                    return  # (the thread whose job ends next takes it)
                 job = heapq.heappop(self._heap)
                 job.claimed = True
-            self._run(job)
+                if pool == USER:
+                    job.holds_slot = True
+                    self._user_running += 1
+            try:
+                self._run(job)
+            finally:
+                with self._cond:
+                    if job.holds_slot:
+                        job.holds_slot = False
+                        self._user_running -= 1
 
     def _run(self, job) -> None:
-        user = job.priority == USER and job.session is not None
         _log("start", job)
         try:
             Token(self, job).check()  # (a prefetch job starts when its session is quiet)
-            if user:
-                with self.busy(job.session):
-                    value = job.fn(Token(self, job))
-            else:
+            with self._cond:
+                job.running = True
+                if job.priority == USER:
+                    self._count_busy(job, True)
+            try:
                 value = job.fn(Token(self, job))
+            finally:
+                with self._cond:
+                    job.running = False
+                    self._count_busy(job, False)
         except BaseException as exc:  # delivered to whoever waits (Cancelled included); never cached
             _log("failed" if not isinstance(exc, Cancelled) else "cancel", job)
             with self._cond:

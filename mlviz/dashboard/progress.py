@@ -12,6 +12,8 @@ A page asks :mod:`~mlviz.dashboard.compute` for a job, waits for it a moment
 :func:`follow` redraws a partial result (e.g. a path computed point by point)
 until its job is done.  :func:`foreground` marks a rerun as user work of its
 session, so that session's prefetch jobs pause meanwhile (never other sessions').
+:func:`enter_page` (from :func:`mlviz.dashboard.state.init_page`) turns the work of the pages
+this session left into such prefetch work.
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ def session_id() -> str:
 def owner(slot: str) -> tuple:
     """The owner of a job: ``(this browser session, slot)`` (a newer job of the same owner cancels the older)."""
     return (session_id(), slot)
+
+
+def enter_page(page: str) -> None:
+    """This session now shows ``page``: the work it asked for on its other pages goes on as
+    prefetch work, pausing while this page's runs (:meth:`~mlviz.dashboard.jobs.Runner.focus`)."""
+    RUNNER.focus(session_id(), page)
 
 
 def foreground(func):

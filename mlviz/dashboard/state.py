@@ -406,6 +406,9 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
     st.set_page_config(page_title=f"{title} · mlviz",
                        page_icon=PAGE_ICON if os.path.exists(PAGE_ICON) else ":material/label:",
                        layout="wide")
+    from .progress import enter_page
+
+    enter_page(title)  # the work of the pages this session left gives way to this one's
     use_shared_plotly_template()
     _warm_upload_worker()
     navigation()
