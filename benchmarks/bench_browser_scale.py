@@ -13,8 +13,9 @@ line as measured, then a summary table:
   ``.js-plotly-plot`` with ``_fullLayout`` that is neither stale nor one of the previous page's),
   (b) the page has settled (:func:`test_scale_browser.settle`: the script idle, no "updates by
   itself" / "being computed" notice, figures and text unchanged; the time is when that state was
-  first seen, 0.5 s resolution) and, on the Label graph, (c) the learned graph is drawn (a figure
-  titled /Sparse CDN label graph/);
+  first seen, 0.5 s resolution) and (c) the page's main figure is drawn (:data:`MAIN`: on the
+  Label graph the learned graph, a figure titled /Sparse CDN label graph/; on Embedding the
+  MLLEM map, not the UpSet or PCA figures beside it);
 * per page: the most label names written on one figure, whether the page says how to see the
   others, Streamlit exception elements, an "expect minutes" gate, SVG texts running past their
   figure's edge (cut off); on the Label graph, the pairs of overlapping names on each graph (counted,
@@ -71,6 +72,10 @@ MOVES = {
     "sandbox": [("γ / γ_max", "ArrowLeft")],
     "decision_rules": [("Threshold t", "ArrowRight")],
 }
+#: the page's main figure: a (lower-case) part of its title (the first figure drawn may be another)
+MAIN = {"embedding": "mllem joint embedding", "label_graph": "sparse cdn label graph",
+        "posteriors": "p(y=1|x) beside the truth", "sandbox": "against the planted graph",
+        "decision_rules": "every measure against"}
 SHARED = {"How many": "ArrowLeft"}  # sliders shared by the pages, and the key that moves them back
 # the drawn, non-stale figures that were not there before the click
 NEW_FIGURES = """() => {
@@ -163,10 +168,11 @@ class Rows(list):
         print(f"{self.shape:<9} {page:<14} {what:<44} {v}  rss {self.rss.now():6.0f} MB  {note}", flush=True)
 
 
-def wait_figures(page, t0, timeout, cdn=False):
-    """Poll (every 0.1 s) until a new figure is drawn and, with ``cdn``, the learned CDN graph too, or until the
-    page is idle with no notice; return (seconds to the first figure, seconds to the CDN graph) or None each."""
-    first = learned = None
+def wait_figures(page, t0, timeout, main=None):
+    """Poll (every 0.1 s) until a new figure is drawn and, with ``main`` (part of a title), the page's main
+    figure too, or until the page is idle with no notice; return (seconds to the first figure, seconds to the
+    main figure) or None each."""
+    first = main_at = None
     idle_polls = 0
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -174,9 +180,9 @@ def wait_figures(page, t0, timeout, cdn=False):
         now = time.monotonic() - t0
         if titles and first is None:
             first = now
-        if cdn and learned is None and any("sparse cdn label graph" in t.lower() for t in titles):
-            learned = now
-        if first is not None and (learned is not None or not cdn):
+        if main and main_at is None and any(main in t.lower() for t in titles):
+            main_at = now
+        if first is not None and (main_at is not None or not main):
             break
         idle = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
             return !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
@@ -185,7 +191,7 @@ def wait_figures(page, t0, timeout, cdn=False):
         if idle_polls >= 3 and now > 1:  # idle with no notice for 0.2 s, and not drawn: settle() takes over
             break
         page.wait_for_timeout(100)
-    return first, learned
+    return first, main_at
 
 
 def timed_settle(page, t0, timeout):
@@ -294,28 +300,27 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                 visits = [("Home", "home")] + [v for v in PAGES if v[1] not in last] + [
                     v for s in last for v in PAGES if v[1] == s]
                 for i, (title, slug) in enumerate(visits):
-                    res = {"page": title, "first": None, "settled": None, "cdn": None, "moves": []}
+                    res = {"page": title, "first": None, "settled": None, "main": None, "moves": []}
                     if i:
                         page.evaluate(MARK_OLD)
                         t0 = time.monotonic()
                         page.locator("[data-testid='stSidebar'] a", has_text=title).first.click()
                         budget = graph_timeout if slug == "label_graph" else timeout  # for the whole visit
-                        first, learned = wait_figures(page, t0, budget, cdn=slug == "label_graph")
+                        first, main_at = wait_figures(page, t0, budget, main=MAIN.get(slug))
                         if first is not None:
                             rows.add(title, "  (first figure drawn, as seen while waiting)", first)
-                        if learned is not None:
-                            rows.add(title, "  (learned CDN graph drawn, as seen while waiting)", learned)
+                        if main_at is not None:
+                            rows.add(title, "  (main figure drawn, as seen while waiting)", main_at)
                         res["settled"], note = timed_settle(page, t0, max(budget - (time.monotonic() - t0), 1))
                         drawn = page.evaluate(NEW_FIGURES)  # drawn while settle() looked
                         if first is None and drawn:
                             first = res["settled"]
-                        if slug == "label_graph" and learned is None and any(
-                                "sparse cdn label graph" in t.lower() for t in drawn):
-                            learned = res["settled"]
-                        res["first"], res["cdn"] = first, learned
+                        if MAIN.get(slug) and main_at is None and any(MAIN[slug] in t.lower() for t in drawn):
+                            main_at = res["settled"]
+                        res["first"], res["main"] = first, main_at
                         rows.add(title, "click → first figure drawn", first if first is not None else "none")
-                        if slug == "label_graph":
-                            rows.add(title, "click → learned CDN graph drawn", learned if learned is not None
+                        if MAIN.get(slug):
+                            rows.add(title, "click → main figure drawn", main_at if main_at is not None
                                      else "none")
                         rows.add(title, "click → settled", res["settled"], note)
                     else:
@@ -397,13 +402,13 @@ def print_summary(shape, name, L, rows, summary, peak):
     size = next(r[2] for r in rows if r[1].startswith("file bytes"))
     print(f"\n## {shape} ({name}, {L} labels): upload {size / 2**20:.2f} MB, Load → Home settled {_fmt(upload)} s; "
           f"server peak RSS {peak:.0f} MB; load average at end {os.getloadavg()}")
-    print("| page | first figure s | settled s | learned CDN graph s | slider move → settled s | most names on a "
+    print("| page | first figure s | settled s | main figure s | slider move → settled s | most names on a "
           "figure | how to see others | exception | gate | overlapping names | texts cut off |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in summary:
         moves = "; ".join(f"{lab}: {_fmt(dt)}" for lab, dt in r["moves"]) or "—"
         how = {None: "—", True: "yes", False: "NO"}[r["how_to_see"]]
-        print(f"| {r['page']} | {_fmt(r['first'])} | {_fmt(r['settled'])} | {_fmt(r['cdn'])} | {moves} | {r['names']} "
+        print(f"| {r['page']} | {_fmt(r['first'])} | {_fmt(r['settled'])} | {_fmt(r['main'])} | {moves} | {r['names']} "
               f"| {how} | {r['exception'] or 'none'} | {'YES' if r['gate'] else 'no'} | "
               f"{' / '.join(map(str, r.get('overlaps', []))) or '—'} | {len(r['clipped'])} |", flush=True)
 

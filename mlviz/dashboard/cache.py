@@ -104,14 +104,13 @@ def pca_layout(ctx):
 
 
 def umap_fn(ctx):
-    """``fn(token)`` for :func:`mlviz.dashboard.compute.task`: 2-D UMAP of the training instances."""
+    """``fn(token)`` for :func:`mlviz.dashboard.compute.task`: 2-D UMAP of the training instances,
+    computed in a child process (:func:`mlviz._isolated.run_in_child`; cancelling the job ends it)."""
     def fn(token):
-        import umap
+        from mlviz._isolated import run_in_child
+        from mlviz.projections import umap_2d
 
-        n = ctx.X_train.shape[0]
-        reducer = umap.UMAP(n_components=2, n_neighbors=min(15, max(2, n - 1)), random_state=0, n_jobs=1,
-                            init="spectral" if n > 20 else "random")
-        return np.asarray(reducer.fit_transform(ctx.X_train), dtype=np.float32)
+        return run_in_child(umap_2d, ctx.X_train, 0, check=token.check)
     return fn
 
 

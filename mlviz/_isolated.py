@@ -1,0 +1,77 @@
+"""Run one slow, pure function in a child process: it never holds the server's GIL, and a cancel ends it.
+
+umap-learn's numba code keeps Python's global interpreter lock for seconds at a time.  Run in a
+thread of the dashboard's server, a UMAP layout of 10.7k instances took 157 s instead of 18 s and
+slowed every other job and page of every session beside it (an MLLEM fit from ~8 s to 105 s;
+``benchmarks/RESULTS.md``).  :func:`run_in_child` runs it in a fresh Python process instead
+(``spawn``: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a
+job's :meth:`~mlviz.dashboard.jobs.Token.check`) and kills the child as soon as that raises.
+
+Arguments and results travel pickled through a pipe: they are arrays the server made itself
+(never an uploaded file's bytes, which are only ever parsed, in :mod:`mlviz.data.isolated`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+__all__ = ["ChildError", "run_in_child"]
+
+_CTX = mp.get_context("spawn")
+
+
+class ChildError(RuntimeError):
+    """The child process raised (its message names the exception) or ended without an answer."""
+
+
+def _child(conn, fn, args, kwargs):
+    try:
+        answer = (True, fn(*args, **kwargs))
+    except BaseException as exc:  # (the exception object itself may not pickle)
+        answer = (False, f"{type(exc).__name__}: {exc}")
+    try:
+        conn.send(answer)
+    finally:
+        conn.close()
+
+
+def run_in_child(fn, *args, check=None, poll: float = 0.2, **kwargs):
+    """``fn(*args, **kwargs)`` computed in a child process.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (the child imports it by name).
+    check : callable, optional
+        Called every ``poll`` seconds while the child runs; whatever it raises ends the child
+        (killed) and propagates.
+    poll : float
+        Seconds between two calls of ``check``.
+
+    Raises
+    ------
+    ChildError
+        If ``fn`` raised in the child, or the child died without answering (e.g. out of memory).
+    """
+    receive, send = _CTX.Pipe(duplex=False)
+    proc = _CTX.Process(target=_child, args=(send, fn, args, kwargs), daemon=True)
+    proc.start()
+    send.close()
+    try:
+        while not receive.poll(poll):
+            if check is not None:
+                check()
+            if not proc.is_alive() and not receive.poll(0):
+                raise EOFError
+        ok, value = receive.recv()
+    except EOFError:
+        proc.join(5)
+        raise ChildError(f"the worker process ended without an answer (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        receive.close()
+    if not ok:
+        raise ChildError(value)
+    return value

@@ -1,0 +1,61 @@
+"""mlviz._isolated.run_in_child: the child's answer equals the call made here; its errors, its death
+and a cancel reach the caller, and a cancel ends the child."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from mlviz._isolated import ChildError, run_in_child
+
+
+def test_the_answer_is_the_functions():
+    A = np.random.default_rng(0).normal(size=(30, 4))
+    assert np.array_equal(run_in_child(np.linalg.qr, A, mode="r"), np.linalg.qr(A, mode="r"))
+
+
+def test_an_exception_in_the_child_names_itself():
+    with pytest.raises(ChildError, match="ValueError: math domain error"):
+        run_in_child(math.sqrt, -1.0)
+
+
+def test_a_child_that_dies_is_an_error_not_a_hang():
+    with pytest.raises(ChildError, match="exit code 3"):
+        run_in_child(os._exit, 3)
+
+
+def test_a_cancel_ends_the_child_at_once():
+    class Stop(Exception):
+        pass
+
+    t0 = time.monotonic()
+
+    def check():
+        if time.monotonic() - t0 > 0.5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        run_in_child(time.sleep, 60, check=check, poll=0.05)
+    assert time.monotonic() - t0 < 30
+    assert not multiprocessing.active_children()  # killed and reaped
+
+
+def test_umap_in_the_child_is_umap_here():
+    """The Embedding page's UMAP job (run in a child) gives what umap-learn gives in this process."""
+    from mlviz.dashboard import cache
+    from mlviz.dashboard.jobs import Runner
+    from mlviz.projections import umap_2d
+
+    rng = np.random.default_rng(1)
+    X = sp.csr_matrix(rng.random((80, 12)) * (rng.random((80, 12)) < 0.4))
+    ctx = type("Ctx", (), {"X_train": X})()
+    runner = Runner(workers=1, budget=2**20)
+    got = runner.submit("umap", cache.umap_fn(ctx)).result(300)
+    assert got.shape == (80, 2) and got.dtype == np.float32
+    np.testing.assert_allclose(got, umap_2d(X, 0), rtol=1e-5, atol=1e-5)
