@@ -5,7 +5,8 @@ thread of the dashboard's server, a UMAP layout of 10.7k instances took 157 s in
 slowed every other job and page of every session beside it (an MLLEM fit from ~8 s to 105 s;
 ``benchmarks/RESULTS.md``).  :func:`run_in_child` runs it in a fresh Python process instead
 (``spawn``: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a
-job's :meth:`~mlviz.dashboard.jobs.Token.check`) and kills the child as soon as that raises.
+job's :meth:`~mlviz.dashboard.jobs.Token.check`), kills the child as soon as that raises, and
+stops it while the job is paused (a prefetch job while its session's page computes).
 
 Arguments and results travel pickled through a pipe: they are arrays the server made itself
 (never an uploaded file's bytes, which are only ever parsed, in :mod:`mlviz.data.isolated`).
@@ -14,10 +15,13 @@ Arguments and results travel pickled through a pipe: they are arrays the server 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import signal
 
 __all__ = ["ChildError", "run_in_child"]
 
 _CTX = mp.get_context("spawn")
+_STOP = getattr(signal, "SIGSTOP", None)  # (none on Windows: the child then runs on while paused)
 
 
 class ChildError(RuntimeError):
@@ -35,7 +39,15 @@ def _child(conn, fn, args, kwargs):
         conn.close()
 
 
-def run_in_child(fn, *args, check=None, poll: float = 0.2, **kwargs):
+def _signal(proc, sig) -> bool:
+    try:
+        os.kill(proc.pid, sig)
+    except ProcessLookupError:  # (it has just ended)
+        return False
+    return True
+
+
+def run_in_child(fn, *args, check=None, paused=None, poll: float = 0.2, **kwargs):
     """``fn(*args, **kwargs)`` computed in a child process.
 
     Parameters
@@ -44,7 +56,11 @@ def run_in_child(fn, *args, check=None, poll: float = 0.2, **kwargs):
         A module-level function (the child imports it by name).
     check : callable, optional
         Called every ``poll`` seconds while the child runs; whatever it raises ends the child
-        (killed) and propagates.
+        (killed) and propagates.  It may also block for a while (a paused prefetch job).
+    paused : callable, optional
+        ``paused()`` true: the child is stopped (``SIGSTOP``) before ``check`` is called, and
+        continued after it returns, so it uses no CPU while the caller's job is paused
+        (e.g. :attr:`mlviz.dashboard.jobs.Token.paused`).
     poll : float
         Seconds between two calls of ``check``.
 
@@ -59,8 +75,13 @@ def run_in_child(fn, *args, check=None, poll: float = 0.2, **kwargs):
     send.close()
     try:
         while not receive.poll(poll):
-            if check is not None:
-                check()
+            stop = paused is not None and _STOP is not None and paused() and _signal(proc, _STOP)
+            try:
+                if check is not None:
+                    check()
+            finally:
+                if stop:
+                    _signal(proc, signal.SIGCONT)
             if not proc.is_alive() and not receive.poll(0):
                 raise EOFError
         ok, value = receive.recv()

@@ -261,10 +261,13 @@ def comparison_view(color, color_title):
     with c1:
         if show_umap:
             try:
+                # after the MLLEM map: as prefetch work it starts (and its process runs) only while this
+                # session computes nothing else
                 job = compute.task(ctx.key, "umap", {"random_state": 0}, cache.umap_fn(ctx),
-                                   owner=progress.owner("umap"))
+                                   owner=progress.owner("umap"), priority=jobs.PREFETCH)
                 coords, _ = progress.result(job, settings={"random_state": 0}, slot="umap",
-                                            label="Computing the UMAP layout (first time: compiling numba, ~20 s)")
+                                            label="Computing the UMAP layout once the MLLEM map is done "
+                                                  "(first time: compiling numba, ~20 s)")
                 fig = None if coords is None else plotting.instance_scatter(coords, color=color, color_title=color_title,
                                                 hover_text=label_sets_train, title="UMAP (random_state=0)",
                                                 axis_title="UMAP")

@@ -59,3 +59,34 @@ def test_umap_in_the_child_is_umap_here():
     got = runner.submit("umap", cache.umap_fn(ctx)).result(300)
     assert got.shape == (80, 2) and got.dtype == np.float32
     np.testing.assert_allclose(got, umap_2d(X, 0), rtol=1e-5, atol=1e-5)
+
+
+def _tick(path, n):
+    """(In the child) append a line to ``path`` every 20 ms, ``n`` times."""
+    for i in range(n):
+        with open(path, "a") as fh:
+            fh.write(f"{i}\n")
+        time.sleep(0.02)
+    return n
+
+
+def test_a_paused_caller_stops_the_child_and_continues_it_after(tmp_path):
+    path = tmp_path / "ticks"
+    seen = []
+
+    def size():
+        return path.stat().st_size if path.exists() else 0
+
+    def paused():
+        return size() > 0 and not seen  # once, after the child has started ticking
+
+    def check():
+        if paused():
+            time.sleep(0.1)  # (the stop has arrived)
+            before = size()
+            time.sleep(0.5)
+            seen.append((before, size()))
+
+    assert run_in_child(_tick, str(path), 40, check=check, paused=paused, poll=0.02) == 40
+    assert seen and seen[0][0] == seen[0][1] > 0  # nothing written while stopped
+    assert len(path.read_text().split()) == 40  # and it went on to the end

@@ -105,12 +105,13 @@ def pca_layout(ctx):
 
 def umap_fn(ctx):
     """``fn(token)`` for :func:`mlviz.dashboard.compute.task`: 2-D UMAP of the training instances,
-    computed in a child process (:func:`mlviz._isolated.run_in_child`; cancelling the job ends it)."""
+    computed in a child process (:func:`mlviz._isolated.run_in_child`): cancelling the job ends it,
+    and it is stopped while the job is paused."""
     def fn(token):
         from mlviz._isolated import run_in_child
         from mlviz.projections import umap_2d
 
-        return run_in_child(umap_2d, ctx.X_train, 0, check=token.check)
+        return run_in_child(umap_2d, ctx.X_train, 0, check=token.check, paused=lambda: token.paused)
     return fn
 
 

@@ -76,6 +76,14 @@ class Token:
         if job.cancel_event.is_set():
             raise Cancelled(job.key)
 
+    @property
+    def paused(self) -> bool:
+        """Whether :meth:`check` would wait now (a prefetch job while its session has user work)."""
+        job, runner = self._job, self._runner
+        with runner._cond:
+            return job.priority != USER and not job.cancel_event.is_set() and (
+                bool(runner._busy.get(job.session)) or runner._quiet_from.get(job.session, 0.0) > time.monotonic())
+
     def report(self, **progress) -> None:
         """Record progress (e.g. ``stage``, ``n_iter``, ``objective``) and :meth:`check`."""
         self._job.progress = dict(progress)
