@@ -168,10 +168,11 @@ class Rows(list):
         print(f"{self.shape:<9} {page:<14} {what:<44} {v}  rss {self.rss.now():6.0f} MB  {note}", flush=True)
 
 
-def wait_figures(page, t0, timeout, main=None):
+def wait_figures(page, t0, timeout, main=None, slug=""):
     """Poll (every 0.1 s) until a new figure is drawn and, with ``main`` (part of a title), the page's main
     figure too, or until the page is idle with no notice; return (seconds to the first figure, seconds to the
-    main figure) or None each."""
+    main figure) or None each.  The page counts as idle only once the address is the new page's (``slug``):
+    a page switch can take more than a second under load, and the previous page is idle meanwhile."""
     first = main_at = None
     idle_polls = 0
     end = time.monotonic() + timeout
@@ -184,9 +185,10 @@ def wait_figures(page, t0, timeout, main=None):
             main_at = now
         if first is not None and (main_at is not None or not main):
             break
-        idle = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
-            return !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
-                   && !/updates by itself|being computed/.test(m ? m.innerText : ''); }""")
+        idle = page.evaluate("""(slug) => { const m = document.querySelector("[data-testid='stMain']");
+            return location.pathname.toLowerCase().endsWith(slug)
+                   && !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
+                   && !/updates by itself|being computed/.test(m ? m.innerText : ''); }""", slug.lower())
         idle_polls = idle_polls + 1 if idle else 0
         if idle_polls >= 3 and now > 1:  # idle with no notice for 0.2 s, and not drawn: settle() takes over
             break
@@ -306,7 +308,7 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                         t0 = time.monotonic()
                         page.locator("[data-testid='stSidebar'] a", has_text=title).first.click()
                         budget = graph_timeout if slug == "label_graph" else timeout  # for the whole visit
-                        first, main_at = wait_figures(page, t0, budget, main=MAIN.get(slug))
+                        first, main_at = wait_figures(page, t0, budget, main=MAIN.get(slug), slug=slug)
                         if first is not None:
                             rows.add(title, "  (first figure drawn, as seen while waiting)", first)
                         if main_at is not None:
