@@ -6,8 +6,12 @@
 2. ``cross_validate`` with ``n_jobs=2`` vs ``n_jobs=1`` (same values).
 3. ``mlviz.metrics.evaluate`` (all 23 measures at once) vs the scikit-learn
    calls computing the measures it shares with scikit-learn.
+4. ``mlviz.decision.rule_curve`` (counts over the whole parameter grid) vs the
+   row-by-row loop (``apply_rule`` + ``evaluate`` per parameter) on a
+   delicious-sized score matrix; for RCut the loop is timed on 20 of the
+   k values and extrapolated to all of them.
 
-Usage: ``.venv/bin/python benchmarks/bench_evaluation.py [--quick]``
+Usage: ``.venv/bin/python benchmarks/bench_evaluation.py [--quick] [--only curve]``
 """
 
 import argparse
@@ -18,6 +22,7 @@ from sklearn import metrics as skm
 from sklearn.preprocessing import StandardScaler
 
 from mlviz.data import load_sample
+from mlviz.decision import _rule_curve_loop, rule_curve
 from mlviz.evaluation import cross_validate, grid_search
 from mlviz.metrics import MEASURES, binarize, evaluate
 from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
@@ -83,13 +88,38 @@ def bench_metrics(quick):
           f"scikit-learn (the 17 shared measures) {t_sk:.3f} s, ratio sklearn/mlviz x{t_sk / t_ours:.1f}")
 
 
+def bench_rule_curve(quick):
+    rng = np.random.default_rng(0)
+    n, L = (1000, 200) if quick else (5368, 983)  # delicious test split: 5,368 x 983
+    Y = (rng.random((n, L)) < 0.02).astype(np.uint8)
+    P = np.clip(0.3 * Y + 0.5 * rng.random((n, L)), 0, 1) ** 2
+    for at_least in (False, True):
+        kw = dict(at_least_one_label=at_least)
+        t_new, new = timed(lambda: rule_curve(Y, P, "threshold", **kw))
+        t_old, old = timed(lambda: _rule_curve_loop(Y, P, "threshold", **kw))
+        print(f"rule_curve threshold (101 t) on ({n}, {L}), at_least_one={at_least}: loop {t_old:.2f} s, "
+              f"counts {t_new:.3f} s, speed-up x{t_old / t_new:.0f}, identical: {new.equals(old)}")
+        ks = np.linspace(0, L, 20).round().astype(int).tolist()
+        t_new, new = timed(lambda: rule_curve(Y, P, "rcut", **kw))
+        t_sub, old = timed(lambda: _rule_curve_loop(Y, P, "rcut", ks, **kw))
+        same = new.set_index("param").loc[ks].reset_index().equals(old)
+        t_old = t_sub * (L + 1) / len(ks)
+        print(f"rule_curve rcut (k = 0..{L}, {L + 1} rows) on ({n}, {L}), at_least_one={at_least}: "
+              f"loop {t_sub:.2f} s on {len(ks)} k values -> ~{t_old:.0f} s extrapolated to {L + 1}, "
+              f"counts {t_new:.2f} s (all {L + 1}), speed-up ~x{t_old / t_new:.0f}, "
+              f"identical on the {len(ks)} k values: {same}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", choices=["metrics", "grid", "parallel", "curve"])
     args = parser.parse_args()
-    bench_metrics(args.quick)
-    bench_grid(args.quick)
-    bench_parallel(args.quick)
+    benches = {"metrics": bench_metrics, "grid": bench_grid, "parallel": bench_parallel,
+               "curve": bench_rule_curve}
+    for name, bench in benches.items():
+        if args.only in (None, name):
+            bench(args.quick)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._rule_counts import fast_rows
 from .metrics import RCut, binarize, evaluate, get_measure
 
 __all__ = [
@@ -320,7 +321,21 @@ def rule_curve(Y, P, rule="threshold", params=None, *, measures=CURVE_MEASURES,
         Column ``param`` then one column per measure and ``empty_rate``.
     """
     P = _scores(P)
-    L = P.shape[1]
+    settings, label, base = _curve_settings(P.shape[1], rule, params, label, base)
+    fast = None
+    if rule in ("threshold", "rcut", "per_label", "scut"):
+        # the rule's parameter: t or k (threshold, rcut), the moved value (per_label, scut)
+        values = [v if rule in ("threshold", "rcut") else shown for shown, v in settings]
+        fast = fast_rows(Y, P, rule, values, measures, at_least_one_label=at_least_one_label,
+                         base=base, label=label)
+    if fast is None:
+        return _curve_loop(Y, P, rule, settings, measures, at_least_one_label)
+    rows = [{"param": shown, **values} for (shown, _), values in zip(settings, fast)]
+    return pd.DataFrame(rows, columns=["param", *measures, "empty_rate"])
+
+
+def _curve_settings(L, rule, params, label, base):
+    """``[(shown_param, rule_param), ...]`` of a curve, and the checked ``label`` / ``base``."""
     if rule == "threshold":
         params = np.round(np.linspace(0, 1, 101), 2) if params is None else params
         settings = [(p, float(p)) for p in params]
@@ -348,11 +363,28 @@ def rule_curve(Y, P, rule="threshold", params=None, *, measures=CURVE_MEASURES,
         settings = [(float(p), base + p) for p in params]
     else:
         raise ValueError(f"Unknown decision rule {rule!r}; choose from {list(RULES)}.")
+    return settings, label, base
+
+
+def _curve_loop(Y, P, rule, settings, measures, at_least_one_label):
     rows = []
     for shown, value in settings:
         Y_pred = apply_rule(P, rule, value, at_least_one_label=at_least_one_label)
         rows.append({"param": shown, **_row(Y, P, Y_pred, measures)})
     return pd.DataFrame(rows, columns=["param", *measures, "empty_rate"])
+
+
+def _rule_curve_loop(Y, P, rule="threshold", params=None, *, measures=CURVE_MEASURES,
+                     at_least_one_label=False, label=None, base=None):
+    """:func:`rule_curve` by applying the rule and calling :func:`evaluate` at every parameter.
+
+    The reference for the count-based path (:mod:`mlviz._rule_counts`), which
+    :func:`rule_curve` uses for every rule but MCut and falls back from to
+    this loop for measures it does not cover.
+    """
+    P = _scores(P)
+    settings, _, _ = _curve_settings(P.shape[1], rule, params, label, base)
+    return _curve_loop(Y, P, rule, settings, measures, at_least_one_label)
 
 
 def best_parameters(curve):
