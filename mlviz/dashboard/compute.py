@@ -16,7 +16,8 @@ Pages call :func:`model_result` / :func:`task` with an ``owner`` (browser
 session, page slot) and draw the job with :func:`mlviz.dashboard.progress.show`;
 :func:`prefetch` prepares the neighbouring slider values at low priority.  No
 Streamlit here.  Environment: ``MLVIZ_WORKERS`` (threads for the work users wait for, default 2),
-``MLVIZ_PREFETCH_WORKERS`` (threads for work ahead of time, default 2),
+``MLVIZ_PREFETCH_WORKERS`` (threads for work ahead of time, default: the CPU count less one, at
+least 1 — a fit prepared ahead cannot pause mid-way, so on two cores one core stays for the page),
 ``MLVIZ_CACHE_MB`` (result cache, default 1024 MB), ``MLVIZ_WAIT`` (seconds a
 rerun waits for a job before answering without it, default 0.15).
 """
@@ -43,7 +44,7 @@ def _env_float(name, default):
 
 
 RUNNER = jobs.Runner(workers=max(1, int(_env_float("MLVIZ_WORKERS", 2))),
-                     prefetch_workers=max(1, int(_env_float("MLVIZ_PREFETCH_WORKERS", 2))))
+                     prefetch_workers=max(1, int(_env_float("MLVIZ_PREFETCH_WORKERS", (os.cpu_count() or 2) - 1))))
 #: Above this fraction of the result cache's budget nothing new is prepared ahead (:func:`prefetch`).
 PREFETCH_FILL = 0.5
 #: Seconds a rerun waits for its job before it answers with the previous result and a notice.
