@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, jobs, progress, state
+from mlviz.dashboard import compute, jobs, progress, state, widgets
 from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 from mlviz.data.synthetic import (edge_recovery, edge_status, expected_dependency_graph, make_planted,
                                   parse_structure)
@@ -135,7 +135,7 @@ rec = point["recovery"]
 with left:
     fig = recovery_graph_figure(point["edges"], pos, names,
                                 title=f"Sparse CDN at γ = {ratio:g}·γ_max against the planted graph")
-    st.plotly_chart(present.screen_figure(fig), key="sb_graph", theme=None)
+    widgets.show_figure(fig, "sandbox_recovered_graph", key="sb_graph")
 with right:
     c1, c2, c3 = st.columns(3)
     c1.metric("Edge precision", f"{rec['precision']:.3f}", help="true edges / learned edges")
@@ -147,8 +147,8 @@ with right:
     curve = pd.DataFrame([dict(param=r, precision=path[r]["recovery"]["precision"],
                                recall=path[r]["recovery"]["recall"], f1=path[r]["recovery"]["f1"])
                           for r in sorted(RATIOS)])
-    st.plotly_chart(present.screen_figure(rule_curve_figure(curve, current=ratio, param_label="γ / γ_max", log_x=True,
-                                                            height=300)), theme=None, key="sb_path")
+    widgets.show_figure(rule_curve_figure(curve, current=ratio, param_label="γ / γ_max", log_x=True, height=300),
+                        "sandbox_recovery_path", key="sb_path")
 story = ("every planted dependency is found and nothing else" if rec["n_false"] == rec["n_missed"] == 0 else
          f"{rec['n_false']} false and {rec['n_missed']} missed edge(s): "
          + ("raise γ to drop false edges" if rec["n_false"] else "lower γ to let missed edges in"))

@@ -139,7 +139,7 @@ current = {"threshold": param, "rcut": param, "per_label": param[label] if label
 best = best_parameters(curve)
 fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
                         title=f"{m.label} on {escape_html(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
-st.plotly_chart(present.screen_figure(fig), key="dr_curves", theme=None)
+widgets.show_figure(fig, f"{ctx.name}_{m.key}_{rule}_curves", key="dr_curves")
 if rule in ("threshold", "rcut", "per_label"):
     st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "
                "it shows what the rule can reach, not what you would get on new data.")
