@@ -288,7 +288,7 @@ def no_labels(sel, view) -> bool:
     graphs that draw the selected labels; says so on the page."""
     if len(view["labels"]) or view["focus"] is not None or view["collapse"]:
         return False
-    st.info(":material/label_off: No labels " + ("picked" if "hand-picked" in sel.description else "match")
+    st.info(":material/label_off: No labels " + ("picked" if sel.mode == "picked" else "match")
             + f" ({sel.description}): choose labels in “Labels drawn” above to draw the graphs.")
     return True
 

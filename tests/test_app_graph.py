@@ -200,6 +200,9 @@ def test_label_selector_and_neighbourhood_restrict_the_drawn_labels():
     path = reference_path(ctx.X_train, ctx.Y_train)
     graph = path[min(path)].label_graph_
     picked = ["tag_005", "tag_040", "tag_100"]
+    ok(at.selectbox(key="labels_mode").set_value("search").run())
+    ok(at.text_input(key="labels_q").input("no-such-label").run())  # a search without a match
+    assert any("No labels match" in i.value for i in at.info)
     ok(at.selectbox(key="labels_mode").set_value("picked").run())  # none picked yet: no figure breaks
     assert any("No labels picked" in i.value for i in at.info)
     at.multiselect(key="labels_pick").set_value(picked).run()

@@ -38,12 +38,13 @@ AUTO_MIN_EDGES, AUTO_MAX_EDGES = 3, 12
 class Selection:
     """Labels a page draws: ``indices`` (sorted, int64), the rule in words, the number of labels,
     and ``k``: how many labels a page may draw (the "How many" control; e.g. the size of a label's
-    neighbourhood drawn)."""
+    neighbourhood drawn); ``mode``: the rule's name (:data:`MODES`, or ``"all"``)."""
 
     indices: np.ndarray
     description: str
     n_labels: int
     k: int
+    mode: str = "all"
 
     @property
     def everything(self) -> bool:
@@ -129,7 +130,7 @@ def label_selector(names, counts, *, prefix="labels", degree=None, default_k=DEF
     words = {"frequent": f"the {len(idx)} most frequent", "connected": f"the {len(idx)} most connected",
              "search": f"{len(idx)} labels matching “{escape_markdown(query, 40)}”",
              "picked": f"{len(idx)} hand-picked"}[mode if (mode != "connected" or degree is not None) else "frequent"]
-    return Selection(idx, f"{words} of {L} labels", L, int(k))
+    return Selection(idx, f"{words} of {L} labels", L, int(k), mode)
 
 
 def auto_gamma(steps: dict, grid, *, uses_gamma: bool = True):
