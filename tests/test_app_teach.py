@@ -249,7 +249,7 @@ def test_report_pack_download_is_a_zip_whose_script_reproduces_the_page(monkeypa
     page = metrics(at)
     at.button(key="dr_pack_go").click().run()
     ok(at)
-    (button,) = at.get("download_button")
+    (button,) = [b for b in at.get("download_button") if "report pack" in b.proto.label]  # (figures have theirs)
     file_id = button.proto.url.rsplit("/", 1)[-1].split(".")[0]
     data = stored[file_id]
     zf = zipfile.ZipFile(io.BytesIO(data))
