@@ -1,9 +1,11 @@
 """Run one slow, pure function in a child process: it never holds the server's GIL, and a cancel ends it.
 
-umap-learn's numba code keeps Python's global interpreter lock for seconds at a time.  Run in a
-thread of the dashboard's server, a UMAP layout of 10.7k instances took 157 s instead of 18 s and
-slowed every other job and page of every session beside it (an MLLEM fit from ~8 s to 105 s;
-``benchmarks/RESULTS.md``).  :func:`run_in_child` runs it in a fresh Python process instead
+umap-learn's numba code keeps Python's global interpreter lock for long stretches.  Run in a
+thread of the dashboard's server, a UMAP layout of 10.7k instances took 157 s instead of 18 s, and
+the MLLEM fit the Embedding page waited for beside it 105 s instead of ~8 s (job traces in
+``benchmarks/RESULTS.md`` § "dashboard at scale (session 8)"; in a plain process,
+``benchmarks/bench_umap_isolation.py`` measures the fit 1.32× slower beside UMAP in a thread and
+1.06× beside UMAP in a child).  :func:`run_in_child` runs it in a fresh Python process instead
 (``spawn``: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a
 job's :meth:`~mlviz.dashboard.jobs.Token.check`), kills the child as soon as that raises, and
 stops it while the job is paused (a prefetch job while its session's page computes).
