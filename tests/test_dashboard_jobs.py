@@ -391,3 +391,28 @@ def test_a_dependency_another_user_job_waits_for_keeps_its_priority():
     assert a.priority == PREFETCH and d.priority == USER  # B still waits for the fit
     d_go.set()
     assert (a.result(T), b.result(T)) == (11, 12)
+
+
+def test_what_a_prefetch_job_needs_pauses_for_its_sessions_user_work_too():
+    """A dependency run by need() (e.g. a model's base fit) belongs to the caller's session: before,
+    it had none, so a prefetch job's base fit started while its session's page computed."""
+    r = Runner(workers=1, budget=2**20, prefetch_workers=1)
+    order, busy, entered = [], threading.Event(), threading.Event()
+
+    def base(token):
+        order.append("base starts")
+        return 1
+
+    def top(token):
+        entered.set()
+        busy.wait(T)  # the session's user work begins before the dependency is asked for
+        return r.need("base", base, token) + 1
+
+    job = r.submit("report", top, owner=("A", "prefetch"), priority=PREFETCH)
+    assert entered.wait(T)
+    with r.busy("A"):
+        busy.set()
+        threading.Event().wait(0.3)
+        order.append("A's rerun ends")
+    assert job.result(T) == 2
+    assert order == ["A's rerun ends", "base starts"]

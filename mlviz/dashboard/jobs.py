@@ -207,6 +207,8 @@ class Runner:
         caller = token._job
         job = self.submit(key, fn, priority=caller.priority if priority is None else priority)
         with self._cond:
+            if job.session is None:  # (its session's user work pauses it too, if it is prefetch work)
+                job.session = caller.session
             claim = not job.claimed and not job.done()
             if claim:
                 job.claimed = True
