@@ -73,6 +73,15 @@ def test_a_fast_slider_is_a_refit_of_the_base_model_equal_to_a_fresh_fit(ctx):
     assert base.lam == m.param("lam").default and base.gamma == m.param("gamma").default
 
 
+def test_at_the_fast_sliders_defaults_the_base_model_is_used_without_a_refit(ctx):
+    m = methods.METHODS["mllspc"]
+    values = m.defaults()
+    P, info = compute.posteriors(ctx, m, values).result(T)
+    assert "reused" not in info  # (a refit at the base model's own values was ~6 s of MLLEM at 983 labels)
+    fresh = m.estimator(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+    np.testing.assert_allclose(P, compute.finite(fresh.predict_proba(ctx.X_test)), rtol=1e-9, atol=1e-12)
+
+
 def test_the_registry_translates_sliders_in_one_place(ctx):
     scale = compute.scale(ctx)
     kw = CDN.kwargs(dict(gamma=0.3, mu=0.01, lam=1.0, variant="cdn"), scale)
