@@ -18,7 +18,7 @@ session, page slot) and draw the job with :func:`mlviz.dashboard.progress.show`;
 Streamlit here.  Environment: ``MLVIZ_WORKERS`` (threads for the work users wait for, default 2),
 ``MLVIZ_PREFETCH_WORKERS`` (threads for work ahead of time, default: the CPU count less one, at
 least 1 — a fit prepared ahead cannot pause mid-way, so on two cores one core stays for the page),
-``MLVIZ_CACHE_MB`` (result cache, default 1024 MB), ``MLVIZ_WAIT`` (seconds a
+``MLVIZ_CACHE_MB`` (result cache, default 768 MB), ``MLVIZ_WAIT`` (seconds a
 rerun waits for a job before answering without it, default 0.15).
 """
 

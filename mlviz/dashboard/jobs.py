@@ -20,7 +20,7 @@ under a string ``key``:
   asked for on another page then continue as prefetch jobs (they pause while this page's work
   runs) until some page asks for them again;
 * **cached**: finished results live in a locked LRU bounded by bytes
-  (:class:`~mlviz.dashboard.memory.ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 1024 MB per runner).
+  (:class:`~mlviz.dashboard.memory.ByteLRU`; budget ``MLVIZ_CACHE_MB``, default 768 MB per runner).
 
 Jobs may need other jobs: :meth:`Runner.need` inside ``fn`` runs a queued
 dependency in the calling thread (no worker waits for a job that has no

@@ -1,8 +1,10 @@
 """A thread-safe LRU cache bounded by the bytes of its values, and the size estimate it uses.
 
-The budget of the dashboard's one result cache is ``MLVIZ_CACHE_MB`` (MB, default 1024): fits,
-γ paths, posteriors, figures and per-data-set statistics (uploads included) all count against it;
-the least recently used results leave first.
+The budget of the dashboard's one result cache is ``MLVIZ_CACHE_MB`` (MB, default 768; it was
+1024, but a cross-validation run at 983 labels × 16k needs ~0.7 GB of its own beside the cache,
+and a session peaked at 3.1–3.2 GB: ``benchmarks/RESULTS.md`` § "dashboard at scale (session 8)"):
+fits, γ paths, posteriors, figures and per-data-set statistics (uploads included) all count
+against it; the least recently used results leave first.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def nbytes(obj, _seen=None, _depth=0) -> int:
     return size + sum(nbytes(x, seen, _depth + 1) for x in items)
 
 
-def budget_from_env(name="MLVIZ_CACHE_MB", default_mb=1024) -> int:
+def budget_from_env(name="MLVIZ_CACHE_MB", default_mb=768) -> int:
     """Bytes allowed by environment variable ``name`` (in MB; ``default_mb`` if unset or invalid)."""
     try:
         mb = float(os.environ.get(name, default_mb))
