@@ -129,28 +129,34 @@ class PeakRSS(threading.Thread):
         import psutil
 
         self.proc, self.every, self.peak, self.stop = psutil.Process(pid), every, 0.0, threading.Event()
+        self.where = "start"  # what the benchmark is doing (set by Rows.add and run())
+        self.peak_where = ""  # what it was doing at the peak, and the server's own share of the peak
 
-    def now(self):
+    def now(self, parts=False):
         import psutil
 
-        total = 0
+        sizes = []
         try:
             procs = [self.proc] + self.proc.children(recursive=True)
         except psutil.Error:
-            return float("nan")
+            return (float("nan"), []) if parts else float("nan")
         for p in procs:
             try:
-                total += p.memory_info().rss
+                sizes.append(p.memory_info().rss / 2 ** 20)
             except psutil.Error:
                 pass
-        return total / 2 ** 20
+        return (sum(sizes), sizes) if parts else sum(sizes)
 
     def run(self):
         while not self.stop.is_set():
             try:
-                self.peak = max(self.peak, self.now())
+                total, sizes = self.now(parts=True)
             except Exception:  # the server has gone
                 return
+            if total > self.peak:
+                self.peak = total
+                self.peak_where = (f"{self.where}; server {sizes[0]:.0f} MB + {len(sizes) - 1} child "
+                                   f"process(es) {total - sizes[0]:.0f} MB" if sizes else self.where)
             self.stop.wait(self.every)
 
 
@@ -164,6 +170,7 @@ class Rows(list):
 
     def add(self, page, what, value, note=""):
         self.append((page, what, value, note))
+        self.rss.where = f"after {page}: {what}"
         v = f"{value:9.2f}" if isinstance(value, float) else f"{value!s:>9}"
         print(f"{self.shape:<9} {page:<14} {what:<44} {v}  rss {self.rss.now():6.0f} MB  {note}", flush=True)
 
@@ -215,7 +222,8 @@ def checks(page, names):
     most = max(counts, key=lambda c: c[1], default=("", 0))
     partial = any(0 < k < len(names) for _, k in counts)
     clipped = page.evaluate(CLIPPED_TEXT)
-    return {"clipped": clipped, "names": most[1], "names_fig": most[0],
+    errors = page.locator("[data-testid='stAlertContentError']").all_inner_texts()
+    return {"errors": [e.strip()[:200] for e in errors], "clipped": clipped, "names": most[1], "names_fig": most[0],
             "how_to_see": (bool(HOW_TO_SEE.search(text)) if partial else None),
             "exception": exc, "gate": "expect minutes" in text.lower(), "figures": len(counts)}
 
@@ -237,8 +245,12 @@ def press(page, name, timeout):
         if cancel.count():
             cancel.first.click()
             note += "; cancelled"
+    errors = page.locator("[data-testid='stAlertContentError']").all_inner_texts()
+    if first is None:  # what the page shows below the button instead
+        text = page.locator("[data-testid='stMain']").inner_text()
+        note += f"; no new figure, the page shows: {text[text.find(name) + len(name):][:240]!r}"
     return dt, (f"first new figure {_fmt(first)} s" + (f"; the page said: {said.group(0)[:160]!r}" if said else "")
-                + (f"; {note}" if note else ""))
+                + (f"; {note}" if note else "") + (f"; ERROR SHOWN: {errors[0].strip()[:200]!r}" if errors else ""))
 
 
 def move(page, label, key, timeout, run_timeout=None):
@@ -336,6 +348,8 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                                                                                              "see the others")
                     if res["exception"]:
                         flags.append(f"EXCEPTION: {res['exception']}")
+                    if res["errors"]:
+                        flags.append(f"ERROR SHOWN: {res['errors'][0]!r}")
                     if res["gate"]:
                         flags.append("'expect minutes' GATE")
                     if res["clipped"]:
@@ -386,7 +400,7 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                 browser.close()
                 rss.stop.set()
                 rss.join(timeout=5)
-            rows.add("server", "peak RSS (MB, process + children)", rss.peak)
+            rows.add("server", "peak RSS (MB, process + children)", rss.peak, f"reached {rss.peak_where}")
     print_summary(shape, name, len(names), rows, summary, rss.peak)
     return summary
 
