@@ -106,7 +106,10 @@ def test_kkt_at_sparse_solution():
     nzV = V != 0
     np.testing.assert_allclose(gV[nzV] + gamma * np.sign(V[nzV]), 0, atol=tol)
     np.testing.assert_array_equal(m.selected_features_, np.flatnonzero(nz))
-    assert set(m.label_graph_.edges()) == {(int(t), int(k)) for t, k in zip(*np.nonzero(V))}
+    assert sorted(m.label_graph_.edges(data="weight")) == sorted(
+        (int(t), int(k), float(V[t, k])) for t, k in zip(*np.nonzero(V)))
+    assert "label_graph_" not in vars(m)  # built from V on access: not kept with the model
+    assert not hasattr(SparseCDN(), "label_graph_")  # unfitted
     # adaptive restart: non-increasing up to the backtracking round-off slack 1e-12 * |f|
     assert np.all(np.diff(m.objective_history_) <= 2e-12 * max(1.0, m.objective_history_[0]))
 

@@ -102,3 +102,42 @@ def test_median_distance_matches_its_definition(ctx):
     X = np.random.default_rng(0).normal(size=(50, 4))
     assert methods.median_distance(X) == pytest.approx(np.median(pdist(X)))
     assert methods.median_distance(np.ones((5, 2))) == 1.0
+
+
+def _edges(graph):
+    return sorted((u, v, d["weight"]) for u, v, d in graph.edges(data=True))
+
+
+def test_a_path_step_builds_its_graph_on_demand_from_V(ctx):
+    """A γ path keeps no networkx graph (at 983 labels and a small γ one is ~190 MB per point):
+    ``step["graph"]`` is built from the model's V, equals an edge t → k per non-zero V[t, k]
+    with that weight, and is kept in the result cache beside the path while there is room."""
+    values = dict(gamma=0.01, mu=0.003, lam=0.1, variant="sparse")
+    steps = compute.path(ctx, CDN, values).result(T)
+    step = steps[values["gamma"]]
+    assert "graph" not in step and all("graph" not in s for s in steps.values())
+    V = step["model"].label_coef_
+    reference = sorted((int(t), int(k), float(V[t, k])) for t, k in zip(*np.nonzero(V)))
+    graph = step["graph"]
+    assert _edges(graph) == reference and len(reference) == step["n_edges"] > 0
+    assert sorted(graph.nodes) == list(range(V.shape[0]))
+    assert step["graph"] is graph  # kept: the page reads it several times per run
+    with pytest.raises(KeyError):
+        step["no such entry"]
+
+
+def test_a_path_steps_graph_never_evicts_a_result(ctx):
+    values = dict(gamma=0.01, mu=0.003, lam=0.1, variant="sparse")
+    steps = compute.path(ctx, CDN, values).result(T)
+    results = compute.RUNNER.results
+    budget = results.budget
+    try:
+        results.budget = results._bytes + 10  # full: the graph does not fit beside what is kept
+        kept = list(results._data)
+        step = steps[values["gamma"]]
+        first = step["graph"]
+        assert list(results._data) == kept  # nothing evicted, the graph not kept
+        again = step["graph"]
+        assert again is not first and _edges(again) == _edges(first)  # rebuilt, the same graph
+    finally:
+        results.budget = budget

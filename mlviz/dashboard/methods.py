@@ -61,7 +61,8 @@ class PathSpec:
     ``start(estimator, X, Y, callback)`` fits the top of the path cold; ``step(model, value,
     callback, keep)`` returns a new model at ``value`` warm-started from ``model`` (never modifying
     it; the objects in ``keep`` are shared, not copied); ``describe(model)`` the small summary the
-    pages show, with the absolute value of the path parameter under its name (e.g. ``gamma``).
+    pages show (no large objects: a dashboard keeps one per point; the sparse CDN's graph is built on
+    demand by :class:`mlviz.dashboard.compute.PathStep`), with the absolute value of the path parameter under its name (e.g. ``gamma``).
     """
 
     start: Callable
@@ -175,7 +176,7 @@ def _cdn_step(model, ratio, callback, keep=()):
 
 def _cdn_describe(model) -> dict:
     hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
-    return dict(graph=model.label_graph_, n_edges=int(model.label_graph_.number_of_edges()),
+    return dict(n_edges=int(np.count_nonzero(model.label_coef_)),  # (the graph: PathStep["graph"], on demand)
                 n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
                 history=hist[np.isfinite(hist)], gamma=float(model.gamma),
                 gamma_max=float(getattr(model, "gamma_max_", 0.0)), converged=bool(getattr(model, "converged_", True)),
