@@ -141,3 +141,13 @@ def test_a_path_steps_graph_never_evicts_a_result(ctx):
         assert again is not first and _edges(again) == _edges(first)  # rebuilt, the same graph
     finally:
         results.budget = budget
+
+
+def test_the_points_of_a_path_share_their_training_data(ctx):
+    """Each point is a deep copy of the previous model refitted; the training arrays (X and the
+    validated Y) are shared by all points, not copied eight times."""
+    steps = compute.path(ctx, CDN, dict(gamma=0.1, mu=0.003, lam=0.1, variant="sparse")).result(T)
+    trains = [s["model"]._train for s in steps.values()]
+    assert len(trains) == len(CDN.param("gamma").grid)
+    assert all(t[0] is trains[0][0] and t[1] is trains[0][1] for t in trains)
+    assert trains[0][0] is ctx.X_train

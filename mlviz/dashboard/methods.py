@@ -170,8 +170,11 @@ def _cdn_start(estimator, X, Y, callback):
 
 def _cdn_step(model, ratio, callback, keep=()):
     """``model`` refitted at γ = ratio · γ_max, warm-started; ``model`` itself is left as it was
-    (a deep copy is refitted, sharing the objects in ``keep``, e.g. the training features)."""
-    return copy.deepcopy(model, {id(x): x for x in keep}).refit(gamma_ratio=float(ratio), callback=callback)
+    (a deep copy is refitted, sharing the objects in ``keep``, e.g. the training features, and the
+    model's own validated training data, which a refit reads and never changes: 10.5 MB of labels
+    per point at 10.7k × 983)."""
+    shared = (*keep, *getattr(model, "_train", ()))
+    return copy.deepcopy(model, {id(x): x for x in shared}).refit(gamma_ratio=float(ratio), callback=callback)
 
 
 def _cdn_describe(model) -> dict:

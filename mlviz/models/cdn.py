@@ -315,7 +315,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
 
     def _fit(self, X, Y, warm_from, gamma_ratio=None, callback=None):
         self._validate_params()
-        X, Y = check_X_Y(X, Y)
+        if warm_from is None:  # (a refit reuses the data validated by the first fit, not a copy of it)
+            X, Y = check_X_Y(X, Y)
         self._check_fit_size(X, Y)
         use_V, use_l1, use_l21 = VARIANTS[self.variant]
         gamma = float(self.gamma) if use_l1 and self.gamma is not None else 0.0
