@@ -213,7 +213,7 @@ def graph_view():
             waiting_view()
         return None
     step = steps[shown["gamma"]]
-    degree = focus.weighted_degree(step["graph"], L)
+    degree = focus.weighted_degree(step["model"].label_coef_, L)  # (V: no graph built for this)
     sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
     automatic = choice == AUTO and shown == values
     if view["max_edges"] == AUTO and view["collapse"]:
@@ -336,12 +336,15 @@ def cooccurrence_view(view):
     st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))
 
 
+EDGE_ROWS = 1000  # rows of the edge list drawn (all of them go to the CSV)
+
+
 def edge_list(step):
     """The edge list, strongest first, filtered by a label-name search, as a CSV-safe download."""
     from mlviz import plotting
 
-    edges = plotting.tables.edge_table(step["graph"], names)
-    with st.expander(f"Edge list ({len(edges)} edges)"):
+    edges = plotting.tables.edge_table(step["model"].label_coef_, names)  # (V: no graph built for this)
+    with st.expander(f"Edge list ({len(edges):,} edges)"):
         q = st.text_input("Show edges whose label names contain", key="cdn_edge_q", bind="query-params",
                           placeholder="part of a label name")
         shown = edges
@@ -350,7 +353,10 @@ def edge_list(step):
                 edges["target"].str.contains(q.strip(), case=False, regex=False)
             shown = edges[hit]
             st.caption(f"{len(shown)} of {len(edges)} edges involve a label containing “{escape_markdown(q, 40)}”.")
-        st.dataframe(shown, width="stretch", hide_index=True)
+        if len(shown) > EDGE_ROWS:  # (630k rows at 983 labels and a small γ: ~2 GB in the server and browser)
+            st.caption(f"The {EDGE_ROWS:,} strongest of these {len(shown):,} edges are listed; the CSV has all "
+                       f"{len(shown):,}. Search for a label to list its edges.")
+        st.dataframe(shown.head(EDGE_ROWS), width="stretch", hide_index=True)
         st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(shown),
                            file_name="".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{ctx.name}_cdn_edges") + ".csv", mime="text/csv",
                            key="dl_edges", on_click="ignore", icon=":material/download:",

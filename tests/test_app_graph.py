@@ -323,3 +323,19 @@ def test_while_the_first_fit_runs_the_cooccurrence_graph_is_shown(fresh_dashboar
     ok(at.run())
     assert int(metrics(at)["edges (non-zero V entries)"]) >= 0 and len(charts(at)) >= 2
     assert drawn(charts(at)[1])[0] == labels  # the same co-occurrence graph, now beside the learned one
+
+
+def test_a_long_edge_list_lists_its_strongest_rows_and_says_so():
+    """At a small γ the 174-label graph has thousands of edges (~630k at 983 labels): the page lists
+    the strongest EDGE_ROWS of them (strongest first, as |V| sorted) and says so."""
+    ds = many_label_dataset()
+    at, ctx = open_upload(ds, cdn_gamma="1e-03")
+    path = reference_path(ctx.X_train, ctx.Y_train, stop_at_auto=False)
+    V = path[0.001].label_coef_
+    n_edges = int(np.count_nonzero(V))
+    assert n_edges > 1000  # more than the page lists
+    table = at.dataframe[0].value
+    assert len(table) == 1000
+    assert any(f"1,000 strongest of these {n_edges:,} edges" in c.value for c in at.caption)
+    strongest = np.sort(np.abs(V[V != 0]))[::-1][:1000]
+    np.testing.assert_allclose(table["abs_weight"].to_numpy(), strongest, rtol=1e-5, atol=1e-9)

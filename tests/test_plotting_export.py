@@ -10,6 +10,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from mlviz import plotting as mp
 from mlviz.plotting import format as fmt
@@ -146,3 +147,22 @@ def test_number_formatting_never_uses_e_notation_for_counts():
     assert fmt.format_seconds(0.0123) == "12 ms" and fmt.format_seconds(186) == "3.1 min"
     assert fmt.plural(1, "label") == "1 label" and fmt.plural(2860, "label set") == "2,860 label sets"
     assert fmt.format_count(float("nan")) == "–"
+
+
+def test_edge_table_from_a_matrix_equals_the_table_of_its_graph():
+    """The sparse CDN's edge list is read from V (dense or sparse) without building the graph: the
+    same table as from ``label_graph_``, ties (equal |w|) in the same order."""
+    from mlviz.models import SparseCDN
+
+    rng = np.random.default_rng(3)
+    L = 40
+    V = np.where(rng.random((L, L)) < 0.3, rng.choice([-0.5, 0.25, 0.5, 1.5], size=(L, L)), 0.0)
+    V[np.arange(L), np.arange(L)] = 0.0
+    V[2, 2] = 7.0  # a self-loop: skipped by both
+    names = [f"=l{j}" if j % 7 == 0 else f"label {j}" for j in range(L)]
+    reference = tables.edge_table(SparseCDN._make_graph(V), names)
+    assert len(reference) == np.count_nonzero(V) - 1
+    for M in (V, sp.csr_matrix(V), sp.csc_matrix(V)):
+        pd.testing.assert_frame_equal(tables.edge_table(M, names), reference)
+    assert tables.to_csv_bytes(tables.edge_table(V, names)) == tables.to_csv_bytes(reference)
+    assert tables.edge_table(np.zeros((3, 3)), names[:3]).empty

@@ -90,7 +90,16 @@ def select_labels(mode, k, counts, *, degree=None, query="", picked=(), names=()
 
 
 def weighted_degree(graph, n_labels) -> np.ndarray:
-    """Sum of ``|weight|`` over the edges at each label of a (directed) label graph, shape (L,)."""
+    """Sum of ``|weight|`` over the edges at each label of a (directed) label graph, shape (L,).
+    ``graph`` may also be its square weight matrix V (the sparse CDN's ``label_coef_``: an edge
+    ``t -> k`` per non-zero ``V[t, k]``), read without building the graph."""
+    if not hasattr(graph, "edges"):
+        A = np.abs(np.asarray(graph.toarray() if hasattr(graph, "toarray") else graph, dtype=float))
+        A[np.diag_indices(min(A.shape))] = 0.0
+        out = np.zeros(n_labels)
+        out[:A.shape[0]] += A.sum(axis=1)
+        out[:A.shape[1]] += A.sum(axis=0)
+        return out
     out = np.zeros(n_labels)
     for u, v, d in graph.edges(data=True):
         if u != v:

@@ -19,7 +19,7 @@ import pandas as pd
 from mlviz._text import csv_safe
 
 __all__ = ["to_csv_bytes", "measure_name", "summary_table", "timing_table",
-           "edge_table", "cooccurrence_pairs", "label_table"]
+           "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table"]
 
 
 def to_csv_bytes(frame, *, index=False):
@@ -133,8 +133,11 @@ def edge_table(graph, label_names=None):
 
     Parameters
     ----------
-    graph : networkx.Graph or DiGraph
+    graph : networkx.Graph or DiGraph, or square array / sparse matrix V
         ``weight`` edge attribute (default 1); self-loops and zero weights are skipped.
+        A matrix gives an edge ``t -> k`` per non-zero ``V[t, k]`` (the sparse CDN's
+        ``label_coef_``), read without building a graph: at 983 labels and a small γ
+        V has ~630k non-zeros, a 0.6 s, ~190 MB DiGraph; the table takes ~0.1 s.
     label_names : sequence of str, optional
         Names of integer nodes.
 
@@ -142,19 +145,58 @@ def edge_table(graph, label_names=None):
     -------
     pandas.DataFrame
         Columns ``source, target`` (names), ``weight`` (float), ``abs_weight``,
-        sorted by decreasing ``abs_weight``.
+        sorted by decreasing ``abs_weight`` (ties: in the order of the graph's
+        edges; for a matrix, row by row, as :meth:`SparseCDN.label_graph_` adds them).
     """
     def name(v):
         if label_names is not None and isinstance(v, (int, np.integer)) and 0 <= v < len(label_names):
             return str(label_names[v])
         return str(v)
 
+    if not hasattr(graph, "edges"):  # a matrix
+        t, k, w = strongest_edges(graph)
+        n = int(max(graph.shape[0], len(label_names) if label_names is not None else 0))
+        text = np.array([name(i) for i in range(n)], dtype=object)  # (cells share these strings)
+        df = pd.DataFrame({"source": text[t], "target": text[k], "weight": w})
+        df["abs_weight"] = df["weight"].abs()
+        return df
     rows = [(name(u), name(v), float(d.get("weight", 1.0)))
             for u, v, d in graph.edges(data=True)
             if u != v and float(d.get("weight", 1.0)) != 0.0]
     df = pd.DataFrame(rows, columns=["source", "target", "weight"]).astype({"weight": float})
     df["abs_weight"] = df["weight"].abs()
     return df.sort_values("abs_weight", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def strongest_edges(V, n=None):
+    """The edges ``t -> k`` of the non-zero off-diagonal ``V[t, k]``, strongest first.
+
+    Parameters
+    ----------
+    V : array or sparse matrix, shape (L, L)
+    n : int, optional
+        Only the ``n`` strongest.
+
+    Returns
+    -------
+    t, k : ndarray of int
+    w : ndarray of float
+        Sorted by decreasing ``|w|``, ties row by row (by ``t``, then ``k``).
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(V):
+        C = sp.coo_matrix(V)
+        order = np.lexsort((C.col, C.row))
+        t, k, w = C.row[order], C.col[order], np.asarray(C.data, dtype=float)[order]
+    else:
+        V = np.asarray(V, dtype=float)
+        t, k = np.nonzero(V)
+        w = V[t, k]
+    keep = (t != k) & (w != 0)
+    t, k, w = t[keep], k[keep], w[keep]
+    order = np.argsort(-np.abs(w), kind="stable")[:n]
+    return t[order].astype(np.int64), k[order].astype(np.int64), w[order]
 
 
 def cooccurrence_pairs(cooccurrence, label_names, *, min_count=1):
