@@ -64,7 +64,7 @@ def graph_fig(values, step, view):
                 groups=step_communities(values, step, view["min_w"]),
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
-        graph = step["graph"] if subset is None else step["graph"].subgraph(subset)
+        graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
         return plotting.label_graph_figure(
             graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")

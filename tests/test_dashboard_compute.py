@@ -151,3 +151,22 @@ def test_the_points_of_a_path_share_their_training_data(ctx):
     assert len(trains) == len(CDN.param("gamma").grid)
     assert all(t[0] is trains[0][0] and t[1] is trains[0][1] for t in trains)
     assert trains[0][0] is ctx.X_train
+
+
+def test_a_steps_subgraph_equals_the_subgraph_of_its_graph(ctx):
+    """The Label graph draws ≤ 50 labels by default: their graph is read from V[nodes][:, nodes]
+    without the graph of all labels, and equals ``step["graph"].subgraph(nodes)`` (nodes, edges,
+    weights, and the order a figure builder iterates them in)."""
+    steps = compute.path(ctx, CDN, dict(gamma=0.01, mu=0.003, lam=0.1, variant="sparse")).result(T)
+    step = steps[0.01]
+    nodes = [5, 0, 3, 2, 1]
+    fast = compute.step_subgraph(step, nodes)
+    assert f"{step['path']}|graph|0.01" not in compute.RUNNER.results  # built without the whole graph
+    reference = step["model"].label_graph_.subgraph(nodes)
+    assert list(fast.nodes) == list(reference.nodes)
+    assert list(fast.edges(data="weight")) == list(reference.edges(data="weight"))
+    assert fast.number_of_edges() > 0
+    step["graph"]  # once the whole graph is kept, its subgraph is used
+    kept = compute.step_subgraph(step, nodes)
+    assert list(kept.edges(data="weight")) == list(reference.edges(data="weight"))
+    assert compute.step_subgraph({"graph": reference}, [0, 1]).number_of_nodes() == 2  # a plain step

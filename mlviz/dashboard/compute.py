@@ -112,6 +112,25 @@ class PathStep(dict):
         return graph
 
 
+def step_subgraph(step, nodes):
+    """The graph of path ``step`` restricted to ``nodes``: ``step["graph"].subgraph(nodes)``, or, when
+    that graph is not built, the same graph read from the model's V[nodes][:, nodes] alone (the
+    default view draws ≤ 50 labels; their graph needs no 630k-edge graph of all 983)."""
+    import networkx as nx
+
+    model = step.get("model")
+    k = f"{step.get('path')}|graph|{step.get('point')!r}"
+    if model is None or not hasattr(model, "label_coef_") or k in RUNNER.results:
+        return step["graph"].subgraph(nodes)
+    idx = np.array(sorted({int(v) for v in nodes}), dtype=np.int64)
+    V = np.asarray(model.label_coef_)[np.ix_(idx, idx)]
+    G = nx.DiGraph()
+    G.add_nodes_from(idx.tolist())
+    t, u = np.nonzero(V)
+    G.add_weighted_edges_from(zip(idx[t].tolist(), idx[u].tolist(), V[t, u].tolist()))
+    return G
+
+
 def _path_fn(ctx, method: Method, slow: dict):
     """Job: the path of ``slow`` values over the path slider's grid, top down; ``{point: step}``
     published as each point finishes.  A step is a :class:`PathStep`: ``method.path.describe(model)``
