@@ -175,9 +175,9 @@ class Rows(list):
         print(f"{self.shape:<9} {page:<14} {what:<44} {v}  rss {self.rss.now():6.0f} MB  {note}", flush=True)
 
 
-def wait_figures(page, t0, timeout, main=None, slug=""):
+def wait_figures(page, t0, timeout, main=None, slug="", stop_when_idle=True):
     """Poll (every 0.1 s) until a new figure is drawn and, with ``main`` (part of a title), the page's main
-    figure too, or until the page is idle with no notice; return (seconds to the first figure, seconds to the
+    figure too, or (``stop_when_idle``) until the page is idle with no notice; return (seconds to the first figure, seconds to the
     main figure) or None each.  The page counts as idle only once the address is the new page's (``slug``):
     a page switch can take more than a second under load, and the previous page is idle meanwhile."""
     first = main_at = None
@@ -197,7 +197,7 @@ def wait_figures(page, t0, timeout, main=None, slug=""):
                    && !!document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
                    && !/updates by itself|being computed/.test(m ? m.innerText : ''); }""", slug.lower())
         idle_polls = idle_polls + 1 if idle else 0
-        if idle_polls >= 3 and now > 1:  # idle with no notice for 0.2 s, and not drawn: settle() takes over
+        if stop_when_idle and idle_polls >= 3 and now > 1:  # idle, no notice for 0.2 s, not drawn: settle() takes over
             break
         page.wait_for_timeout(100)
     return first, main_at
@@ -238,7 +238,9 @@ def press(page, name, timeout):
     page.evaluate(MARK_OLD)
     t0 = time.monotonic()
     button.first.click()
-    first, _ = wait_figures(page, t0, timeout)
+    # a run draws its first fold's figures after tens of seconds; between the fragment's reruns the
+    # page can look idle without a notice (two runs measured no figure that way), so wait for a figure
+    first, _ = wait_figures(page, t0, timeout, stop_when_idle=False)
     dt, note = timed_settle(page, t0, max(timeout - (time.monotonic() - t0), 1))
     if dt != dt:  # not done: cancel it (it would slow down what is measured next)
         cancel = page.get_by_role("button", name="Cancel")
