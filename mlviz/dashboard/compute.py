@@ -100,10 +100,13 @@ class PathStep(dict):
 
     EDGE_BYTES = 300  # a DiGraph edge in both adjacency dicts with its attribute dict (measured: 294 B)
 
+    def _graph_key(self):
+        return f"{self.get('path', id(self['model']))}|graph|{self.get('point')!r}"
+
     def __missing__(self, name):
         if name != "graph" or "model" not in self:
             raise KeyError(name)
-        k = f"{self.get('path', id(self['model']))}|graph|{self.get('point')!r}"
+        k = self._graph_key()
         graph = RUNNER.results.get(k)
         if graph is None:
             graph = self["model"].label_graph_
@@ -111,24 +114,19 @@ class PathStep(dict):
             RUNNER.results.put(k, graph, size=size, evict=False)  # (a byte walk would take 3 s at 630k edges)
         return graph
 
+    def subgraph(self, nodes):
+        """``self["graph"].subgraph(nodes)``; while that graph is not kept, the same graph read from
+        the model's V[nodes][:, nodes] alone (the default view draws ≤ 50 labels: their graph needs
+        no 630k-edge graph of all 983)."""
+        if self._graph_key() in RUNNER.results:
+            return self["graph"].subgraph(nodes)
+        return self["model"]._make_graph(self["model"].label_coef_, sorted({int(v) for v in nodes}))
+
 
 def step_subgraph(step, nodes):
-    """The graph of path ``step`` restricted to ``nodes``: ``step["graph"].subgraph(nodes)``, or, when
-    that graph is not built, the same graph read from the model's V[nodes][:, nodes] alone (the
-    default view draws ≤ 50 labels; their graph needs no 630k-edge graph of all 983)."""
-    import networkx as nx
-
-    model = step.get("model")
-    k = f"{step.get('path')}|graph|{step.get('point')!r}"
-    if model is None or not hasattr(model, "label_coef_") or k in RUNNER.results:
-        return step["graph"].subgraph(nodes)
-    idx = np.array(sorted({int(v) for v in nodes}), dtype=np.int64)
-    V = np.asarray(model.label_coef_)[np.ix_(idx, idx)]
-    G = nx.DiGraph()
-    G.add_nodes_from(idx.tolist())
-    t, u = np.nonzero(V)
-    G.add_weighted_edges_from(zip(idx[t].tolist(), idx[u].tolist(), V[t, u].tolist()))
-    return G
+    """The graph of path ``step`` restricted to ``nodes`` (:meth:`PathStep.subgraph`; for a plain
+    step dict with a ``"graph"``, its subgraph)."""
+    return step.subgraph(nodes) if isinstance(step, PathStep) else step["graph"].subgraph(nodes)
 
 
 def _path_fn(ctx, method: Method, slow: dict):

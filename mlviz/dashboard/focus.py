@@ -89,23 +89,16 @@ def select_labels(mode, k, counts, *, degree=None, query="", picked=(), names=()
     return np.sort(order[:k].astype(np.int64))
 
 
-def weighted_degree(graph, n_labels) -> np.ndarray:
-    """Sum of ``|weight|`` over the edges at each label of a (directed) label graph, shape (L,).
-    ``graph`` may also be its square weight matrix V (the sparse CDN's ``label_coef_``: an edge
-    ``t -> k`` per non-zero ``V[t, k]``), read without building the graph."""
-    if not hasattr(graph, "edges"):
-        A = np.abs(np.asarray(graph.toarray() if hasattr(graph, "toarray") else graph, dtype=float))
-        A[np.diag_indices(min(A.shape))] = 0.0
-        out = np.zeros(n_labels)
-        out[:A.shape[0]] += A.sum(axis=1)
-        out[:A.shape[1]] += A.sum(axis=0)
-        return out
+def weighted_degree(V, n_labels) -> np.ndarray:
+    """Sum of ``|weight|`` over the edges at each label of a directed label graph given by its square
+    weight matrix V (the sparse CDN's ``label_coef_``: an edge ``t -> k`` per non-zero ``V[t, k]``;
+    the diagonal is ignored), shape (L,).  Read from V: at 983 labels and a small γ its graph has
+    ~630k edges."""
+    A = np.abs(np.asarray(V.toarray() if hasattr(V, "toarray") else V, dtype=float))
+    A[np.diag_indices(min(A.shape))] = 0.0
     out = np.zeros(n_labels)
-    for u, v, d in graph.edges(data=True):
-        if u != v:
-            w = abs(float(d.get("weight", 1.0)))
-            out[int(u)] += w
-            out[int(v)] += w
+    out[:A.shape[0]] += A.sum(axis=1)
+    out[:A.shape[1]] += A.sum(axis=0)
     return out
 
 

@@ -375,13 +375,10 @@ def graph_hook(ctx, shown: dict, step: dict) -> None:
     lk = selection_bar(ctx)
     st.divider()
     st.subheader(":material/link: Edge effect (linked views)")
-    if "model" in step:  # a path step: read V, not the graph (~630k edges at 983 labels and a small γ)
-        from mlviz.plotting.tables import strongest_edges
+    from mlviz.plotting.tables import strongest_edges
 
-        pairs = list(zip(*(a.tolist() for a in strongest_edges(step["model"].label_coef_, MAX_EDGE_CHOICES))))
-    else:
-        pairs = sorted(((int(u), int(v), float(d.get("weight", 0.0))) for u, v, d in step["graph"].edges(data=True)
-                        if u != v), key=lambda e: (-abs(e[2]), e[0], e[1]))[:MAX_EDGE_CHOICES]
+    # V, not the graph (~630k edges at 983 labels and a small γ)
+    pairs = list(zip(*(a.tolist() for a in strongest_edges(step["model"].label_coef_, MAX_EDGE_CHOICES))))
     if not pairs:
         st.info("This graph has no edges: lower γ (or pick a variant with label features) to pick an edge.")
         return

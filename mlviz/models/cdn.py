@@ -441,11 +441,16 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         return self._make_graph(self.label_coef_)
 
     @staticmethod
-    def _make_graph(V):
+    def _make_graph(V, nodes=None):
+        """The graph of V (an edge ``t -> k`` per non-zero ``V[t, k]``), or with ``nodes`` (sorted
+        labels) of ``V[nodes][:, nodes]`` alone, nodes named as in the whole graph."""
+        idx = np.arange(V.shape[0]) if nodes is None else np.asarray(nodes, dtype=np.int64)
+        if nodes is not None:
+            V = np.asarray(V)[np.ix_(idx, idx)]
         G = nx.DiGraph()
-        G.add_nodes_from(range(V.shape[0]))
+        G.add_nodes_from(idx.tolist())
         t, k = np.nonzero(V)
-        G.add_weighted_edges_from(zip(t.tolist(), k.tolist(), V[t, k].tolist()))
+        G.add_weighted_edges_from(zip(idx[t].tolist(), idx[k].tolist(), V[t, k].tolist()))
         return G
 
     def refit(self, gamma_ratio=None, callback=None, **params):
