@@ -82,7 +82,7 @@ def embedding_view(color, test_color, color_title):
     with right:
         dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
                                     bind="query-params") or 2
-        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.params
+        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
                                                                     if p.name != "n_components"])
         show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
     values["n_components"] = int(dims)

@@ -41,7 +41,7 @@ scaling = ctx.scaling
 chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
                    help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
-                        "search (micro-F1 of its own predict; grids in mlviz.evaluation.TUNING_GRIDS), then refit "
+                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
@@ -72,7 +72,7 @@ def _posteriors_value(key: str, p):
 def settings_of(keys) -> dict:
     """Each method's slider values as set on the Posteriors page (this session or the link; defaults otherwise)."""
     return {k: methods.METHODS[k].complete({p.name: _posteriors_value(f"post_{k}_{p.name}", p)
-                                            for p in methods.METHODS[k].params}) for k in keys}
+                                            for p in methods.METHODS[k].sliders}) for k in keys}
 
 
 def estimate(request) -> pd.DataFrame:
@@ -89,7 +89,7 @@ def estimate(request) -> pd.DataFrame:
         fits = 1
         if request["tune"]:
             try:
-                grid = tuning_grid(m.estimator(values, compute.scale(ctx))) or {}
+                grid = tuning_grid(m.from_sliders(values, compute.scale(ctx))) or {}
             except Exception:  # noqa: BLE001 - an estimate only
                 grid = {}
             fits += int(np.prod([len(v) for v in grid.values()])) * 3 if grid else 0

@@ -34,7 +34,7 @@ mkey = c1.selectbox("Model", methods.POSTERIOR_METHODS, index=methods.POSTERIOR_
                     format_func=lambda k: methods.METHODS[k].label, bind="query-params")
 m = methods.METHODS[mkey]
 with c2.expander(f"{m.label} hyperparameters"):
-    values = widgets.param_controls(m, "dr_") if m.params else {}
+    values = widgets.param_controls(m, "dr_") if m.sliders else {}
     st.caption(m.description)
 slot = "decision|posteriors"
 job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))

@@ -176,8 +176,8 @@ def test_posteriors_every_method_and_each_slider():
     # seconds per fit) only has to run.
     cheap = {"mllspc", "lspc", "cdn", "mllem", "mlknn", "br"}
     for key in POSTERIOR_METHODS:
-        for p in METHODS[key].params:
-            if key == "klr" or (key not in cheap and p is not METHODS[key].params[0]):
+        for p in METHODS[key].sliders:
+            if key == "klr" or (key not in cheap and p is not METHODS[key].sliders[0]):
                 continue
             idx = POSTERIOR_METHODS.index(key)
             before = trace_data(charts(at)[idx])

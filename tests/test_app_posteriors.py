@@ -49,7 +49,7 @@ def fitted(method_key, Xtr, Ytr, values=None):
     """The estimator of the dashboard's method at ``values`` (defaults otherwise), fitted from scratch."""
     from mlviz.dashboard.methods import METHODS, Scale, median_distance
 
-    est = METHODS[method_key].estimator(values or {}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
+    est = METHODS[method_key].from_sliders(values or {}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
     return est.fit(Xtr, Ytr)
 
 

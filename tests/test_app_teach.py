@@ -157,7 +157,7 @@ def split(name):
 def posteriors(method_key, Xtr, Ytr, Xte):
     from mlviz.dashboard.methods import METHODS, Scale, median_distance
 
-    est = METHODS[method_key].estimator({}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
+    est = METHODS[method_key].from_sliders({}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
     return np.clip(np.nan_to_num(est.fit(Xtr, Ytr).predict_proba(Xte)), 0, 1)
 
 
@@ -219,7 +219,7 @@ def test_decision_every_rule_on_emotions_and_the_reveal():
     assert metrics(ok(at)) == expected_row(Yte, P, "mcut", None, False)
     at.radio(key="dr_rule").set_value("scut").run()
     at.slider(key="dr_off").set_value(0.05).run()
-    tuned, _ = scut_cv(METHODS["mlknn"].estimator({}, Scale(Ytr.shape[0], lambda: 1.0)), Xtr, Ytr, measure="f1",
+    tuned, _ = scut_cv(METHODS["mlknn"].from_sliders({}, Scale(Ytr.shape[0], lambda: 1.0)), Xtr, Ytr, measure="f1",
                        n_splits=3, random_state=0)
     assert metrics(ok(at)) == expected_row(Yte, P, "scut", tuned + 0.05, False)
     at.toggle(key="dr_reveal").set_value(True).run()

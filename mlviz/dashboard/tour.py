@@ -174,7 +174,7 @@ def embedding_numbers(ctx):
     mllem = METHODS["mllem"]
     settings, value = _shown("embedding")
     if value is None or settings is None:  # (not drawn in this session: the default view, if cached)
-        settings = {**{p.name: p.default for p in mllem.params}, "n_components": 2}
+        settings = {**{p.name: p.default for p in mllem.sliders}, "n_components": 2}
         value = RUNNER.peek(model_key(ctx, mllem, settings, "embedding"))
     if value is None:
         return None
