@@ -44,6 +44,7 @@ import scipy.sparse as sp
 from ._text import csv_safe, escape_html, shorten
 from .decision import apply_rule, describe_rule
 from .metrics import DEFAULT_MEASURES, evaluate, get_measure
+from .preprocessing import scale_split
 
 __all__ = ["PackSettings", "content_hash", "estimator_spec", "estimator_from_spec",
            "fit_and_measure", "build_report_pack", "REPRODUCE_SCRIPT"]
@@ -165,7 +166,7 @@ class PackSettings:
     scaling : str
         A key of :data:`mlviz.preprocessing.SCALINGS` ("standard", "l2",
         "tfidf", "maxabs", "none"), fitted on the training rows by
-        :func:`scale_split` (the dashboard's rule).
+        :func:`mlviz.preprocessing.scale_split` (the one scaling rule).
     rule, rule_param, at_least_one_label
         Decision rule of :func:`mlviz.decision.apply_rule`.
     measures : list of str
@@ -193,22 +194,6 @@ def _split_scale(dataset, settings):
     te = np.asarray(settings.test_index, dtype=int)
     Xtr, Xte = scale_split(dataset.X[tr], dataset.X[te], settings.scaling)
     return Xtr, dataset.Y[tr], Xte, dataset.Y[te]
-
-
-def scale_split(X_train, X_test, scaling):
-    """``(X_train, X_test)`` scaled by :func:`mlviz.preprocessing.make_scaler` ``(scaling)``
-    fitted on ``X_train`` (the dashboard's rule: float64, CSR kept sparse)."""
-    from mlviz.preprocessing import SCALINGS, make_scaler
-
-    if scaling not in SCALINGS:
-        raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {str(scaling)[:40]!r}.")
-    sparse = sp.issparse(X_train)
-    scaler = make_scaler(scaling, sparse=sparse)
-    if scaler is not None:
-        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
-    if sparse:
-        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64)
-    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
 
 
 def _rule_param(value):

@@ -272,12 +272,12 @@ def _path_reference(ratio, mu, lam=0.1, variant="sparse"):
     import copy
 
     from mlviz.dashboard.methods import METHODS
-    from mlviz.dashboard.state import standardise
     from mlviz.data import load_sample_split
     from mlviz.models.cdn import SparseCDN
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split("emotions")
-    X, _ = standardise(train.X, test.X)
+    X, _ = scale_split(train.X, test.X, "standard")
     Y = np.asarray(train.Y)
     model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0).fit(X, Y)
     for r in sorted(METHODS["cdn"].param("gamma").grid, reverse=True):

@@ -37,11 +37,11 @@ def z_of(trace):
 
 
 def emotions_split():
-    from mlviz.dashboard.state import standardise
     from mlviz.data import load_sample_split
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split("emotions")
-    Xtr, Xte = standardise(train.X, test.X)
+    Xtr, Xte = scale_split(train.X, test.X, "standard")
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y)
 
 

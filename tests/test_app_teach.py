@@ -146,11 +146,11 @@ def test_sandbox_lspc_gamma_gain_table_equals_the_library():
 # ----------------------------------------------------------------------- decision-rule playground
 
 def split(name):
-    from mlviz.dashboard.state import scale_features
     from mlviz.data import load_sample_split
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split(name)
-    Xtr, Xte, _, _ = scale_features(train.X, test.X, "auto")  # the dashboard's default scaling
+    Xtr, Xte = scale_split(train.X, test.X)  # the dashboard's default scaling
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y), list(train.label_names)
 
 
