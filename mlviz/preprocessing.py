@@ -28,7 +28,7 @@ The default (:func:`default_scaling`)
 ``"standard"`` otherwise.  Why: per-feature standardisation of sparse count
 features (``StandardScaler(with_mean=False)``, the CLI default before
 session 5) divides each word by its standard deviation, so rare words
-dominate Euclidean distances; measured on two Mulan text sets (issue 14),
+dominate Euclidean distances; measured on two Mulan text sets,
 ML-kNN micro-F1 was 0.117 / 0.082 standardised, 0.240 / 0.217 unscaled and
 0.543 / 0.355 with L2-normalised rows.  On the bundled sparse sets (ML-kNN,
 3-fold CV, seed 0; ``benchmarks/RESULTS.md``, evalcli session 5) micro-F1 was

@@ -8,9 +8,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present
 
-ctx = state.init_page("Posteriors", ":material/grid_on:")
+ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
 st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{escape_markdown(ctx.name)}** "
@@ -285,7 +285,7 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))  # noqa: E501 (#17 hook)
+    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)

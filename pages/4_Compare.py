@@ -8,20 +8,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, progress, state, widgets
-from mlviz.dashboard import present, tour  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present, tour
 
-# An old link's own scaling (``cmp_feature_scaling``, before the page followed the sidebar) becomes the
-# sidebar's ``scaling`` when the link does not set that itself; the old parameter is then dropped.
-_old_scaling = st.query_params.get("cmp_feature_scaling")
-if _old_scaling is not None:
-    from mlviz.preprocessing import SCALINGS as _KNOWN
-
-    del st.query_params["cmp_feature_scaling"]
-    if (_old_scaling in (state.AUTO, *_KNOWN) and "scaling" not in st.query_params
-            and "scaling" not in st.session_state):
-        st.session_state["scaling"] = _old_scaling  # seeds the sidebar picker (no URL value to override it)
-        st.query_params["scaling"] = _old_scaling  # and the address says so, as if it were chosen there
-ctx = state.init_page("Compare", ":material/bar_chart:")
+ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
 explain.explain("compare")
 
@@ -195,7 +184,7 @@ def show_results(res, done=True):
     shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=label,
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
-    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))  # (#17)
+    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
     fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")

@@ -242,11 +242,6 @@ def posteriors(ctx, method: Method, values: dict, *, owner=None, priority=jobs.U
     return model_result(ctx, method, values, "proba", _proba(ctx), owner=owner, priority=priority)
 
 
-def need_posteriors(ctx, method: Method, values: dict, token):
-    """Inside a job: ``(P_test, info)`` (computed here if nobody does yet)."""
-    return RUNNER.need(model_key(ctx, method, values, "proba"), _result_fn(ctx, method, values, _proba(ctx)), token)
-
-
 def describe_model(model) -> dict:
     """What a page says beside a fitted model's posteriors (every entry optional, read with ``getattr``):
     ``decision_rule`` (``decision_rule_``), ``centers`` (kernel models' ``centers_note_``),

@@ -1,7 +1,8 @@
 """Shared page state: the chosen data set, its train/test split, its feature scaling and the URL.
 
-Every page (``app.py`` and each file in ``pages/``) starts with
-``ctx = init_page("Title")``.  That call
+The entrypoint ``app.py`` runs the page chosen in the navigation, and every
+page file starts with ``ctx = page_context(__file__)``, which calls
+:func:`init_page` with the page's registered title.  That call
 
 * configures the page (title, wide layout);
 * draws the sidebar data-set picker (a ``st.selectbox`` bound to the URL query
@@ -14,7 +15,7 @@ Feature scaling is decided once, here, and fitted on the training split only.
 By default it is :func:`mlviz.preprocessing.default_scaling`: unit L2 norm per
 row (``"l2"``) for sparse or count-like features (bag-of-words text such as
 enron, medical: standardising rare words makes them dominate kernels and kNN,
-issue 14), standardisation (``"standard"``) for other dense features.  The
+standardisation (``"standard"``) for other dense features.  The
 sidebar offers every scaling of :data:`mlviz.preprocessing.SCALINGS`.  The
 scaling is part of :attr:`DataContext.key` (the prefix of every cache key), so
 results of two scalings never mix.  The split is the official one for
@@ -185,30 +186,6 @@ def current_context() -> DataContext:
     return sample_context(key, scaling)
 
 
-PAGES = [
-    ("app.py", "Home · Data", ":material/home:"),
-    ("pages/1_Embedding.py", "Embedding (MLLEM)", ":material/scatter_plot:"),
-    ("pages/2_Label_graph.py", "Label graph (sparse CDN)", ":material/hub:"),
-    ("pages/3_Posteriors.py", "Posteriors & thresholds", ":material/grid_on:"),
-    ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
-    ("pages/5_Sandbox.py", "Sandbox (planted graph)", ":material/science:"),
-    ("pages/6_Decision_rules.py", "Decision rules", ":material/tune:"),
-    ("pages/7_Reference_check.py", "Reference check", ":material/fact_check:"),
-]
-
-
-def navigation():
-    """Sidebar links to every page (Streamlit's own list would call the home page "app")."""
-    with st.sidebar:
-        st.markdown("### :material/label: mlviz")
-        for path, label, icon in PAGES:
-            try:
-                st.page_link(path, label=label, icon=icon)
-            except Exception:  # e.g. a page file missing in a partial checkout
-                pass
-        st.divider()
-
-
 def use_shared_plotly_template() -> None:
     """Make the figures' shared template plotly's default for this server.
 
@@ -241,11 +218,11 @@ def _warm_upload_worker() -> bool:
 PAGE_ICON = str(Path(__file__).resolve().parents[2] / ".streamlit" / "favicon.png")
 
 
-def init_page(title: str, icon: str = ":material/label:") -> DataContext:
-    """Configure a page, draw the shared sidebar and return the data context.
+def init_page(title: str) -> DataContext:
+    """Configure the page, draw the shared sidebar and return the data context.
 
-    Call this first on every page.  ``icon`` is kept for the callers; the browser-tab icon is
-    always the local :data:`PAGE_ICON` (no request leaves the machine).
+    Called through :func:`page_context` with the page's registered title. The browser-tab icon
+    is always the local :data:`PAGE_ICON` (no request leaves the machine).
     """
     from mlviz._text import escape_markdown, shorten
     from mlviz.plotting.format import format_count
@@ -255,10 +232,10 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
                        layout="wide")
     from .progress import enter_page
 
+    st.session_state["mlviz_page_title"] = title  # (mlviz.dashboard.tour.PAGE_TITLE)
     enter_page(title)  # the work of the pages this session left gives way to this one's
     use_shared_plotly_template()
     _warm_upload_worker()
-    navigation()
     dataset_picker()
     scaling_picker()
     try:
@@ -293,7 +270,18 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
         ":material/link: **Share this view**: copy the browser address — it holds the data set "
         "and every control on the page."
     )
-    from . import present, tour  # issue 17: presentation mode (URL present=, hide=) and the guided tour (tour=)
+    from . import present, tour  # presentation mode (URL present=, hide=) and the guided tour (tour=)
     present.apply(), tour.panel(ctx)
     return ctx
 
+
+def page_context(page_file: str) -> DataContext:
+    """Set up the page file ``page_file`` (pass ``__file__``) under its registered title
+    (:mod:`mlviz.dashboard.pages`) and return the data context: :func:`init_page`.
+
+    Every page calls it first, so the sidebar's widgets belong to the page's own script run
+    (under ``st.navigation`` or with the file run on its own).
+    """
+    from .pages import page_for_file
+
+    return init_page(page_for_file(page_file).title)
