@@ -10,6 +10,8 @@ import streamlit as st
 
 from mlviz.dashboard.pages import PAGES
 
-page = st.navigation([st.Page(p.path, title=p.title, icon=p.icon, url_path=p.url_path or None,
-                              default=not p.url_path) for p in PAGES])
+# The sidebar's links are drawn by the pages (mlviz.dashboard.state.navigation, with the registry's icons):
+# an icon given to st.Page would become the browser tab's icon, fetched from the internet.
+page = st.navigation([st.Page(p.path, title=p.title, url_path=p.url_path or None, default=not p.url_path)
+                      for p in PAGES], position="hidden")
 page.run()

@@ -186,6 +186,26 @@ def current_context() -> DataContext:
     return sample_context(key, scaling)
 
 
+def navigation():
+    """Sidebar links to every page of the registry (:mod:`mlviz.dashboard.pages`), with its icons.
+
+    Only under the entrypoint's ``st.navigation``: a page file run on its own (an AppTest of one
+    page) has no other page to link to.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from .pages import PAGES
+
+    run = get_script_run_ctx()
+    if run is None or Path(run.main_script_path).name != "app.py":
+        return
+    with st.sidebar:
+        st.markdown("### :material/label: mlviz")
+        for page in PAGES:
+            st.page_link(page.path, label=page.title, icon=page.icon)
+        st.divider()
+
+
 def use_shared_plotly_template() -> None:
     """Make the figures' shared template plotly's default for this server.
 
@@ -236,6 +256,7 @@ def init_page(title: str) -> DataContext:
     enter_page(title)  # the work of the pages this session left gives way to this one's
     use_shared_plotly_template()
     _warm_upload_worker()
+    navigation()
     dataset_picker()
     scaling_picker()
     try:
