@@ -21,7 +21,14 @@ environment variable           default  meaning
                                         (:func:`~mlviz.data.load_dataset_isolated`)
 ``MLVIZ_WORKER_CPU_SECONDS``   120      CPU-time limit of the parse worker
 ``MLVIZ_WORKER_TIMEOUT``       180      wall-clock limit of the parse worker (seconds)
+``MLVIZ_READ_TIMEOUT``         60       wall-clock limit of reading one file from a path
+                                        (seconds; e.g. a hung network file system)
 =============================  =======  ==============================================
+
+A path is read only if it is a regular file (``os.stat`` and again ``fstat``
+on the opened descriptor): devices (``/dev/zero``), FIFOs and sockets are
+refused before they are opened, whatever their name or a symbolic link says
+(:func:`mlviz.data._source.read_path`).
 
 Names (data-set, feature, label) longer than :data:`mlviz._text.MAX_NAME_LENGTH`
 (256 characters) are refused.  Independently of the cap, a compressed stream
@@ -32,6 +39,7 @@ gzip cannot exceed ~1032:1, real data sets stay far below).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 
@@ -50,7 +58,9 @@ ENV_VARS = {
     "worker_memory_bytes": ("MLVIZ_WORKER_MEMORY_MB", 2048, MB),
     "worker_cpu_seconds": ("MLVIZ_WORKER_CPU_SECONDS", 120, 1),
     "worker_timeout": ("MLVIZ_WORKER_TIMEOUT", 180, 1),
+    "read_timeout": ("MLVIZ_READ_TIMEOUT", 60, 1),
 }
+_FLOAT_FIELDS = ("inflate_ratio", "read_timeout")
 
 
 def format_bytes(n) -> str:
@@ -80,6 +90,8 @@ class Limits:
     worker_memory_bytes, worker_cpu_seconds, worker_timeout : int
         Address-space, CPU-time and wall-clock limits of the parse worker
         (:func:`mlviz.data.load_dataset_isolated`).
+    read_timeout : float
+        Seconds allowed for opening and reading one file given as a path.
 
     Examples
     --------
@@ -94,6 +106,7 @@ class Limits:
     worker_memory_bytes: int = 2048 * MB
     worker_cpu_seconds: int = 120
     worker_timeout: float = 180
+    read_timeout: float = 60
 
     @classmethod
     def from_env(cls, environ=None, **overrides):
@@ -102,7 +115,7 @@ class Limits:
         Raises
         ------
         DataError
-            If a variable is not a positive number.
+            If a variable is not a positive finite number.
         """
         environ = os.environ if environ is None else environ
         values = {}
@@ -115,10 +128,10 @@ class Limits:
                 number = float(raw)
             except ValueError:
                 number = -1.0
-            if not number > 0:
+            if not (number > 0 and math.isfinite(number)):
                 raise DataError(f"environment variable {var}={str(raw)[:40]!r}; expected a "
                                 "positive number")
-            values[field_name] = int(number * unit) if field_name != "inflate_ratio" else number
+            values[field_name] = number if field_name in _FLOAT_FIELDS else int(number * unit)
         values.update(overrides)
         return cls(**values)
 
