@@ -295,7 +295,8 @@ def _rows(value, path, n_samples):
 
 
 def _plain_json(value, path, depth=0):
-    """``extra``: any JSON made of bounded strings and finite numbers, nested at most 8 deep."""
+    """``extra`` (settings recorded for people, never read by reproduce.py): any JSON of strings of at
+    most 100,000 characters and finite numbers, nested at most 8 deep."""
     _need(depth <= 8, path, "nested deeper than 8")
     if isinstance(value, dict):
         for k, v in value.items():
@@ -303,8 +304,8 @@ def _plain_json(value, path, depth=0):
     elif isinstance(value, list):
         for i, v in enumerate(value):
             _plain_json(v, path + [i], depth + 1)
-    elif isinstance(value, str):
-        _text(value, path)
+    elif isinstance(value, str):  # (not read by reproduce.py: only bounded)
+        _text(value, path, 100_000)
     else:
         _need(value is None or isinstance(value, bool) or _is_number(value), path, "a number out of range")
 
