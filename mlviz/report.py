@@ -29,7 +29,6 @@ without them can compute them here.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -45,43 +44,13 @@ import scipy.sparse as sp
 from ._text import csv_safe, escape_html, shorten
 from .decision import apply_rule, describe_rule
 from .metrics import DEFAULT_MEASURES, evaluate, get_measure
-from .report_config import (PackError, _encode, allowed_estimator_classes, check_config, estimator_from_spec,
-                            estimator_spec, load_pack)
+from .report_config import (PackError, _encode, allowed_estimator_classes, check_config, content_hash,
+                            estimator_from_spec, estimator_spec, load_pack)
 
 __all__ = ["PackSettings", "content_hash", "estimator_spec", "estimator_from_spec",
            "fit_and_measure", "build_report_pack", "REPRODUCE_SCRIPT", "PackError", "load_pack",
            "allowed_estimator_classes", "check_config"]
 _LABEL_MEASURES = [m for m in DEFAULT_MEASURES]
-
-
-def content_hash(dataset):
-    """SHA-256 of a data set's contents: X (dense or CSR), Y and the label names.
-
-    Feature names and the display name are not included (renaming a file
-    does not change the data).  Dense and CSR copies of the same matrix hash
-    differently (say so: the pack stores which one it was).
-
-    Returns
-    -------
-    str
-        ``"sha256:<64 hex digits>"``.
-    """
-    h = hashlib.sha256()
-    X = dataset.X
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
-        h.update(b"csr")
-        for part in (np.asarray(X.shape, dtype=np.int64), X.data, X.indices.astype(np.int64),
-                     X.indptr.astype(np.int64)):
-            h.update(np.ascontiguousarray(part).tobytes())
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        h.update(b"dense" + np.asarray(X.shape, dtype=np.int64).tobytes() + X.tobytes())
-    Y = np.ascontiguousarray(dataset.Y, dtype=np.uint8)
-    h.update(np.asarray(Y.shape, dtype=np.int64).tobytes() + Y.tobytes())
-    h.update("\x1f".join(dataset.label_names).encode("utf-8"))
-    return "sha256:" + h.hexdigest()
 
 
 # ------------------------------------------------------------ settings / fitting

@@ -26,6 +26,7 @@ with the same rules, so a pack it makes is always one it can reproduce.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import math
@@ -36,10 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._text import MAX_NAME_LENGTH, printable, shorten
 
-__all__ = ["PackError", "allowed_estimator_classes", "estimator_spec", "estimator_from_spec",
+__all__ = ["PackError", "content_hash", "allowed_estimator_classes", "estimator_spec", "estimator_from_spec",
            "check_config", "read_config", "load_pack", "LoadedPack", "MAX_CONFIG_BYTES"]
 
 #: Largest ``config.json`` read (bytes; a million row indices take about 8 MB).
@@ -77,6 +79,36 @@ _DATA_FILE = "data.npz"
 
 class PackError(ValueError):
     """A report pack that is malformed or was tampered with (one message, what and where)."""
+
+
+def content_hash(dataset):
+    """SHA-256 of a data set's contents: X (dense or CSR), Y and the label names.
+
+    Feature names and the display name are not included (renaming a file
+    does not change the data).  Dense and CSR copies of the same matrix hash
+    differently (say so: the pack stores which one it was).
+
+    Returns
+    -------
+    str
+        ``"sha256:<64 hex digits>"``.
+    """
+    h = hashlib.sha256()
+    X = dataset.X
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sort_indices()
+        h.update(b"csr")
+        for part in (np.asarray(X.shape, dtype=np.int64), X.data, X.indices.astype(np.int64),
+                     X.indptr.astype(np.int64)):
+            h.update(np.ascontiguousarray(part).tobytes())
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        h.update(b"dense" + np.asarray(X.shape, dtype=np.int64).tobytes() + X.tobytes())
+    Y = np.ascontiguousarray(dataset.Y, dtype=np.uint8)
+    h.update(np.asarray(Y.shape, dtype=np.int64).tobytes() + Y.tobytes())
+    h.update("\x1f".join(dataset.label_names).encode("utf-8"))
+    return "sha256:" + h.hexdigest()
 
 
 # ------------------------------------------------------------ the allow-list
@@ -508,8 +540,8 @@ def load_pack(folder):
     from the allow-list here, nothing is fitted), then the data (a bundled
     sample by name, or ``data.npz`` in ``folder`` -- a regular file, not a
     link -- read with :func:`mlviz.data.load_npz` under the upload limits),
-    then its SHA-256 (:func:`mlviz.report.content_hash`) and shape against
-    the recorded ones.
+    then its SHA-256 and shape against
+    the recorded ones (:func:`content_hash`).
 
     Parameters
     ----------
@@ -520,7 +552,6 @@ def load_pack(folder):
     LoadedPack
     """
     from .data import DataError, Limits, load_npz, load_sample
-    from .report import content_hash
 
     folder = Path(folder)
     config = read_config(folder / "config.json")
