@@ -45,7 +45,8 @@ from ._text import csv_safe, escape_html, shorten
 from .decision import apply_rule, describe_rule
 from .metrics import DEFAULT_MEASURES, evaluate, get_measure
 from .report_config import (PackError, _encode, allowed_estimator_classes, check_config, content_hash,
-                            estimator_from_spec, estimator_spec, load_pack)
+                            estimator_from_spec, estimator_spec)
+from .report_load import load_pack
 
 __all__ = ["PackSettings", "content_hash", "estimator_spec", "estimator_from_spec",
            "fit_and_measure", "build_report_pack", "REPRODUCE_SCRIPT", "PackError", "load_pack",

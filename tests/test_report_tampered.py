@@ -28,7 +28,7 @@ from mlviz.report import (
     PackError, PackSettings, allowed_estimator_classes, build_report_pack, check_config, estimator_from_spec,
     estimator_spec, load_pack,
 )
-from mlviz.report_config import MAX_CONFIG_BYTES
+from mlviz.report_load import MAX_CONFIG_BYTES
 
 REPO = Path(__file__).resolve().parents[1]
 
