@@ -148,8 +148,9 @@ def _label_count(n, path):
 
 def _read_error(path, exc):
     """One short line: the loader's message (which names the file already), else "cannot read FILE: ..."."""
-    from mlviz._text import shorten
+    from mlviz._text import printable, shorten
 
+    path = printable(path)
     message = " ".join(str(exc).split())
     name = Path(path).name
     if isinstance(exc, OSError) and getattr(exc, "strerror", None):
@@ -429,9 +430,10 @@ def main(argv=None):
             return _cmd_evaluate(args, out)
         return _cmd_reproduce(args, out, argv)
     except CLIError as exc:
-        from mlviz._text import shorten
+        from mlviz._text import printable, shorten
 
-        print(f"mlviz {args.command}: error: {shorten(str(exc), ERROR_LIMIT)}", file=sys.stderr)
+        # one line, whatever the encoding of a file name in it (non-UTF-8 bytes, newlines)
+        print(f"mlviz {args.command}: error: {shorten(printable(exc), ERROR_LIMIT)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mlviz: interrupted", file=sys.stderr)
