@@ -110,7 +110,8 @@ class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEst
 
         A label without training positives scores ≈ 0 (its centred column is 0).
         """
-        return self.label_mean_ + self.transform(X) @ self.label_codes_.T
+        T = self.transform(X)  # checks fitted first
+        return self.label_mean_ + T @ self.label_codes_.T
 
     def _clip_probability(self, S):
         return S
