@@ -189,6 +189,17 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     label_codes_ : ndarray, shape (L, M)
         Each label's weights on the medoid distances (``coef_[1:].T``).
     calibration_, decision_rule_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 4)); Y = (X[:, :3] > 0).astype(int)
+    >>> m = InsDif(calibration="clip", random_state=0).fit(X, Y)
+    >>> m.embedding_.shape, m.label_codes_.shape          # M = 20 % of 40 medoid bags
+    ((40, 8), (3, 8))
+    >>> bool(np.array_equal(m.predict(X), (m.decision_function(X) >= 0).astype(np.uint8)))
+    True
     """
 
     def __init__(self, *, medoid_fraction=0.2, max_iter=100, calibration="platt", calibration_folds=3,

@@ -154,6 +154,17 @@ class CPLST(_LinearEmbedding):
     W = W_full V with W_full the ridge coefficients of Yc. At K = L
     (V orthogonal) the decoded scores are exactly ridge regression of Y on X
     with an intercept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); Y = (X[:, :3] > 0).astype(int)
+    >>> m = CPLST(n_components=2, random_state=0).fit(X, Y)
+    >>> m.embedding_.shape, m.label_codes_.shape, m.transform(X[:5]).shape
+    ((60, 2), (3, 2), (5, 2))
+    >>> bool(np.array_equal(m.predict(X), (m.predict_proba(X) >= 0.5).astype(np.uint8)))
+    True
     """
 
     def __init__(self, *, n_components=0.8, lam=1.0, calibration="platt", calibration_folds=3,
@@ -213,6 +224,15 @@ class FaIE(_LinearEmbedding):
     M = [Yc, √α B] (B Bᵀ = H, :meth:`CenteredGram.hat_apply`) Ω = M Mᵀ, so the
     top-K eigenvectors are C = M u_k / √s_k from the small eigenproblem
     Mᵀ M u = s u of size L + min(N, F). Nothing N × N is formed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); Y = (X[:, :3] > 0).astype(int)
+    >>> m = FaIE(n_components=2, random_state=0).fit(X, Y)
+    >>> bool(np.allclose(m.embedding_.T @ m.embedding_, np.eye(2)))
+    True
     """
 
     def __init__(self, *, n_components=0.8, alpha=1.0, lam=1.0, calibration="platt",
@@ -299,6 +319,15 @@ class LEML(_LinearEmbedding):
     (‖W‖² + ‖H‖²)/2 = ‖W Hᵀ‖_* (trace norm), so LEML is trace-norm
     regularised least squares; with K = L and λ → 0 it tends to ordinary least
     squares, i.e. to ridge regression with a vanishing penalty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); Y = (X[:, :3] > 0).astype(int)
+    >>> m = LEML(n_components=2, random_state=0).fit(X, Y)
+    >>> m.coef_.shape, m.label_codes_.shape, bool(np.all(np.diff(m.objective_) <= 1e-9))
+    ((4, 2), (3, 2), True)
     """
 
     def __init__(self, *, n_components=0.8, lam=1.0, max_iter=50, tol=1e-6, calibration="platt",

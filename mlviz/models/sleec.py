@@ -35,7 +35,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
-from ._embedding_base import CenteredGram, ScoreCalibrationMixin
+from ._embedding_base import CenteredRidge, ScoreCalibrationMixin
 
 __all__ = ["SLEEC", "label_neighbourhood", "svp_embedding"]
 
@@ -44,7 +44,7 @@ DENSE_MAX = 400
 MAX_OMEGA_ENTRIES = 5e7
 
 
-def label_neighbourhood(Y, n_neighbors):
+def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     """Ω: each row's ``n_neighbors`` nearest rows by cosine similarity of label vectors, symmetrised.
 
     Parameters
@@ -52,20 +52,30 @@ def label_neighbourhood(Y, n_neighbors):
     Y : ndarray of {0, 1}, shape (N, L)
     n_neighbors : int
         n̄ (the row itself is always included; n̄ >= N − 1 gives all pairs).
+        Ties are broken by lower row index; a row without labels has
+        similarity 0 to every row.
+    chunk : int
+        Rows of the (chunk, N) similarity block held at once.
 
     Returns
     -------
     omega : csr_matrix of bool, shape (N, N), symmetric, diagonal set
     """
     N = Y.shape[0]
-    k = min(int(n_neighbors) + 1, N)
-    if k >= N:
+    k = min(int(n_neighbors), N - 1)
+    if k >= N - 1:
         return sp.csr_matrix(np.ones((N, N), dtype=bool))
     Yf = Y.astype(np.float64)
-    nn = NearestNeighbors(n_neighbors=k, metric="cosine", algorithm="brute").fit(Yf)
-    idx = nn.kneighbors(Yf, return_distance=False)
+    norms = np.sqrt((Yf * Yf).sum(axis=1))
+    Yn = Yf / np.where(norms > 0, norms, 1.0)[:, None]
+    cols = np.empty((N, k), dtype=np.int64)
+    for s in range(0, N, chunk):
+        S = Yn[s:s + chunk] @ Yn.T
+        S[np.arange(S.shape[0]), np.arange(s, s + S.shape[0])] = -np.inf   # self is added below
+        part = np.argpartition(-S, k - 1, axis=1)[:, :k]
+        cols[s:s + chunk] = part
     rows = np.repeat(np.arange(N), k)
-    A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, idx.ravel())), shape=(N, N))
+    A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols.ravel())), shape=(N, N))
     A = (A + A.T + sp.identity(N, dtype=bool, format="csr")).tocsr()
     A.data[:] = True
     return A
@@ -79,6 +89,20 @@ def _omega_values(Z, rows, cols, chunk=100_000):
     return out
 
 
+def _orthonormal(B):
+    """Orthonormal basis of the columns of B (CholeskyQR2; Householder QR if B is ill-conditioned)."""
+    for _ in range(2):
+        G = B.T @ B
+        try:
+            R = la.cholesky((G + G.T) / 2.0, lower=False)
+        except la.LinAlgError:
+            return la.qr(B, mode="economic")[0]
+        B = la.solve_triangular(R, B.T, trans="T", lower=False).T
+    if np.abs(B.T @ B - np.eye(B.shape[1])).max() > 1e-8:
+        return la.qr(B, mode="economic")[0]
+    return B
+
+
 def _top_psd(apply, n, K, Q0, rng, n_power=3):
     """Top-K eigenpairs (positive part) of a symmetric operator given by ``apply`` (n × m → n × m)."""
     if n <= DENSE_MAX:
@@ -89,9 +113,9 @@ def _top_psd(apply, n, K, Q0, rng, n_power=3):
         Q = rng.standard_normal((n, p))
         if Q0 is not None:
             Q[:, :Q0.shape[1]] = Q0
-        Q = la.qr(Q, mode="economic")[0]
+        Q = _orthonormal(Q)
         for _ in range(n_power):
-            Q = la.qr(apply(Q), mode="economic")[0]
+            Q = _orthonormal(apply(Q))
         T = Q.T @ apply(Q)
         ev, W = la.eigh((T + T.T) / 2.0)
         ev, U = ev[-K:], Q @ W[:, -K:]
@@ -128,16 +152,18 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
     N = Y.shape[0]
     K = min(int(n_components), N)
     rng = check_random_state(random_state)
-    omega = omega.tocoo()
-    rows, cols = omega.row, omega.col
+    upper = sp.triu(omega, format="coo")          # Ω is symmetric: work on i <= j only
+    rows, cols = upper.row, upper.col
+    weight = np.where(rows == cols, 1.0, 2.0)     # off-diagonal entries count twice in ‖·‖_F
     Yf = Y.astype(np.float64)
     target = _omega_values(Yf, rows, cols)
     Z = np.zeros((N, K))
     residuals = []
     Q0 = None
+    diff = -target
     for _ in range(int(n_iter)):
-        diff = _omega_values(Z, rows, cols) - target
         S = sp.csr_matrix((diff, (rows, cols)), shape=(N, N))
+        S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
         def apply(B, Z=Z, S=S):
             return Z @ (Z.T @ B) - step * (S @ B)
@@ -145,28 +171,35 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         ev, U = _top_psd(apply, N, K, Q0, rng)
         Z = U * np.sqrt(ev)
         Q0 = U
-        residuals.append(float(np.linalg.norm(_omega_values(Z, rows, cols) - target)))
-        if residuals[-1] <= 1e-12 * max(1.0, np.linalg.norm(target)):
+        diff = _omega_values(Z, rows, cols) - target
+        residuals.append(float(np.sqrt(np.sum(weight * diff * diff))))
+        if residuals[-1] <= 1e-12 * max(1.0, np.sqrt(np.sum(weight * target * target))):
             break
     return Z, residuals
 
 
-def _admm_regression(gram, Z, lam, mu, n_iter, rho=1.0):
+def _admm_regression(ridge, Z, mu, n_iter):
     """V, b minimising ½‖Z − (Xc V + 1bᵀ)‖² + λ/2‖V‖² + μ‖Xc V + 1bᵀ‖₁ (SLEEC's regressor) by ADMM.
 
-    Splitting A = Xc V + 1 bᵀ: the V step is a ridge regression onto A − U with
-    λ/ρ (intercept free), the A step soft-thresholding; μ = 0 is plain ridge.
+    Splitting A = Xc V + 1 bᵀ with penalty ρ = 1: the V step is a ridge
+    regression onto A − U (λ, intercept free; one Cholesky factor reused), the
+    A step soft-thresholding; μ = 0 is plain ridge.
+
+    Parameters
+    ----------
+    ridge : CenteredRidge
+        Factorised ridge problem of X with λ.
     """
     if mu == 0.0:
-        return gram.ridge(Z, lam), Z.mean(axis=0)
+        return ridge.solve(Z), Z.mean(axis=0)
     A, U = Z.copy(), np.zeros_like(Z)
     for _ in range(int(n_iter)):
         R = A - U
-        V = gram.ridge(R, lam / rho)
+        V = ridge.solve(R)
         b = R.mean(axis=0)
-        XV = gram.xc_dot(V) + b
-        T = (Z + rho * (XV + U)) / (1.0 + rho)
-        A = np.sign(T) * np.maximum(np.abs(T) - mu / (1.0 + rho), 0.0)
+        XV = ridge.xc_dot(V) + b
+        T = (Z + XV + U) / 2.0
+        A = np.sign(T) * np.maximum(np.abs(T) - mu / 2.0, 0.0)
         U += XV - A
     return V, b
 
@@ -224,6 +257,15 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     eigenvectors of Y Yᵀ); with μ = 0 the regressor is ridge regression of Z
     on X and the scores are the k-nearest-neighbour label vote in the ridge
     predictions' space.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); Y = (X[:, :3] > 0).astype(int)
+    >>> m = SLEEC(n_components=5, random_state=0).fit(X, Y)
+    >>> m.embedding_.shape, m.label_codes_.shape, m.predict_proba(X[:2]).shape
+    ((60, 5), (3, 5), (2, 3))
     """
 
     def __init__(self, *, n_components=100, n_clusters=1, n_learners=1, n_neighbors=25, k_test=10,
@@ -312,12 +354,11 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         omega = label_neighbourhood(Yc, self.n_neighbors)
         Z, residuals = svp_embedding(Yc, omega, self.n_components, n_iter=self.n_svp_iter,
                                      random_state=seed)
-        gram = CenteredGram(Xc, owner="SLEEC")
-        V, b = _admm_regression(gram, Z, float(self.lam), float(self.mu), self.n_admm_iter)
-        W = V  # coefficients on centred features
-        E = gram.xc_dot(W) + b
+        ridge = CenteredRidge(Xc, float(self.lam), owner="SLEEC")
+        W, b = _admm_regression(ridge, Z, float(self.mu), self.n_admm_iter)  # W acts on centred features
+        E = ridge.xc_dot(W) + b
         nn = NearestNeighbors(n_neighbors=min(int(self.k_test), len(rows))).fit(E)
-        return {"rows": rows, "Z": Z, "V": W, "b": b, "mean": gram.mean, "E": E, "nn": nn,
+        return {"rows": rows, "Z": Z, "V": W, "b": b, "mean": ridge.mean, "E": E, "nn": nn,
                 "residuals": residuals}
 
     def transform(self, X):
