@@ -1,9 +1,17 @@
 """Every contract clause of tests/contract.py for one estimator (used by the embedding-baseline tests)."""
 
 import numpy as np
-from contract import (check_clone_of_fitted, check_decision_rule_attribute, check_default_score,
-                      check_estimator_contract, check_not_fitted, check_predict_follows_rule,
-                      check_random_state_determinism, contract_data, threshold_rule)
+from contract import (
+    check_clone_of_fitted,
+    check_decision_rule_attribute,
+    check_default_score,
+    check_estimator_contract,
+    check_not_fitted,
+    check_predict_follows_rule,
+    check_random_state_determinism,
+    contract_data,
+    threshold_rule,
+)
 
 
 def check_all_clauses(estimator, *, sparse=True):

@@ -83,7 +83,7 @@ def test_contract(make):
 
 def test_refuses_large_shapes_with_an_estimate(monkeypatch):
     est = InsDif()
-    seconds, nbytes = est.estimate_cost(7395, 159)
+    seconds, _ = est.estimate_cost(7395, 159)
     assert seconds > insdif_module.MAX_SECONDS
     monkeypatch.setattr(insdif_module, "MAX_SECONDS", 1e-9)
     X, Y = contract_data()

@@ -40,9 +40,9 @@ def test_one_cluster_full_dimension_is_ridge_plus_knn_on_label_gram_factor(spars
 
 
 def test_svp_subspace_iteration_path_matches_dense_eigh():
-    X, Y = _data(n=sleec_module.DENSE_MAX + 60, L=4, seed=1)
+    _, Y = _data(n=sleec_module.DENSE_MAX + 60, L=4, seed=1)
     N = Y.shape[0]
-    Z, res = svp_embedding(Y, label_neighbourhood(Y, N), 4, n_iter=3, random_state=0)
+    Z, _ = svp_embedding(Y, label_neighbourhood(Y, N), 4, n_iter=3, random_state=0)
     np.testing.assert_allclose(Z @ Z.T, Y @ Y.T.astype(float), atol=1e-8)
 
 

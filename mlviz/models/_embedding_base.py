@@ -43,7 +43,7 @@ def resolve_n_components(owner, value, n_labels):
     K : int, 1 <= K <= n_labels
     """
     if isinstance(value, (float, np.floating)) and 0.0 < value <= 1.0:
-        return max(1, int(round(float(value) * n_labels)))
+        return max(1, round(float(value) * n_labels))
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1:
         return int(min(value, n_labels))
     raise ValueError(f"The 'n_components' parameter of {owner} must be an int >= 1 or a float in "

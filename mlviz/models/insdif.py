@@ -37,10 +37,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+from ._base import (
+    BaseEstimator,
+    MultiLabelClassifierMixin,
+    TooLargeError,
+    check_param,
+    check_X_Y,
+)
 from ._embedding_base import ScoreCalibrationMixin
 
-__all__ = ["InsDif", "label_prototypes", "bag_hausdorff", "kmedoids"]
+__all__ = ["InsDif", "bag_hausdorff", "kmedoids", "label_prototypes"]
 
 PAIR_RATE = 9e7
 """Measured (L² entries of a bag pair) per second of :func:`bag_hausdorff` on one core (enron)."""
@@ -257,7 +263,7 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         self.n_labels_ = Y.shape[1]
         self.prototypes_ = label_prototypes(X, Y)
         D = bag_hausdorff(X, X, self.prototypes_, symmetric=True)
-        M = max(1, int(round(float(self.medoid_fraction) * X.shape[0])))
+        M = max(1, round(float(self.medoid_fraction) * X.shape[0]))
         self.medoid_rows_ = kmedoids(D, M, max_iter=self.max_iter, random_state=self.random_state)
         self.medoids_X_ = X[self.medoid_rows_]
         self.embedding_ = D[:, self.medoid_rows_]

@@ -59,7 +59,7 @@ import numpy as np
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._embedding_base import CenteredGram, ScoreCalibrationMixin, resolve_n_components
 
-__all__ = ["CPLST", "FaIE", "LEML"]
+__all__ = ["CPLST", "LEML", "FaIE"]
 
 
 class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):

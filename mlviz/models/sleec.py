@@ -34,7 +34,13 @@ from sklearn.cluster import KMeans
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils import check_random_state
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+from ._base import (
+    BaseEstimator,
+    MultiLabelClassifierMixin,
+    TooLargeError,
+    check_param,
+    check_X_Y,
+)
 from ._embedding_base import CenteredRidge, ScoreCalibrationMixin
 
 __all__ = ["SLEEC", "label_neighbourhood", "svp_embedding"]
