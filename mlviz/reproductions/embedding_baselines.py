@@ -41,9 +41,9 @@ PROTOCOL = """\
   dimension of 80 % of L; LEML with rank 80 % of L; SLEEC with K = 100 (capped at the training size),
   one cluster; ML-kNN (k = 10) and BR-LR (`LogisticRegression(C=1)` per label) as references.
 - Tuning (full run only; the paper tunes "the other parameters" by 5-fold CV): 3-fold CV on the
-  training part maximising top-1 precision over λ ∈ {0.1, 1, 10} (CPLST, LEML), λ × α ∈
-  {0.1, 1, 10} × {0.1, 1, 10} (FaIE), the test-time neighbours k ∈ {5, 10, 20} (SLEEC, as the paper
-  tunes SLEEC's kNN).
+  training part maximising top-1 precision over λ ∈ {0.1, 1, …, 10⁴} (CPLST, LEML), λ × α ∈
+  {0.1, …, 10⁴} × {0.1, 1, 10} (FaIE), the test-time neighbours k ∈ {5, 10, 20} (SLEEC, as the
+  paper tunes SLEEC's kNN).
 - Scores: each embedding method's native label scores (`decision_function`: MLLEM −distance,
   decoded scores of CPLST/FaIE/LEML, SLEEC's neighbour votes); BR-LR and ML-kNN `predict_proba`.
   `p@1` = top-1 precision over test rows with at least one label; `macro_auc` = mean per-label
@@ -52,10 +52,11 @@ PROTOCOL = """\
 
 DATASETS = ("emotions", "scene", "yeast")
 MEASURES = ("p@1", "macro_auc")
+LAMS = (0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0)
 GRIDS = {
-    "CPLST": {"lam": (0.1, 1.0, 10.0)},
-    "LEML": {"lam": (0.1, 1.0, 10.0)},
-    "FaIE": {"lam": (0.1, 1.0, 10.0), "alpha": (0.1, 1.0, 10.0)},
+    "CPLST": {"lam": LAMS},
+    "LEML": {"lam": LAMS},
+    "FaIE": {"lam": LAMS, "alpha": (0.1, 1.0, 10.0)},
     "SLEEC": {"k_test": (5, 10, 20)},
 }
 
