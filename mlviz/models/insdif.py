@@ -50,7 +50,8 @@ __all__ = ["InsDif", "bag_hausdorff", "kmedoids", "label_prototypes"]
 
 PAIR_RATE = 9e7
 """Measured (L² entries of a bag pair) per second of :func:`bag_hausdorff` on one core (enron)."""
-MAX_SECONDS = 1800.0
+MAX_SECONDS = 300.0
+"""A fit estimated (by :meth:`InsDif.estimate_cost`) beyond this many seconds is refused."""
 MAX_BYTES = 2.0 * 2 ** 30
 
 
@@ -256,7 +257,7 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         if seconds > MAX_SECONDS or nbytes > MAX_BYTES:
             raise TooLargeError(
                 f"InsDif on {Y.shape[0]} rows × {Y.shape[1]} labels needs all pairwise bag Hausdorff "
-                f"distances: about {seconds:.0f} s and {nbytes / 2 ** 30:.1f} GB. Use fewer training rows "
+                f"distances: about {seconds:.0f} s and {nbytes / 2 ** 20:,.0f} MB. Use fewer training rows "
                 f"(e.g. a 1000-row sample) or ML-LSPC / MLkNN.",
                 estimate_seconds=seconds, estimate_bytes=nbytes, alternative="subsample or MLLSPC")
         self.n_features_in_ = X.shape[1]
