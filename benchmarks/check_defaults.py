@@ -41,7 +41,7 @@ from mlviz.metrics import evaluate
 from mlviz.models import TooLargeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sweep_protocol import load_split  # noqa: E402  (the same splits as the defaults' evidence)
+from sweep_protocol import load_split  # the same splits as the defaults' evidence
 
 DATASETS = ["emotions", "yeast", "scene", "enron", "medical"]
 SKIP = {"cdn-lr", "cdn-cdn", "cdn-l1", "cdn-l21"}  # variants of "cdn": run with --methods

@@ -80,12 +80,11 @@ def _minmax(X):
 
 def candidates(method, X):
     """Candidate name -> estimator (with its own feature handling in a Pipeline)."""
+    import scipy.sparse as sp
     from sklearn.pipeline import Pipeline
 
     from mlviz.models import BinaryRelevance, LabelPowerset, MLkNN
     from mlviz.preprocessing import default_scaling, make_scaler
-
-    import scipy.sparse as sp
 
     auto = default_scaling(X)
     sparse = sp.issparse(X)

@@ -246,7 +246,7 @@ def _sibling_labels(path):
     """The Mulan XML beside an ARFF file: ``foo.xml`` for ``foo.arff[.gz]``, else, for a split file
     ``foo-train.arff`` / ``foo-test.arff`` (also ``_train``/``_test``), ``foo.xml``; None if there is none."""
     p = Path(path)
-    stem = p.name[:-3] if p.name.endswith(".gz") else p.name
+    stem = p.name.removesuffix(".gz")
     if not stem.lower().endswith(".arff"):
         return None
     stem = stem[:-5]

@@ -264,7 +264,7 @@ def _check_undefined(undefined, wanted):
             raise ValueError(f"undefined names measures not requested: {', '.join(map(str, unknown))[:200]}.")
         undefined = {w: undefined.get(w, "skip") for w in wanted}
     else:
-        raise ValueError(f"undefined must be one of {UNDEFINED_CONVENTIONS} or a dict, got {undefined!r}.")
+        raise TypeError(f"undefined must be one of {UNDEFINED_CONVENTIONS} or a dict, got {undefined!r}.")
     for w, how in undefined.items():
         if how not in UNDEFINED_CONVENTIONS:
             raise ValueError(f"undefined must be one of {UNDEFINED_CONVENTIONS} (for {w!r}), got {how!r}.")
@@ -292,7 +292,10 @@ def _ranking_measures(Y, S, out, details, wanted, undefined):
     has_rel = n_rel > 0
     n_empty = int(np.sum(~has_rel))
     details["ranking_skipped_instances"] = n_empty
-    how = lambda w: undefined.get(w, "skip")  # noqa: E731
+
+    def how(measure):
+        return undefined.get(measure, "skip")
+
     need_ranks = any(w in wanted for w in ("ranking_loss", "coverage", "average_precision"))
     if need_ranks:
         # rank_all[i, l] = |{l': s_il' >= s_il}|; rank_rel counts only relevant l'.

@@ -60,7 +60,7 @@ def test_is_cross_validate_with_the_one_fold_and_tunes_on_the_training_set_only(
     Xtr, Ytr, Xte, Yte = _data(2)
     X, Y = np.vstack([Xtr, Xte]), np.vstack([Ytr, Yte])
     fold = [(np.arange(80), np.arange(80, 120))]
-    kw = dict(measures=["micro_f1", "hamming_loss"], scaling="standard", random_state=0, references=True)
+    kw = {"measures": ["micro_f1", "hamming_loss"], "scaling": "standard", "random_state": 0, "references": True}
     a = evaluate_split({"br": BinaryRelevance()}, Xtr, Ytr, Xte, Yte, tune={"br": {"model__C": [1.0, 100.0]}}, **kw)
     b = cross_validate({"br": BinaryRelevance()}, X, Y, cv=fold, tune={"br": {"model__C": [1.0, 100.0]}}, **kw)
     cols = ["method", "fold", "measure", "value", "decision_rule", "scaling", "tuned_params"]
@@ -122,7 +122,8 @@ def test_cli_test_file_must_match_the_training_columns(capsys, monkeypatch, tmp_
     assert code == 2 and "no such file" in err
     import gzip
 
-    text = gzip.open(TEST, "rt").read()
+    with gzip.open(TEST, "rt") as f:
+        text = f.read()
     first = next(line for line in text.splitlines() if line.lower().startswith("@attribute"))
     renamed = tmp_path / "renamed-test.arff"
     renamed.write_text(text.replace(first, "@attribute renamed_feature numeric", 1))

@@ -5,8 +5,16 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from mlviz.metrics import (average_precision, coverage, evaluate, instance_auc, ndcg_at_k, one_error,
-                           precision_at_k, ranking_loss)
+from mlviz.metrics import (
+    average_precision,
+    coverage,
+    evaluate,
+    instance_auc,
+    ndcg_at_k,
+    one_error,
+    precision_at_k,
+    ranking_loss,
+)
 
 
 def _problem(seed, n=50, L=6):
@@ -50,8 +58,7 @@ def _coverage(y, s):
 def _ap(y, s):
     if not y.any():
         return None
-    rank = lambda l: np.sum(s >= s[l])  # noqa: E731
-    return np.mean([np.sum(s[y] >= s[l]) / rank(l) for l in np.flatnonzero(y)])
+    return np.mean([np.sum(s[y] >= s[l]) / np.sum(s >= s[l]) for l in np.flatnonzero(y)])
 
 
 def _p_at(k):
