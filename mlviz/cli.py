@@ -289,7 +289,7 @@ def _cmd_evaluate(args, out):
             get_measure(m)
         except ValueError as exc:
             raise CLIError(str(exc)) from None
-    if args.cv < 2:
+    if args.cv < 2 and args.test is None:
         raise CLIError(f"--cv must be at least 2, got {args.cv}")
     if args.baseline is not None and args.baseline not in methods:
         raise CLIError(f"--baseline {args.baseline!r} is not one of --methods")
