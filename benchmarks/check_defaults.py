@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from mlviz.cli import build_estimator
-from mlviz.models.registry import METHODS
 from mlviz.metrics import evaluate
 from mlviz.models import TooLargeError
+from mlviz.models.registry import METHODS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sweep_protocol import load_split  # the same splits as the defaults' evidence
