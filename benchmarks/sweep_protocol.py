@@ -1,4 +1,4 @@
-"""Defaults of BR (C) and ML-kNN (feature handling) chosen on the standard splits (issue 27).
+"""Defaults of BR (C) and ML-kNN (feature handling) chosen on the standard splits.
 
 Protocol
 --------
