@@ -1,4 +1,4 @@
-"""The bar for defaults (issues 14 and 27), checked on every bundled data set against yardsticks that are not BR.
+"""The bar for defaults, checked on every bundled data set against yardsticks that are not BR.
 
 For every CLI method with its defaults (``mlviz.cli.build_estimator``: default
 hyperparameters, the default scaling ``auto`` fitted on the training half,
