@@ -66,7 +66,6 @@ def frame_with(at, column):
 
 def reference(methods, folds, scaling, tune=False):
     """The same cross-validation, run directly on the library (estimators built by hand)."""
-    from sklearn.linear_model import LogisticRegression
 
     from mlviz.data import load_sample
     from mlviz.evaluation import cross_validate
@@ -74,7 +73,7 @@ def reference(methods, folds, scaling, tune=False):
 
     ds = load_sample("emotions")
     make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0),
-            "BR-LR": lambda: BinaryRelevance(LogisticRegression(C=1.0, max_iter=2000)),
+            "BR-LR": lambda: BinaryRelevance(C=30.0),
             "ML-kNN": lambda: MLkNN(k=10, s=1.0)}
     return cross_validate({m: make[m]() for m in methods}, ds.X, ds.Y, cv=folds, random_state=0,
                           threshold="predict", scaling=scaling, tune=tune)
