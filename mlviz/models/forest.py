@@ -16,7 +16,9 @@ targets up to a factor of 2: for a 0/1 label with frequency p, Gini
 single-output forest per label.
 
 Both return P(y_l = 1 | x) as the mean over trees of the leaf's fraction of
-positive training rows (scikit-learn's ``predict_proba``), thresholded at 0.5.
+positive training rows (scikit-learn's ``predict_proba``), thresholded at
+``threshold`` (default 0.35, chosen by inner cross-validation on the training
+halves; see :class:`RandomForestML`).
 
 References
 ----------
@@ -36,9 +38,11 @@ from sklearn.utils import check_random_state
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
 
-__all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate"]
+__all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "FOREST_THRESHOLD"]
 
 _KINDS = {"random": RandomForestClassifier, "extra": ExtraTreesClassifier}
+FOREST_THRESHOLD = 0.35
+"""Default decision threshold of the forests' vote share (see :class:`RandomForestML`, ``threshold``)."""
 _NODE_BYTES = 64
 """Bytes of one scikit-learn tree node besides its value array (the ``Node`` struct)."""
 
@@ -81,12 +85,13 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
     """Shared validation, forest factory and memory guard."""
 
     def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
-                 max_depth=None, max_model_bytes=2e9, n_jobs=None, random_state=None):
+                 max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None):
         self.kind = kind
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.min_samples_leaf = min_samples_leaf
         self.max_depth = max_depth
+        self.threshold = threshold
         self.max_model_bytes = max_model_bytes
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -96,6 +101,7 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "n_estimators", self.n_estimators, low=1)
         check_param(self, "min_samples_leaf", self.min_samples_leaf, low=1)
         check_param(self, "max_depth", self.max_depth, low=1, allow_none=True)
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         check_param(self, "max_model_bytes", self.max_model_bytes, low=0.0, low_inclusive=False)
         mf = self.max_features
         if not (mf is None or mf in ("sqrt", "log2") or (isinstance(mf, (int, float)) and not isinstance(mf, bool)
@@ -120,7 +126,7 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
 
     def _rule(self):
         what = "random forest" if self.kind == "random" else "extra-trees"
-        return f"threshold 0.5 on the {what} vote share (mean leaf frequency of the label)"
+        return f"threshold {float(self.threshold):g} on the {what} vote share (mean leaf frequency of the label)"
 
 
 class RandomForestML(_ForestBase):
@@ -140,6 +146,8 @@ class RandomForestML(_ForestBase):
     min_samples_leaf : int >= 1, default 1
         Fewest training rows in a leaf.
     max_depth : int >= 1 or None, default None
+    threshold : float in [0, 1], default FOREST_THRESHOLD (0.35)
+        ``predict`` is ``predict_proba >= threshold``. EVIDENCE_PLACEHOLDER
     max_model_bytes : float, default 2e9
         Bound on :func:`forest_bytes_estimate`; above it ``fit`` raises
         :class:`~mlviz.models.TooLargeError` before fitting. The value arrays
