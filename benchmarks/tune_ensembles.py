@@ -7,7 +7,8 @@ micro-F1 of the pooled held-out folds. Printed per data set and as the mean
 over the four, for
 
 - ``rf-pct`` / ``rf-br``: ``max_features`` x the decision threshold on the vote share;
-- ``cc``, ``clr``: C (units of 1 / mean ||x||²) at threshold 0.5 / their own rule.
+- ``cc``, ``clr``: C (units of 1 / mean ||x||²) at threshold 0.5 / their own rule;
+- ``ecc``: bagging (bootstrap, all rows) against MEKA's 67 % subsample x the threshold.
 
 The test halves are never read. Usage::
 
@@ -24,7 +25,7 @@ from sklearn.model_selection import KFold
 from bench_ensembles import DATA, DATASETS
 from mlviz.data import load_dataset
 from mlviz.metrics import evaluate
-from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain
+from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains
 from mlviz.models.forest import RandomForestBR, RandomForestML
 from mlviz.preprocessing import default_scaling, make_scaler
 
@@ -40,6 +41,9 @@ def grids():
         "rf-br": [("max_features=sqrt", lambda: RandomForestBR(random_state=0), THRESHOLDS)],
         "cc": [(f"C={c:g}", lambda c=c: ClassifierChain(C=c), None) for c in CS],
         "clr": [(f"C={c:g}", lambda c=c: CalibratedLabelRanking(C=c), None) for c in CS],
+        "ecc": [("bootstrap, 100 % rows", lambda: EnsembleClassifierChains(random_state=0), THRESHOLDS[2:]),
+                ("no bootstrap, 67 % rows", lambda: EnsembleClassifierChains(bootstrap=False, max_samples=0.67,
+                                                                             random_state=0), THRESHOLDS[2:])],
     }
 
 

@@ -62,7 +62,7 @@ def test_cc_greedy_equals_hand_chain_logistic(order):
     X, Y = _data(seed=1)
     Xt = np.random.default_rng(9).normal(size=(25, 4))
     cc = ClassifierChain(order=order).fit(X, Y)
-    C = 30.0 / _msn(X)
+    C = 10.0 / _msn(X)
     ref = _hand_chain(X, Y, Xt, list(range(3)) if order is None else order,
                       lambda: LogisticRegression(C=C, max_iter=1000))
     np.testing.assert_allclose(cc.predict_proba(Xt), ref, atol=1e-10)
@@ -121,7 +121,7 @@ def test_ecc_equals_hand_bagged_chains(voting):
     for _ in range(4):
         order = rng.permutation(3)
         rows = rng.integers(0, 70, size=70)
-        C = 30.0 / _msn(X[rows])
+        C = 10.0 / _msn(X[rows])
         P = _hand_chain(X[rows], Y[rows], X, list(order), lambda: LogisticRegression(C=C, max_iter=1000))
         total += P if voting == "soft" else (P >= 0.5)
     np.testing.assert_allclose(ecc.predict_proba(X), total / 4, atol=1e-10)
