@@ -122,7 +122,7 @@ def test_ecc_equals_hand_bagged_chains(voting):
         order = rng.permutation(3)
         rows = rng.integers(0, 70, size=70)
         C = 10.0 / _msn(X[rows])
-        P = _hand_chain(X[rows], Y[rows], X, list(order), lambda: LogisticRegression(C=C, max_iter=1000))
+        P = _hand_chain(X[rows], Y[rows], X, list(order), lambda C=C: LogisticRegression(C=C, max_iter=1000))
         total += P if voting == "soft" else (P >= 0.5)
     np.testing.assert_allclose(ecc.predict_proba(X), total / 4, atol=1e-10)
 
@@ -179,7 +179,9 @@ def test_rakel_k_equals_L_is_label_powerset():
 # ------------------------------------------------------------------ CLR
 def _hand_clr(X, Y, Xt, C, voting):
     L = Y.shape[1]
-    lr = lambda: LogisticRegression(C=C, max_iter=1000)  # noqa: E731
+    def lr():
+        return LogisticRegression(C=C, max_iter=1000)
+
     cal = [lr().fit(X, Y[:, i]) for i in range(L)]
     pair = {}
     for i in range(L):

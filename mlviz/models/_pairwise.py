@@ -121,7 +121,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "scale_C", self.scale_C, options=(True, False))
         check_param(self, "max_pairs", self.max_pairs, low=1)
         X, Y = check_X_Y(X, Y)
-        n, L = Y.shape
+        L = Y.shape[1]
         n_pairs = L * (L - 1) // 2
         if n_pairs > self.max_pairs:
             card = Y.sum(axis=1, dtype=np.int64)

@@ -235,7 +235,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         X, Y = check_X_Y(X, Y)
         n, L = Y.shape
         rng = np.random.default_rng(self.random_state)
-        m = max(1, int(round(float(self.max_samples) * n)))
+        m = max(1, round(float(self.max_samples) * n))
         self.chains_, self.samples_ = [], []
         for _ in range(int(self.n_chains)):
             order = rng.permutation(L)
@@ -301,7 +301,7 @@ def draw_labelsets(n_labels, k, n_models, rng):
     covered = np.zeros(n_labels, dtype=bool)
     for s in sets:
         covered[list(s)] = True
-    return sets + [(int(l),) for l in np.flatnonzero(~covered)]
+    return sets + [(l,) for l in np.flatnonzero(~covered).tolist()]
 
 
 class RAkEL(MultiLabelClassifierMixin, BaseEstimator):

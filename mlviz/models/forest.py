@@ -10,9 +10,13 @@ forest per label (RF-BR, "RFDTBR" there) was close behind.
 multi-output :class:`~sklearn.ensemble.RandomForestClassifier` (or
 :class:`~sklearn.ensemble.ExtraTreesClassifier` with ``kind="extra"``). Each
 split minimises the Gini impurity *summed over the labels* (scikit-learn's
-multi-output criterion), which is the PCT variance heuristic for binary
-targets up to a factor of 2: for a 0/1 label with frequency p, Gini
-2 p (1 - p) is twice the variance p (1 - p). :class:`RandomForestBR` fits one
+multi-output criterion). For a 0/1 label with frequency p the Gini index
+2 p (1 - p) is twice its variance p (1 - p), so this is the variance
+heuristic of PCTs except that PCTs divide each label's variance by its
+variance on the whole training set (Kocev et al. 2013, §3.1): here a frequent
+label weighs more in the choice of a split than a rare one. This difference
+and CLUS's other settings are possible reasons why our RF-PCT stays below the
+published numbers (benchmarks/RESULTS.md). :class:`RandomForestBR` fits one
 single-output forest per label.
 
 Both return P(y_l = 1 | x) as the mean over trees of the leaf's fraction of
@@ -156,7 +160,7 @@ class RandomForestML(_ForestBase):
         benchmarks/RESULTS.md "strong baselines (issue 27)") the mean
         micro-F1 over t in {0.25, 0.3, ..., 0.5} peaked at t = 0.35 for both
         forests (RF-PCT 0.673 against 0.603 at 0.5; RF-BR 0.671 against 0.624),
-        within 1.4 % of the best t on every set; ``max_features`` "sqrt",
+        within 1.4 % (RF-BR 1.3 %) of the best (max_features, t) on every set; ``max_features`` "sqrt",
         "log2" and 0.3 were within 0.003 of each other at their best t.
     max_model_bytes : float, default 2e9
         Bound on :func:`forest_bytes_estimate`; above it ``fit`` raises
