@@ -41,9 +41,9 @@ def grids():
         "rf-br": [("max_features=sqrt", lambda: RandomForestBR(random_state=0), THRESHOLDS)],
         "cc": [(f"C={c:g}", lambda c=c: ClassifierChain(C=c), None) for c in CS],
         "clr": [(f"C={c:g}", lambda c=c: CalibratedLabelRanking(C=c), None) for c in CS],
-        "ecc": [("bootstrap, 100 % rows", lambda: EnsembleClassifierChains(random_state=0), THRESHOLDS[2:]),
+        "ecc": [("bootstrap, 100 % rows", lambda: EnsembleClassifierChains(random_state=0), THRESHOLDS),
                 ("no bootstrap, 67 % rows", lambda: EnsembleClassifierChains(bootstrap=False, max_samples=0.67,
-                                                                             random_state=0), THRESHOLDS[2:])],
+                                                                             random_state=0), THRESHOLDS)],
     }
 
 

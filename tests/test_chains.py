@@ -104,7 +104,8 @@ def test_cc_constant_label_and_sparse():
 # ------------------------------------------------------------------ ECC
 def test_ecc_one_chain_without_bootstrap_equals_cc():
     X, Y = _data(seed=5, L=4)
-    ecc = EnsembleClassifierChains(n_chains=1, bootstrap=False, random_state=7).fit(X, Y)
+    ecc = EnsembleClassifierChains(n_chains=1, bootstrap=False, max_samples=1.0, threshold=0.5,
+                                   random_state=7).fit(X, Y)
     order = np.random.default_rng(7).permutation(4)
     np.testing.assert_array_equal(ecc.chains_[0].order_, order)
     cc = ClassifierChain(order=order).fit(X, Y)
@@ -112,19 +113,21 @@ def test_ecc_one_chain_without_bootstrap_equals_cc():
     np.testing.assert_array_equal(ecc.predict(X), cc.predict(X))
 
 
-@pytest.mark.parametrize("voting", ["soft", "hard"])
-def test_ecc_equals_hand_bagged_chains(voting):
+@pytest.mark.parametrize("voting, bootstrap", [("soft", True), ("hard", True), ("soft", False)])
+def test_ecc_equals_hand_sampled_chains(voting, bootstrap):
     X, Y = _data(n=70, seed=6, L=3)
-    ecc = EnsembleClassifierChains(n_chains=4, voting=voting, random_state=3).fit(X, Y)
+    ecc = EnsembleClassifierChains(n_chains=4, voting=voting, bootstrap=bootstrap, max_samples=0.67,
+                                   random_state=3).fit(X, Y)
     rng = np.random.default_rng(3)
     total = np.zeros(Y.shape)
     for _ in range(4):
         order = rng.permutation(3)
-        rows = rng.integers(0, 70, size=70)
+        rows = rng.integers(0, 70, size=47) if bootstrap else np.sort(rng.permutation(70)[:47])
         C = 10.0 / _msn(X[rows])
         P = _hand_chain(X[rows], Y[rows], X, list(order), lambda C=C: LogisticRegression(C=C, max_iter=1000))
         total += P if voting == "soft" else (P >= 0.5)
     np.testing.assert_allclose(ecc.predict_proba(X), total / 4, atol=1e-10)
+    np.testing.assert_array_equal(ecc.predict(X), (total / 4 >= 0.35).astype(np.uint8))
 
 
 # ------------------------------------------------------------------ RAkEL
