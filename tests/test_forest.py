@@ -96,20 +96,26 @@ def test_memory_estimate_bounds_the_fitted_forest_and_guards():
     for msl, depth in ((1, None), (3, None), (1, 3)):
         est = RandomForestML(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
         used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in est.forest_.estimators_)
-        bound = forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth)
+        bound = forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                                      bootstrap=True)
         assert 0 < used <= bound
         br = RandomForestBR(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
         used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for f in br.forests_ for t in f.estimators_)
-        assert used <= forest_bytes_estimate(120, 1, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
-                                             n_forests=5)
-    need = forest_bytes_estimate(120, 5, n_estimators=100)
+        minority = np.minimum(Y.sum(axis=0), 120 - Y.sum(axis=0))
+        assert used <= sum(forest_bytes_estimate(120, 1, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                                                 bootstrap=True, max_leaves=8 * m + 1) for m in minority)
+        et = RandomForestML(kind="extra", n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                            random_state=0).fit(X, Y)
+        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in et.forest_.estimators_)
+        assert used <= forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth)
+    need = forest_bytes_estimate(120, 5, n_estimators=100, bootstrap=True)
     with pytest.raises(TooLargeError, match="max_model_bytes") as info:
         RandomForestML(max_model_bytes=need / 2).fit(X, Y)
     assert info.value.estimate_bytes == pytest.approx(need)
     with pytest.raises(TooLargeError):
         RandomForestBR(max_model_bytes=need / 2).fit(X, Y)
     # 983 labels x 16,000 rows x 100 trees is refused at the default bound
-    assert forest_bytes_estimate(16000, 983, n_estimators=100) > RandomForestML().max_model_bytes
+    assert forest_bytes_estimate(16000, 983, n_estimators=100, bootstrap=True) > RandomForestML().max_model_bytes
 
 
 @pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),
