@@ -91,6 +91,8 @@ class ClassifierChain(PCC):
     *and the greedy predictions of the labels before it in the chain*, not a
     marginal P(y_l = 1 | x) (for marginals use :class:`~mlviz.models.PCC`).
     ``predict`` is ``predict_proba >= 0.5``, which is exactly the greedy path.
+    ``joint_proba`` (inherited from PCC) gives the joint distribution of the
+    same links over all 2^L label vectors.
 
     Examples
     --------
