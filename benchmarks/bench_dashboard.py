@@ -117,7 +117,7 @@ def main(argv=None):
     for mk in (["cdn", "mllspc"] if args.quick else ["cdn", "mllspc", "mllem", "br", "mlknn"]):
         label = M[mk].label
         cases += [("posteriors", {"post_models": [label], "post_rel": "false"}, f"post_{mk}_{p.name}", p.grid)
-                  for p in M[mk].params[: (2 if args.quick else None)]]
+                  for p in M[mk].sliders[: (2 if args.quick else None)]]
     print(f"data set: {args.dataset}; WAIT = {1000 * compute.WAIT:.0f} ms; times in ms (AppTest.run of one move)")
     print(f"{'page':<11}{'slider':<22}{'settled med':>12}{'max':>7}{'b2b med':>9}{'max':>7}"
           f"{'cold answer':>12}{'cold result':>12}{'>300ms':>8}")

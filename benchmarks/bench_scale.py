@@ -215,7 +215,7 @@ def run_one(data_path, method):
 
 
 def bench_fit(quick, timeout, shapes, methods):
-    from mlviz.cli import METHODS
+    from mlviz.models.registry import METHODS
 
     methods = methods or [m for m in METHODS if not m.startswith("cdn-")]
     fraction = 1 / 6 if quick else 1.0
@@ -400,7 +400,7 @@ def _bench_dashboard_path():
 
     from bench_pages_scale import sparse_159
 
-    from mlviz.dashboard.methods import _cdn_start, _cdn_step
+    from mlviz.models.registry import _cdn_start, _cdn_step
     from mlviz.dashboard.state import context_from_dataset
     from mlviz.models import SparseCDN
 

@@ -25,7 +25,8 @@ import warnings
 
 import numpy as np
 
-from mlviz.cli import METHODS, build_estimator
+from mlviz.cli import build_estimator
+from mlviz.models.registry import METHODS
 from mlviz.data import load_sample_split
 from mlviz.metrics import evaluate
 from mlviz.models import TooLargeError

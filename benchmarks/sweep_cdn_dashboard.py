@@ -6,7 +6,7 @@ For each bundled data set (``--datasets``): iteratively stratified ``--cv``-fold
 cross-validation (:func:`mlviz.evaluation.multilabel_kfold`, seed 0), the features
 scaled by the dashboard's default (``"auto"`` = :func:`mlviz.preprocessing.default_scaling`)
 fitted on each training fold. The sparse CDN is built exactly as the dashboard builds it
-(``METHODS["cdn"].estimator(values, scale)`` with ``scale.n_train`` = the training fold's
+(``METHODS["cdn"].from_sliders(values, scale)`` with ``scale.n_train`` = the training fold's
 size, so μ / N means what the slider says) and γ / γ_max is reached as the dashboard
 reaches it: the γ = ∞ start model (``CDN_PATH.start``), then warm-started steps down the
 γ ratio grid (``CDN_PATH.step``). Label measures use the model's own ``predict``,
@@ -74,7 +74,7 @@ def cdn_rows(name, X, Y, folds, log=print, only=None):
         scale = Scale(n_train=len(train), median_distance=lambda: 1.0)
         for lam, mu in itertools.product(LAMS, MUS):
             t0 = time.perf_counter()
-            est = cdn.estimator({"lam": lam, "mu": mu}, scale)
+            est = cdn.from_sliders({"lam": lam, "mu": mu}, scale)
             model = CDN_PATH.start(est, Xtr, Y[train], None)
             for ratio in RATIOS:
                 model = CDN_PATH.step(model, ratio, None)
@@ -96,7 +96,7 @@ def br_row(name, X, Y, folds, only=None):
     from mlviz.evaluation import cross_validate
 
     folds = [fold for f, fold in enumerate(folds) if only is None or f in only]
-    br = METHODS["br"].estimator({"C": 1.0}, Scale(n_train=len(folds[0][0]), median_distance=lambda: 1.0))
+    br = METHODS["br"].from_sliders({"C": 1.0}, Scale(n_train=len(folds[0][0]), median_distance=lambda: 1.0))
     res = cross_validate({"br": br}, X, Y, cv=folds, measures=MEASURES, scaling="auto", random_state=0)
     mean = res.groupby("measure")["value"].mean()
     return {"dataset": name, **{m: float(mean[m]) for m in MEASURES}}  # (mean over the folds run)

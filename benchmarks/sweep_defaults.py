@@ -6,7 +6,7 @@ For every bundled data set and method (CLI names, :func:`mlviz.cli.build_estimat
 defaults, the default scaling of :mod:`mlviz.preprocessing`, ``random_state``):
 
 1. **Sweep.** Each candidate of the method's key-hyperparameter grid
-   (:data:`mlviz.evaluation.TUNING_GRIDS`) is cross-validated (``--cv`` folds,
+   (the method registry's grids, :mod:`mlviz.models.registry`) is cross-validated (``--cv`` folds,
    iterative stratification, the method's own ``predict``); reported: mean micro-F1
    per data set and the mean rank of each candidate over the data sets. The
    candidate with the best mean rank is the evidence-based default.
@@ -290,7 +290,7 @@ def protocol_text(cfg, best, quick):
         f"{', '.join(cfg['datasets'])}; methods: {', '.join(cfg['methods'])}; "
         f"{cfg['cv']}-fold iterative-stratified CV, seed 0, default scaling (`auto`), each method's own `predict`.",
         "- `default`: the CLI defaults. `tuned (nested CV)`: inside each outer training fold the grid of "
-        f"`mlviz.evaluation.TUNING_GRIDS` is searched by {cfg['inner_cv']}-fold inner CV (micro-F1), "
+        f"the method registry's grid (`mlviz.models.registry`) is searched by {cfg['inner_cv']}-fold inner CV (micro-F1), "
         "the best refitted on the training fold; `tuning s/fold` is the inner search's cost per outer fold.",
         "- Sweep (best mean rank of micro-F1 over the data sets, per method): "
         + "; ".join(f"{r.method}: {r.candidate} (mean rank {r.mean_rank:.1f})" for r in best.itertuples()),

@@ -5,6 +5,8 @@ feature names, XML content, cell values) passes through one of these helpers
 before it is shown, written into a message or exported:
 
 * :func:`shorten` -- truncate to a display length (messages, titles);
+* :func:`printable` -- a file name in any encoding as text that prints and
+  encodes as UTF-8 (undecodable bytes and control characters replaced);
 * :func:`escape_markdown` -- show as literal text in Streamlit markdown
   (no links, images, HTML or emphasis from a name);
 * :func:`escape_html` -- show as literal text in plotly labels, hover text
@@ -21,7 +23,7 @@ import html
 import re
 
 __all__ = [
-    "MAX_NAME_LENGTH", "MESSAGE_NAME_LENGTH", "shorten", "escape_markdown", "escape_html",
+    "MAX_NAME_LENGTH", "MESSAGE_NAME_LENGTH", "shorten", "printable", "escape_markdown", "escape_html",
     "csv_safe", "csv_safe_cell",
 ]
 
@@ -31,6 +33,7 @@ MAX_NAME_LENGTH = 256
 MESSAGE_NAME_LENGTH = 60
 """Longest user string embedded in an error or status message (characters)."""
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -55,6 +58,40 @@ def shorten(text, limit=MESSAGE_NAME_LENGTH):
     """
     head = (text if isinstance(text, str) else str(text))[: limit + 1]
     return head if len(head) <= limit else head[: limit - 1] + "…"
+
+
+def printable(text):
+    """``text`` (str, bytes or path) as a one-line string that prints and encodes as UTF-8.
+
+    A file name on Linux is bytes: Python hands a name that is not valid UTF-8
+    over as a str with lone surrogates (``os.fsdecode``'s "surrogateescape"),
+    which cannot be encoded, printed to a UTF-8 stream or stored by pyarrow.
+    Those bytes are decoded as UTF-8 where they are valid and shown as
+    U+FFFD otherwise; control characters (a newline in a file name) become
+    ``?``, so a message stays one line.
+
+    Examples
+    --------
+    >>> printable(b"caf\\xc3\\xa9\\xff.csv")
+    'café\ufffd.csv'
+    >>> printable("a\\udcffb\\nc")
+    'a\ufffdb?c'
+    """
+    if isinstance(text, (bytes, bytearray)):
+        raw = bytes(text)
+    else:
+        text = text if isinstance(text, str) else str(text)
+        try:
+            text.encode("utf-8")
+            raw = None
+        except UnicodeEncodeError:
+            try:
+                raw = text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # surrogates that are not escaped bytes
+                raw = text.encode("utf-8", "replace")
+    if raw is not None:
+        text = raw.decode("utf-8", "replace")
+    return _CONTROL.sub("?", text)
 
 
 def escape_markdown(text, limit=None):

@@ -52,32 +52,10 @@ import sys
 import time
 from pathlib import Path
 
+from mlviz.models.registry import METHODS
 from mlviz.reproductions import EXPERIMENTS
 
-__all__ = ["main", "METHODS", "build_estimator"]
-
-METHODS = {
-    "mllspc": ("MLLSPC", "ML-LSPC (Nam et al.)"),
-    "lspc": ("LSPC", "LSPC per label"),
-    "mtlspc": ("MTLSPC", "multi-task LSPC"),
-    "klr": ("KernelLogisticRegression", "kernel logistic regression per label"),
-    "cdn": ("SparseCDN", "sparse conditional dependency network (Guo & Xue)"),
-    "cdn-lr": ("SparseCDN", "CDN variant 'lr': independent L1 logistic regressions (no label dependencies)"),
-    "cdn-cdn": ("SparseCDN", "CDN variant 'cdn': dependency network, no sparsity penalties"),
-    "cdn-l1": ("SparseCDN", "CDN variant 'l1-cdn': dependency network with an L1 penalty only"),
-    "cdn-l21": ("SparseCDN", "CDN variant 'l21-lr': logistic regressions with the L2,1 feature penalty"),
-    "pcc": ("PCC", "probabilistic classifier chain"),
-    "mllem": ("MLLEM", "MLLEM label-instance embedding (Kimura et al.)"),
-    "mlrh": ("MLRH", "multi-label logistic regression with hidden variables (Lee & Shajari)"),
-    "br": ("BinaryRelevance", "binary relevance, logistic regression"),
-    "lp": ("LabelPowerset", "label powerset, multinomial logistic regression"),
-    "mlknn": ("MLkNN", "ML-kNN (k=10)"),
-}
-"""CLI method name -> (class name in :mod:`mlviz.models`, description)."""
-
-METHOD_PARAMS = {"cdn-lr": {"variant": "lr"}, "cdn-cdn": {"variant": "cdn"},
-                 "cdn-l1": {"variant": "l1-cdn"}, "cdn-l21": {"variant": "l21-lr"}}
-"""CLI method name -> constructor parameters that differ from the class defaults."""
+__all__ = ["main", "build_estimator"]
 
 ERROR_LIMIT = 300
 """Longest error message the CLI prints (characters; longer ones are cut with "…")."""
@@ -97,7 +75,7 @@ def build_estimator(name, *, scaling=None, X=None, random_state=None):
     Parameters
     ----------
     name : str
-        Key of :data:`METHODS`.
+        A method of the registry (:data:`mlviz.models.registry.METHODS`).
     scaling : str or None
         A scaling of :mod:`mlviz.preprocessing` (``"auto"`` needs ``X``) put in
         front of the estimator in a Pipeline; None or ``"none"``: no scaling.
@@ -112,14 +90,11 @@ def build_estimator(name, *, scaling=None, X=None, random_state=None):
     """
     if name not in METHODS:
         raise CLIError(f"unknown method {name!r}; choose from {', '.join(METHODS)}")
-    import mlviz.models as models
-
-    cls_name = METHODS[name][0]
+    spec = METHODS[name]
     try:
-        cls = getattr(models, cls_name)
+        est = spec.make()
     except Exception as exc:  # ImportError, AttributeError, or an error inside the module
-        raise CLIError(f"method {name!r} ({cls_name}) is not available: {type(exc).__name__}: {exc}") from None
-    est = cls(**METHOD_PARAMS.get(name, {}))
+        raise CLIError(f"method {name!r} ({spec.estimator}) is not available: {type(exc).__name__}: {exc}") from None
     if random_state is not None and "random_state" in est.get_params(deep=False):
         est.set_params(random_state=random_state)
     if scaling is not None:
@@ -173,8 +148,9 @@ def _label_count(n, path):
 
 def _read_error(path, exc):
     """One short line: the loader's message (which names the file already), else "cannot read FILE: ..."."""
-    from mlviz._text import shorten
+    from mlviz._text import printable, shorten
 
+    path = printable(path)
     message = " ".join(str(exc).split())
     name = Path(path).name
     if isinstance(exc, OSError) and getattr(exc, "strerror", None):
@@ -454,9 +430,10 @@ def main(argv=None):
             return _cmd_evaluate(args, out)
         return _cmd_reproduce(args, out, argv)
     except CLIError as exc:
-        from mlviz._text import shorten
+        from mlviz._text import printable, shorten
 
-        print(f"mlviz {args.command}: error: {shorten(str(exc), ERROR_LIMIT)}", file=sys.stderr)
+        # one line, whatever the encoding of a file name in it (non-UTF-8 bytes, newlines)
+        print(f"mlviz {args.command}: error: {shorten(printable(exc), ERROR_LIMIT)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mlviz: interrupted", file=sys.stderr)

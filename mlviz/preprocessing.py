@@ -28,7 +28,7 @@ The default (:func:`default_scaling`)
 ``"standard"`` otherwise.  Why: per-feature standardisation of sparse count
 features (``StandardScaler(with_mean=False)``, the CLI default before
 session 5) divides each word by its standard deviation, so rare words
-dominate Euclidean distances; measured on two Mulan text sets (issue 14),
+dominate Euclidean distances; measured on two Mulan text sets,
 ML-kNN micro-F1 was 0.117 / 0.082 standardised, 0.240 / 0.217 unscaled and
 0.543 / 0.355 with L2-normalised rows.  On the bundled sparse sets (ML-kNN,
 3-fold CV, seed 0; ``benchmarks/RESULTS.md``, evalcli session 5) micro-F1 was
@@ -58,7 +58,7 @@ array([[0.6, 0.8],
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["SCALINGS", "SPARSE_DENSITY", "default_scaling", "make_scaler", "resolve_scaling",
+__all__ = ["SCALINGS", "SPARSE_DENSITY", "default_scaling", "make_scaler", "resolve_scaling", "scale_split",
            "with_scaling", "scaling_of"]
 
 SCALINGS = {
@@ -163,6 +163,43 @@ def make_scaler(name, *, sparse=False):
     if name == "none":
         return None
     raise ValueError(f"unknown scaling {str(name)[:40]!r}; choose from {', '.join(SCALINGS)}.")
+
+
+def scale_split(X_train, X_test, scaling="auto"):
+    """Scale a train/test split with a scaler fitted on the training rows only.
+
+    The one scaling rule of the dashboard, the report pack and the tests.
+
+    Parameters
+    ----------
+    X_train, X_test : ndarray or sparse matrix, shape (n_train, d), (n_test, d)
+    scaling : str or None
+        As for :func:`resolve_scaling` (``"auto"``: :func:`default_scaling` of ``X_train``).
+
+    Returns
+    -------
+    X_train, X_test : float64 ndarray, or CSR float64 for sparse input
+
+    Raises
+    ------
+    ValueError
+        Unknown scaling, or ``"tfidf"`` on negative features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Xtr, Xte = scale_split(np.array([[0.0], [2.0]]), np.array([[1.0]]), "standard")
+    >>> Xtr.ravel().tolist(), Xte.ravel().tolist()
+    ([-1.0, 1.0], [0.0])
+    """
+    name = resolve_scaling(scaling, X_train)
+    sparse = sp.issparse(X_train)
+    scaler = make_scaler(name, sparse=sparse)
+    if scaler is not None:
+        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
+    if sparse:
+        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64)
+    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
 
 
 def with_scaling(estimator, scaling, X):

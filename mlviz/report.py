@@ -13,10 +13,12 @@
 * ``config.json`` -- data-set identity (name, :func:`content_hash`), seed,
   the train/test rows, scaling, decision rule, measures and every
   estimator's constructor parameters (:func:`estimator_spec`);
-* ``reproduce.py`` -- a short script that reloads the data (a bundled sample
-  by name, or ``data.npz`` next to it), checks its content hash, refits every
-  model with mlviz and prints the measures as CSV (the same numbers as
-  ``measures.csv``; tested to 1e-6);
+* ``reproduce.py`` -- a short script that checks ``config.json`` against the
+  pack schema, reloads the data (a bundled sample by name, or ``data.npz``
+  next to it), checks its SHA-256, refits every model with mlviz and prints
+  the measures as CSV (the same numbers as ``measures.csv``; tested to 1e-6).
+  A tampered pack is refused with one message (:mod:`mlviz.report_config`:
+  estimators only from an allow-list, plain parameter values, bounded sizes);
 * ``data.npz`` when the data set is not a bundled sample.
 
 :func:`fit_and_measure` computes the results the way ``reproduce.py`` does
@@ -27,8 +29,6 @@ without them can compute them here.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import io
 import json
 import re
@@ -39,109 +39,19 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from ._text import csv_safe, escape_html, shorten
 from .decision import apply_rule, describe_rule
 from .metrics import DEFAULT_MEASURES, evaluate, get_measure
+from .preprocessing import scale_split
+from .report_config import (PackError, _encode, allowed_estimator_classes, check_config, content_hash,
+                            estimator_from_spec, estimator_spec)
+from .report_load import load_pack
 
 __all__ = ["PackSettings", "content_hash", "estimator_spec", "estimator_from_spec",
-           "fit_and_measure", "build_report_pack", "REPRODUCE_SCRIPT"]
-
-_ALLOWED_MODULES = ("mlviz.", "sklearn.")
+           "fit_and_measure", "build_report_pack", "REPRODUCE_SCRIPT", "PackError", "load_pack",
+           "allowed_estimator_classes", "check_config"]
 _LABEL_MEASURES = [m for m in DEFAULT_MEASURES]
-
-
-def content_hash(dataset):
-    """SHA-256 of a data set's contents: X (dense or CSR), Y and the label names.
-
-    Feature names and the display name are not included (renaming a file
-    does not change the data).  Dense and CSR copies of the same matrix hash
-    differently (say so: the pack stores which one it was).
-
-    Returns
-    -------
-    str
-        ``"sha256:<64 hex digits>"``.
-    """
-    h = hashlib.sha256()
-    X = dataset.X
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
-        h.update(b"csr")
-        for part in (np.asarray(X.shape, dtype=np.int64), X.data, X.indices.astype(np.int64),
-                     X.indptr.astype(np.int64)):
-            h.update(np.ascontiguousarray(part).tobytes())
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        h.update(b"dense" + np.asarray(X.shape, dtype=np.int64).tobytes() + X.tobytes())
-    Y = np.ascontiguousarray(dataset.Y, dtype=np.uint8)
-    h.update(np.asarray(Y.shape, dtype=np.int64).tobytes() + Y.tobytes())
-    h.update("\x1f".join(dataset.label_names).encode("utf-8"))
-    return "sha256:" + h.hexdigest()
-
-
-# ------------------------------------------------------------ estimator specs
-def _encode(value):
-    if hasattr(value, "get_params") and hasattr(value, "fit"):
-        return estimator_spec(value)
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    if isinstance(value, np.ndarray):
-        return {"__array__": value.tolist()}
-    if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(f"Cannot store parameter value of type {type(value).__name__} in config.json.")
-
-
-def estimator_spec(estimator):
-    """A JSON-able description of an (unfitted or fitted) estimator's constructor.
-
-    Nested estimators (e.g. ``BinaryRelevance(estimator=LogisticRegression(C=10))``)
-    are encoded recursively.  Only classes from ``mlviz`` and ``sklearn`` can
-    be decoded again by :func:`estimator_from_spec`.
-
-    Returns
-    -------
-    dict
-        ``{"class": "mlviz.models.cdn.SparseCDN", "params": {...}}``.
-    """
-    cls = type(estimator)
-    params = {k: _encode(v) for k, v in estimator.get_params(deep=False).items()}
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params}
-
-
-def _decode(value):
-    if isinstance(value, dict) and "class" in value and "params" in value:
-        return estimator_from_spec(value)
-    if isinstance(value, dict) and "__array__" in value:
-        return np.asarray(value["__array__"])
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def estimator_from_spec(spec):
-    """Rebuild an unfitted estimator from :func:`estimator_spec` output.
-
-    Raises
-    ------
-    ValueError
-        If the class is not from ``mlviz`` or ``sklearn`` (a config file is
-        data, never a way to import arbitrary code).
-    """
-    path = str(spec.get("class", ""))
-    module_name, _, cls_name = path.rpartition(".")
-    if not module_name.startswith(_ALLOWED_MODULES) or not cls_name.isidentifier():
-        raise ValueError(f"Refusing to build {shorten(path)!r}: only mlviz and scikit-learn "
-                         "estimators can be rebuilt from a config.")
-    cls = getattr(importlib.import_module(module_name), cls_name)
-    return cls(**{k: _decode(v) for k, v in spec.get("params", {}).items()})
 
 
 # ------------------------------------------------------------ settings / fitting
@@ -165,7 +75,7 @@ class PackSettings:
     scaling : str
         A key of :data:`mlviz.preprocessing.SCALINGS` ("standard", "l2",
         "tfidf", "maxabs", "none"), fitted on the training rows by
-        :func:`scale_split` (the dashboard's rule).
+        :func:`mlviz.preprocessing.scale_split` (the one scaling rule).
     rule, rule_param, at_least_one_label
         Decision rule of :func:`mlviz.decision.apply_rule`.
     measures : list of str
@@ -193,22 +103,6 @@ def _split_scale(dataset, settings):
     te = np.asarray(settings.test_index, dtype=int)
     Xtr, Xte = scale_split(dataset.X[tr], dataset.X[te], settings.scaling)
     return Xtr, dataset.Y[tr], Xte, dataset.Y[te]
-
-
-def scale_split(X_train, X_test, scaling):
-    """``(X_train, X_test)`` scaled by :func:`mlviz.preprocessing.make_scaler` ``(scaling)``
-    fitted on ``X_train`` (the dashboard's rule: float64, CSR kept sparse)."""
-    from mlviz.preprocessing import SCALINGS, make_scaler
-
-    if scaling not in SCALINGS:
-        raise ValueError(f"scaling must be one of {', '.join(SCALINGS)}, got {str(scaling)[:40]!r}.")
-    sparse = sp.issparse(X_train)
-    scaler = make_scaler(scaling, sparse=sparse)
-    if scaler is not None:
-        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
-    if sparse:
-        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64)
-    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64)
 
 
 def _rule_param(value):
@@ -395,45 +289,47 @@ REPRODUCE_SCRIPT = '''\
 Run from anywhere:  python reproduce.py
 Needs the mlviz package (the pack was made with mlviz {version}).
 Every setting is read from config.json next to this file; the output matches
-measures.csv (method, measure, value).
+measures.csv (method, measure, value).  Before anything is fitted,
+mlviz.report.load_pack checks config.json against the pack schema (estimators
+only from mlviz's allow-list, plain parameter values, bounded sizes) and the
+data's SHA-256; a pack that fails a check is refused with one message.
 """
 import csv
-import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
-from mlviz.data import load_npz, load_sample
 from mlviz.decision import apply_rule
 from mlviz.metrics import evaluate
-from mlviz.report import content_hash, estimator_from_spec, scale_split
+from mlviz.preprocessing import scale_split
+from mlviz.report import PackError, load_pack
 
 here = Path(__file__).resolve().parent
-config = json.loads((here / "config.json").read_text(encoding="utf-8"))
 
-# 1. the data: a bundled sample by name, or the data file shipped in the pack
-data = config["data"]
-ds = load_sample(data["sample"]) if data["sample"] else load_npz(here / data["file"])
-if content_hash(ds) != data["content_hash"]:
-    sys.exit("The data differ from the ones this pack was made with (content hash mismatch).")
+# 1. config.json checked, the data loaded (a bundled sample by name, or data.npz in the pack)
+#    and its SHA-256 compared with the one recorded
+try:
+    pack = load_pack(here)
+except PackError as exc:
+    sys.exit(f"Refusing to run this report pack: {{exc}}")
+config, ds = pack.config, pack.dataset
 
 # 2. the same train/test rows and feature scaling
-train, test = np.array(config["split"]["train"]), np.array(config["split"]["test"])
+train, test = pack.train_index, pack.test_index
 X_train, X_test, Y_train, Y_test = ds.X[train], ds.X[test], ds.Y[train], ds.Y[test]
 X_train, X_test = scale_split(X_train, X_test, config["scaling"])
 
 # 3. refit every method, apply the decision rule, measure
 rule = config["decision_rule"]
-param = rule["param"]
-param = np.asarray(param, dtype=float) if isinstance(param, list) else param
 out = csv.writer(sys.stdout, lineterminator="\\n")
 out.writerow(["method", "measure", "value"])
-for name, spec in config["methods"].items():
-    model = estimator_from_spec(spec).fit(X_train, Y_train)
-    P = model.predict_proba(X_test)
-    Y_pred = apply_rule(P, rule["rule"], param, at_least_one_label=rule["at_least_one_label"])
-    values = evaluate(Y_test, P, measures=config["measures"], y_pred=Y_pred)
+for name, model in pack.estimators.items():
+    try:
+        model.fit(X_train, Y_train)
+        P = model.predict_proba(X_test)
+        Y_pred = apply_rule(P, rule["rule"], pack.rule_param, at_least_one_label=rule["at_least_one_label"])
+        values = evaluate(Y_test, P, measures=config["measures"], y_pred=Y_pred)
+    except Exception as exc:  # one line, no traceback
+        sys.exit(f"reproduce.py: method {{name[:80]!r}} failed: {{type(exc).__name__}}: {{str(exc)[:300]}}")
     for measure, value in values.items():
         out.writerow([name, measure, repr(float(value))])
 '''
@@ -473,6 +369,10 @@ def build_report_pack(target, dataset, settings, results=None, figures=None, *,
     if results is None:
         results = fit_and_measure(dataset, settings)
     config = _config(dataset, settings)
+    try:  # a pack this function writes is one reproduce.py accepts (the same schema)
+        check_config(json.loads(json.dumps(config, allow_nan=False)))
+    except (PackError, ValueError) as exc:
+        raise ValueError(f"This report pack could not be reproduced from its config.json: {exc}") from None
     measures = results["measures"]
     written, exported, skipped = [], [], []
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:

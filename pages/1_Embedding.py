@@ -6,9 +6,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, progress, state, widgets
-from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present
 
-ctx = state.init_page("Embedding", ":material/scatter_plot:")
+ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
 st.title(":material/scatter_plot: Embedding — labels and instances in one map")
 st.caption("MLLEM (Kimura, Kudo & Sun) embeds instances and labels together; an instance lies near its labels.")
@@ -82,7 +82,7 @@ def embedding_view(color, test_color, color_title):
     with right:
         dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
                                     bind="query-params") or 2
-        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.params
+        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
                                                                     if p.name != "n_components"])
         show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
     values["n_components"] = int(dims)
@@ -156,7 +156,7 @@ def embedding_view(color, test_color, color_title):
         + ". Draw a box or lasso (2-D) to select instances on every page; ringed: the linked selection"
         + ("." if show_test or (LINKED.rows is None and LINKED.edge is None) else " (test instances hidden).")
     )
-    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")  # noqa: E501 (#17 hook)
+    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")
     if effect is not None:
         linked.edge_effect_panel(ctx, effect, label_sets_test, key="emb_edge_table")
 

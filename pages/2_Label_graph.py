@@ -5,10 +5,10 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
-from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present
 from mlviz.models.cdn import VARIANTS
 
-ctx = state.init_page("Label graph", ":material/hub:")
+ctx = state.page_context(__file__)
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
 st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features and the other labels.")
 explain.explain("graph")
@@ -228,7 +228,7 @@ def graph_view():
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start along the path)", f"{step['seconds']:.2f} s")
-    present.takeaway(("At γ = " + widgets.fmt_value(shown["gamma"]) + "·γ_max the" if uses_gamma else "The") + f" sparse CDN keeps {step['n_edges']} label → label edges and uses {step['n_features']} of {ctx.dataset.n_features} features.")  # noqa: E501 (#17 hook)
+    present.takeaway(("At γ = " + widgets.fmt_value(shown["gamma"]) + "·γ_max the" if uses_gamma else "The") + f" sparse CDN keeps {step['n_edges']} label → label edges and uses {step['n_features']} of {ctx.dataset.n_features} features.")
     kw = CDN.kwargs(shown, compute.scale(ctx), with_fixed=False)
     auto_text = ""
     if automatic and uses_gamma:
@@ -395,7 +395,7 @@ if shown["gamma"] in steps and (st.button("Compute edge stability", key="cdn_sta
         fig = plotting.edge_stability_heatmap(freq, [names[i] for i in idx], n_folds=N_FOLDS)
         widgets.show_figure(fig, f"{ctx.name}_edge_stability", key="fig_stability")
 
-# Linked views (issue 17, helper "linked"): pick an edge A → B here; its effect on P(B | x) is shown on every page.
+# Linked views: pick an edge A → B here; its effect on P(B | x) is shown on every page.
 if shown["gamma"] in steps:
     from mlviz.dashboard import linked
 

@@ -8,9 +8,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present
 
-ctx = state.init_page("Posteriors", ":material/grid_on:")
+ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
 st.title(":material/grid_on: Posteriors — per-label probabilities on the test set")
 st.caption(f"Models are fitted on the {ctx.Y_train.shape[0]} training instances of **{escape_markdown(ctx.name)}** "
@@ -204,15 +204,15 @@ def notes(m, result, info):
 
 
 def controls(m, container=None):
-    keys = {p.name: f"post_{m.key}_{p.name}" for p in m.params}
+    keys = {p.name: f"post_{m.key}_{p.name}" for p in m.sliders}
     where = container if container is not None else st
-    if not m.params:
+    if not m.sliders:
         where.caption("No hyperparameters to tune.")
         return {}, keys
     if container is None:
-        cols = st.columns(len(m.params))
-        return {p.name: widgets.param_slider(p, keys[p.name], cols[i]) for i, p in enumerate(m.params)}, keys
-    return {p.name: widgets.param_slider(p, keys[p.name], container) for p in m.params}, keys
+        cols = st.columns(len(m.sliders))
+        return {p.name: widgets.param_slider(p, keys[p.name], cols[i]) for i, p in enumerate(m.sliders)}, keys
+    return {p.name: widgets.param_slider(p, keys[p.name], container) for p in m.sliders}, keys
 
 
 def fetch(m, values, keys):
@@ -285,7 +285,7 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))  # noqa: E501 (#17 hook)
+    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
@@ -378,8 +378,8 @@ def linked_section(key):
     st.divider()
     st.subheader(":material/link: Linked selection")
     m = methods.METHODS[key]
-    values = {p.name: st.session_state.get(f"post_{key}_{p.name}", p.default) for p in m.params}
-    got = fetch(m, values, {p.name: f"post_{key}_{p.name}" for p in m.params})
+    values = {p.name: st.session_state.get(f"post_{key}_{p.name}", p.default) for p in m.sliders}
+    got = fetch(m, values, {p.name: f"post_{key}_{p.name}" for p in m.sliders})
     if got is None:
         return
     result = got[0]
@@ -425,7 +425,7 @@ if chosen and not LINKED.empty:
 
 if chosen:
     page_values = {k: methods.METHODS[k].complete(
-        {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in methods.METHODS[k].params})
+        {p.name: st.session_state.get(f"post_{k}_{p.name}", p.default) for p in methods.METHODS[k].sliders})
         for k in chosen}
     pack_notes = []
     if mode == GLOBAL:

@@ -8,20 +8,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, progress, state, widgets
-from mlviz.dashboard import present, tour  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present, tour
 
-# An old link's own scaling (``cmp_feature_scaling``, before the page followed the sidebar) becomes the
-# sidebar's ``scaling`` when the link does not set that itself; the old parameter is then dropped.
-_old_scaling = st.query_params.get("cmp_feature_scaling")
-if _old_scaling is not None:
-    from mlviz.preprocessing import SCALINGS as _KNOWN
-
-    del st.query_params["cmp_feature_scaling"]
-    if (_old_scaling in (state.AUTO, *_KNOWN) and "scaling" not in st.query_params
-            and "scaling" not in st.session_state):
-        st.session_state["scaling"] = _old_scaling  # seeds the sidebar picker (no URL value to override it)
-        st.query_params["scaling"] = _old_scaling  # and the address says so, as if it were chosen there
-ctx = state.init_page("Compare", ":material/bar_chart:")
+ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
 explain.explain("compare")
 
@@ -41,7 +30,7 @@ scaling = ctx.scaling
 chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
                    help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
-                        "search (micro-F1 of its own predict; grids in mlviz.evaluation.TUNING_GRIDS), then refit "
+                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
@@ -72,7 +61,7 @@ def _posteriors_value(key: str, p):
 def settings_of(keys) -> dict:
     """Each method's slider values as set on the Posteriors page (this session or the link; defaults otherwise)."""
     return {k: methods.METHODS[k].complete({p.name: _posteriors_value(f"post_{k}_{p.name}", p)
-                                            for p in methods.METHODS[k].params}) for k in keys}
+                                            for p in methods.METHODS[k].sliders}) for k in keys}
 
 
 def estimate(request) -> pd.DataFrame:
@@ -89,7 +78,7 @@ def estimate(request) -> pd.DataFrame:
         fits = 1
         if request["tune"]:
             try:
-                grid = tuning_grid(m.estimator(values, compute.scale(ctx))) or {}
+                grid = tuning_grid(m.from_sliders(values, compute.scale(ctx))) or {}
             except Exception:  # noqa: BLE001 - an estimate only
                 grid = {}
             fits += int(np.prod([len(v) for v in grid.values()])) * 3 if grid else 0
@@ -195,7 +184,7 @@ def show_results(res, done=True):
     shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=label,
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
-    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))  # (#17)
+    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
     fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")

@@ -11,13 +11,13 @@ import streamlit as st
 
 from mlviz._text import escape_html, escape_markdown
 from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
+from mlviz.dashboard import present
 from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
                             rule_curve, scut_cv)
 from mlviz.metrics import evaluate
 from mlviz.plotting.teach import measure_label, rule_curve_figure
 
-ctx = state.init_page("Decision rules", ":material/tune:")
+ctx = state.page_context(__file__)
 st.title(":material/tune: Decision rules — from posteriors to label sets")
 st.caption(f"Test posteriors of a model fitted on the {ctx.Y_train.shape[0]} training instances of "
            f"**{escape_markdown(ctx.name, 60)}**, turned into label sets by the rule you pick. The model is the "
@@ -34,7 +34,7 @@ mkey = c1.selectbox("Model", methods.POSTERIOR_METHODS, index=methods.POSTERIOR_
                     format_func=lambda k: methods.METHODS[k].label, bind="query-params")
 m = methods.METHODS[mkey]
 with c2.expander(f"{m.label} hyperparameters"):
-    values = widgets.param_controls(m, "dr_") if m.params else {}
+    values = widgets.param_controls(m, "dr_") if m.sliders else {}
     st.caption(m.description)
 slot = "decision|posteriors"
 job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
@@ -133,7 +133,7 @@ st.markdown(f"**{escape_markdown(m.label)}** · {escape_markdown(rule_text)}")
 cols = st.columns(len(vals))
 for col, (k, v) in zip(cols, vals.items()):
     col.metric(measure_label(k), f"{v:.4f}")
-present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy {vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} empty predictions.")  # noqa: E501 (#17 hook)
+present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy {vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} empty predictions.")
 current = {"threshold": param, "rcut": param, "per_label": param[label] if label is not None else None,
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)

@@ -13,7 +13,7 @@ from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, present, progress, state, widgets
 from mlviz.reproductions import reference
 
-ctx = state.init_page("Reference check", ":material/fact_check:")
+ctx = state.page_context(__file__)
 st.title(":material/fact_check: Reference check — our numbers beside published ones")
 st.caption("Binary relevance, a probabilistic classifier chain and ML-kNN, run here under the protocol stated below, "
            "beside numbers measured or published elsewhere. *Within band* means the difference is no larger than the "

@@ -8,13 +8,13 @@ import pytest
 
 @pytest.fixture(scope="module")
 def ctx():
-    """The dashboard's data context of the emotions split (standardised features), without Streamlit."""
-    from mlviz.dashboard.state import DataContext, standardise
-    from mlviz.data import load_sample_split
+    """The dashboard's data context of the emotions split (standardised features), without Streamlit:
+    the app's own context builder, under its own cache key."""
+    import dataclasses
 
-    train, test = load_sample_split("emotions")
-    X_train, X_test = standardise(train.X, test.X)
-    return DataContext("test-emotions", train, X_train, np.asarray(train.Y), X_test, np.asarray(test.Y))
+    from mlviz.dashboard.context import sample_context
+
+    return dataclasses.replace(sample_context("emotions", "standard"), key="test-emotions", data_key="test-emotions")
 
 
 @pytest.fixture

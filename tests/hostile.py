@@ -176,7 +176,7 @@ def _cases(limits):
                                          "shape": (100_000, 100_000)}, b"\0" * 64),
                    "Y.npy": _npy_member({"descr": "|u1", "fortran_order": False,
                                          "shape": (2, 2)}, b"\1\0\0\1")}),
-             r"declares shape \(100000, 100000\) \(74\.5 GB\)"))
+             r"declares shape \(100000, 100000\) \(80\.0 GB\)"))
     rows = cap // 6 + 1
     add(Case("npz_zip_bomb", "bomb.npz",
              _zip({"X.npy": _npy_member({"descr": "<f8", "fortran_order": False,

@@ -176,8 +176,8 @@ def test_posteriors_every_method_and_each_slider():
     # seconds per fit) only has to run.
     cheap = {"mllspc", "lspc", "cdn", "mllem", "mlknn", "br"}
     for key in POSTERIOR_METHODS:
-        for p in METHODS[key].params:
-            if key == "klr" or (key not in cheap and p is not METHODS[key].params[0]):
+        for p in METHODS[key].sliders:
+            if key == "klr" or (key not in cheap and p is not METHODS[key].sliders[0]):
                 continue
             idx = POSTERIOR_METHODS.index(key)
             before = trace_data(charts(at)[idx])
@@ -272,12 +272,12 @@ def _path_reference(ratio, mu, lam=0.1, variant="sparse"):
     import copy
 
     from mlviz.dashboard.methods import METHODS
-    from mlviz.dashboard.state import standardise
     from mlviz.data import load_sample_split
     from mlviz.models.cdn import SparseCDN
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split("emotions")
-    X, _ = standardise(train.X, test.X)
+    X, _ = scale_split(train.X, test.X, "standard")
     Y = np.asarray(train.Y)
     model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0).fit(X, Y)
     for r in sorted(METHODS["cdn"].param("gamma").grid, reverse=True):

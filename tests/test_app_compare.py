@@ -254,8 +254,8 @@ def test_reference_rows_equal_independent_values_and_a_method_below_the_bar_gets
     assert frame_with(plain, "Micro F1 ↑").loc["MLLEM", "Hamming loss ↓"] != summary.loc["MLLEM", "Hamming loss ↓"]
 
 
-def test_scaling_follows_the_sidebar_and_an_old_link_still_works():
-    """One source of truth: the sidebar's ``scaling``; an old link's ``cmp_feature_scaling`` becomes it."""
+def test_scaling_follows_the_sidebar():
+    """One source of truth: the sidebar's ``scaling``."""
     at = run_cv(cmp_methods=["BR-LR"], cmp_folds="2", scaling="maxabs")
     assert [sb.key for sb in at.selectbox] == ["data", "scaling"]  # the sidebar's; the page has none of its own
     assert at.selectbox(key="scaling").value == "maxabs"
@@ -263,9 +263,8 @@ def test_scaling_follows_the_sidebar_and_an_old_link_still_works():
     assert rules.loc["BR-LR", "scaling"] == "maxabs"
     (caption,) = [c.value for c in at.caption if "Runs on all" in c.value]
     assert "Features: **maxabs** (chosen in the sidebar)" in caption
-    old = run_cv(cmp_methods=["BR-LR"], cmp_folds="2", cmp_feature_scaling="l2")
-    assert old.selectbox(key="scaling").value == "l2" and old.query_params["scaling"] == "l2"
-    assert "cmp_feature_scaling" not in old.query_params
+    old = run_cv(cmp_methods=["BR-LR"], cmp_folds="2", scaling="l2")
+    assert old.selectbox(key="scaling").value == "l2"
     assert frame_with(old, "decision rule").set_index("method").loc["BR-LR", "scaling"] == "l2"
     ref = reference(["BR-LR"], 2, "l2")
     summary = frame_with(old, "Micro F1 ↑")

@@ -116,7 +116,7 @@ def test_neighbouring_k_labels_is_prepared_ahead_and_equals_a_direct_fit(fresh_d
         cached = compute.RUNNER.peek(compute.model_key(ctx, M, other, "embedding"))
         assert cached is not None, f"k_labels={k} not prepared"
         (G, H, _), _ = cached
-        est = M.estimator(other, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+        est = M.from_sliders(other, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
         assert isinstance(est, MLLEM)
         np.testing.assert_allclose(G, est.embedding_, atol=1e-8)
         np.testing.assert_allclose(H, est.label_embedding_, atol=1e-8)

@@ -109,11 +109,11 @@ def reference_path(X, Y, *, mu=None, lam=None, variant=None, stop_at_auto=True):
 
 
 def sample_xy(name):
-    from mlviz.dashboard.state import scale_features
     from mlviz.data import load_sample_split
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split(name)
-    X = scale_features(train.X, test.X, "auto")[0]  # the dashboard's default scaling
+    X = scale_split(train.X, test.X)[0]  # the dashboard's default scaling
     return X, np.asarray(train.Y), train
 
 

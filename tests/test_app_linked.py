@@ -237,7 +237,7 @@ def test_selection_made_on_the_embedding_survives_a_visit_to_home_and_shows_on_p
     ok(at.switch_page("pages/1_Embedding.py").run())
     members = (1,)  # happy-pleased alone
     ok(at.selectbox(key="upset_pick").set_value(encode_set(members)).run())
-    ok(at.switch_page("app.py").run())
+    ok(at.switch_page("pages/0_Home.py").run())
     ok(at.switch_page("pages/3_Posteriors.py").run())
     assert at.text_input(key="sel_rows").value == encode_set(members)
     want = int((ctx.Y_test.astype(bool) == np.isin(np.arange(6), members)).all(axis=1).sum())

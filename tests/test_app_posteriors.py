@@ -37,11 +37,11 @@ def z_of(trace):
 
 
 def emotions_split():
-    from mlviz.dashboard.state import standardise
     from mlviz.data import load_sample_split
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split("emotions")
-    Xtr, Xte = standardise(train.X, test.X)
+    Xtr, Xte = scale_split(train.X, test.X, "standard")
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y)
 
 
@@ -49,7 +49,7 @@ def fitted(method_key, Xtr, Ytr, values=None):
     """The estimator of the dashboard's method at ``values`` (defaults otherwise), fitted from scratch."""
     from mlviz.dashboard.methods import METHODS, Scale, median_distance
 
-    est = METHODS[method_key].estimator(values or {}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
+    est = METHODS[method_key].from_sliders(values or {}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
     return est.fit(Xtr, Ytr)
 
 

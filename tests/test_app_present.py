@@ -93,14 +93,6 @@ def test_reference_check_on_a_set_without_a_protocol_says_so():
     assert not at.dataframe
 
 
-def test_reference_check_is_in_the_sidebar_navigation():
-    # (AppTest does not render st.page_link; the browser test clicks the link)
-    from mlviz.dashboard.state import PAGES
-
-    assert ("pages/7_Reference_check.py", "Reference check") in [(p, label) for p, label, _ in PAGES]
-    assert (ROOT / "pages" / "7_Reference_check.py").exists()
-
-
 def test_reference_check_progress_counts_every_fit():
     from mlviz.reproductions import reference
 

@@ -15,6 +15,8 @@ from sklearn.preprocessing import MaxAbsScaler, Normalizer, StandardScaler
 from streamlit.testing.v1 import AppTest
 
 from mlviz.dashboard import compute, methods, state, upload
+from mlviz.dashboard.context import split_rows
+from mlviz.preprocessing import default_scaling, resolve_scaling, scale_split
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +41,8 @@ def _split(name):
     ("maxabs", lambda: MaxAbsScaler()), ("none", None)])
 def test_each_scaling_is_fitted_on_the_training_split(scaling, reference):
     train, test = _split("emotions")
-    Xtr, Xte, used, default = state.scale_features(train.X, test.X, scaling)
+    Xtr, Xte = scale_split(train.X, test.X, scaling)
+    used, default = resolve_scaling(scaling, train.X), default_scaling(train.X)
     assert used == scaling and default == "standard"  # emotions: dense, not count-like
     if reference is None:
         want_tr, want_te = train.X, test.X
@@ -56,7 +59,8 @@ def test_sparse_features_default_to_unit_rows():
 
     rng = np.random.default_rng(0)
     X = sp.random(30, 50, density=0.05, random_state=0, format="csr") * 3
-    Xtr, Xte, used, default = state.scale_features(X[:20], X[20:], "auto")
+    Xtr, Xte = scale_split(X[:20], X[20:], "auto")
+    used, default = resolve_scaling("auto", X[:20]), default_scaling(X[:20])
     assert used == default == default_scaling(X[:20]) == "l2"
     assert sp.isspmatrix_csr(Xtr) and Xtr.dtype == np.float64
     norms = np.sqrt(np.asarray(Xtr.multiply(Xtr).sum(axis=1))).ravel()
@@ -111,7 +115,7 @@ def test_an_upload_follows_the_scaling_choice():
     assert at.selectbox(key="data").value == ctx.key
     scaled = at.session_state["mlviz_upload_scaled"][(ctx.key, "none")]
     assert scaled.key == ctx.key + "|scaling=none" and scaled.data_key == ctx.key
-    tr, _ = state.seeded_split(ctx.dataset.n_samples)
+    tr, _ = split_rows(ctx.dataset.n_samples)
     np.testing.assert_array_equal(scaled.X_train, np.asarray(ctx.dataset.X)[tr])
 
 

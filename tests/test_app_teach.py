@@ -146,18 +146,18 @@ def test_sandbox_lspc_gamma_gain_table_equals_the_library():
 # ----------------------------------------------------------------------- decision-rule playground
 
 def split(name):
-    from mlviz.dashboard.state import scale_features
     from mlviz.data import load_sample_split
+    from mlviz.preprocessing import scale_split
 
     train, test = load_sample_split(name)
-    Xtr, Xte, _, _ = scale_features(train.X, test.X, "auto")  # the dashboard's default scaling
+    Xtr, Xte = scale_split(train.X, test.X)  # the dashboard's default scaling
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y), list(train.label_names)
 
 
 def posteriors(method_key, Xtr, Ytr, Xte):
     from mlviz.dashboard.methods import METHODS, Scale, median_distance
 
-    est = METHODS[method_key].estimator({}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
+    est = METHODS[method_key].from_sliders({}, Scale(Ytr.shape[0], lambda: median_distance(Xtr)))
     return np.clip(np.nan_to_num(est.fit(Xtr, Ytr).predict_proba(Xte)), 0, 1)
 
 
@@ -219,7 +219,7 @@ def test_decision_every_rule_on_emotions_and_the_reveal():
     assert metrics(ok(at)) == expected_row(Yte, P, "mcut", None, False)
     at.radio(key="dr_rule").set_value("scut").run()
     at.slider(key="dr_off").set_value(0.05).run()
-    tuned, _ = scut_cv(METHODS["mlknn"].estimator({}, Scale(Ytr.shape[0], lambda: 1.0)), Xtr, Ytr, measure="f1",
+    tuned, _ = scut_cv(METHODS["mlknn"].from_sliders({}, Scale(Ytr.shape[0], lambda: 1.0)), Xtr, Ytr, measure="f1",
                        n_splits=3, random_state=0)
     assert metrics(ok(at)) == expected_row(Yte, P, "scut", tuned + 0.05, False)
     at.toggle(key="dr_reveal").set_value(True).run()

@@ -92,7 +92,8 @@ def test_the_limits_of_the_form_follow_the_environment():
     from mlviz.dashboard import upload
 
     limits = upload.upload_limits()
-    assert limits.max_upload_bytes == 2 * 2**20 and limits.max_columns == 2000
+    # MB of 10^6 bytes: the unit Streamlit's uploader counts server.maxUploadSize in (Linux/macOS browsers)
+    assert limits.max_upload_bytes == 2 * 1000**2 and limits.max_columns == 2000
     assert limits == _env_limits()  # the corpus below is built for the limits the form uses
 
 

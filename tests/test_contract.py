@@ -1,9 +1,9 @@
-"""The shared estimator contract (tests/contract.py) over every mlviz estimator.
+"""The shared estimator contract (tests/contract.py) over every registered estimator.
 
-One test per (estimator, clause). Clauses that fail on ``main`` when this was
-written are marked ``xfail(strict=False)`` naming the helper implementing them
-(session 5), so they turn into passes as the model branches merge; delete a
-mark once its clause passes.
+One test per (method, clause). The methods come from the method registry
+(:mod:`mlviz.models.registry`): each entry's ``checks`` give the small settings
+of the checks, the parameters of its in-place ``refit`` and how ``predict``
+follows from ``predict_proba``. Two extra cases cover settings no entry has.
 """
 
 import numpy as np
@@ -14,51 +14,39 @@ from contract import (check_clone_of_fitted, check_decision_rule_attribute, chec
 from sklearn.model_selection import GridSearchCV, KFold
 
 import mlviz.models as models
+from mlviz.models.registry import METHODS
 
-# id -> (factory, owner helper, refit params or None, decision rule or None)
-# A rule of None means predict is not a function of predict_proba (LabelPowerset:
-# most probable observed label set; MLRH "wta": most probable set of size 1..M).
-ESTIMATORS = {
-    "br": (lambda: models.BinaryRelevance(), "embed", None, threshold_rule),
-    "lp": (lambda: models.LabelPowerset(), "embed", None, None),
-    "mlknn": (lambda: models.MLkNN(k=5), "embed", None, threshold_rule),
-    "mllem": (lambda: models.MLLEM(n_components=3, random_state=0), "embed", {"alpha": 0.5},
-              threshold_rule),
-    "mllem-rcut": (lambda: models.MLLEM(n_components=3, threshold=None, random_state=0), "embed", None,
+RULES = {"threshold": threshold_rule, "rank_cut": rank_cut_rule("cardinality_"), None: None}
+
+
+def _entry(spec):
+    return (lambda: spec.make(**spec.checks.params), spec.checks.refit, RULES[spec.checks.rule])
+
+
+# id -> (factory, refit params or None, decision rule or None). A rule of None means predict is not a
+# function of predict_proba (LabelPowerset: most probable observed label set; MLRH "wta": most probable
+# set of size 1..M).
+# One case per class: the sparse CDN's variants (same class, another ``variant``) are covered by
+# test_cdn.py's contract test per variant.
+ESTIMATORS = {key: _entry(spec) for key, spec in METHODS.items()
+              if next(m for m in METHODS.values() if m.estimator == spec.estimator) is spec}
+ESTIMATORS.update({
+    "mllem-rcut": (lambda: models.MLLEM(n_components=3, threshold=None, random_state=0), None,
                    rank_cut_rule("cardinality_")),
-    "mlrh": (lambda: models.MLRH(reg=0.05, tol=1e-10, max_iter=5000, n_centers=20,
-                                          random_state=0), "embed",
-             {"reg": 0.1}, None),
-    "lspc": (lambda: models.LSPC(lam=0.1), "kernels", {"lam": 0.5}, threshold_rule),
-    "mtlspc": (lambda: models.MTLSPC(lam=0.1, gamma=1.0), "kernels", {"lam": 0.5, "gamma": 0.3},
-               threshold_rule),
-    "mllspc": (lambda: models.MLLSPC(lam=0.1, gamma=1.0), "kernels", {"lam": 0.5, "gamma": 0.3},
-               threshold_rule),
-    "klr": (lambda: models.KernelLogisticRegression(lam=1.0, tol=1e-8), "kernels", None, threshold_rule),
-    "cdn": (lambda: models.SparseCDN(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50,
-                                     random_state=0), "cdn", {"gamma": 0.2}, threshold_rule),
     # unseeded: predict must still equal the rule on predict_proba of the same model
-    "cdn-unseeded": (lambda: models.SparseCDN(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50),
-                     "cdn", None, threshold_rule),
-    "pcc": (lambda: models.PCC(random_state=0), "cdn", None, threshold_rule),
-}
-
-# Clauses known to fail: (estimator id, clause) -> reason (none since session 5).
-KNOWN_FAILURES = {}
+    "cdn-unseeded": (lambda: models.SparseCDN(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50), None,
+                     threshold_rule),
+})
 
 
 def _cases(clause, *, needs=None):
     out = []
-    for key, (factory, owner, refit_params, rule) in ESTIMATORS.items():
+    for key, (factory, refit_params, rule) in ESTIMATORS.items():
         if needs == "refit" and refit_params is None:
             continue
         if needs == "rule" and rule is None:
             continue
-        marks = []
-        if (key, clause) in KNOWN_FAILURES:
-            marks.append(pytest.mark.xfail(strict=False, reason=f"{KNOWN_FAILURES[key, clause]} "
-                                           f"(helper {owner!r} implements it, session 5)"))
-        out.append(pytest.param(key, id=key, marks=marks))
+        out.append(pytest.param(key, id=key))
     return out
 
 
@@ -78,12 +66,12 @@ def test_decision_rule_attribute(key):
 
 @pytest.mark.parametrize("key", _cases("predict_rule", needs="rule"))
 def test_predict_follows_documented_rule(key):
-    check_predict_follows_rule(_make(key), ESTIMATORS[key][3])
+    check_predict_follows_rule(_make(key), ESTIMATORS[key][2])
 
 
 @pytest.mark.parametrize("key", _cases("refit", needs="refit"))
 def test_refit_in_place(key):
-    check_refit_in_place(_make(key), ESTIMATORS[key][2])
+    check_refit_in_place(_make(key), ESTIMATORS[key][1])
 
 
 @pytest.mark.parametrize("key", _cases("clone"))

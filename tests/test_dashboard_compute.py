@@ -66,7 +66,7 @@ def test_a_fast_slider_is_a_refit_of_the_base_model_equal_to_a_fresh_fit(ctx):
     m = methods.METHODS["mllspc"]
     values = dict(lam=1.0, gamma=0.3, sigma_factor=1.0)
     P = compute.posteriors(ctx, m, values).result(T)[0]
-    fresh = m.estimator(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+    fresh = m.from_sliders(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
     np.testing.assert_allclose(P, compute.finite(fresh.predict_proba(ctx.X_test)), rtol=1e-9, atol=1e-12)
     # the base model (fast sliders at their defaults) was fitted once and is left as it was
     base, _ = compute.RUNNER.peek(compute.base_key(ctx, m, values))
@@ -78,7 +78,7 @@ def test_at_the_fast_sliders_defaults_the_base_model_is_used_without_a_refit(ctx
     values = m.defaults()
     P, info = compute.posteriors(ctx, m, values).result(T)
     assert "reused" not in info  # (a refit at the base model's own values was ~6 s of MLLEM at 983 labels)
-    fresh = m.estimator(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+    fresh = m.from_sliders(values, compute.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
     np.testing.assert_allclose(P, compute.finite(fresh.predict_proba(ctx.X_test)), rtol=1e-9, atol=1e-12)
 
 
@@ -89,7 +89,7 @@ def test_the_registry_translates_sliders_in_one_place(ctx):
     assert kw["lam1"] == kw["lam2"] == 1.0 and kw["variant"] == "cdn" and "gamma" not in kw  # γ: the path
     kw = methods.METHODS["klr"].kwargs({"sigma_factor": 2.0}, scale)
     assert kw["sigma"] == pytest.approx(2.0 * scale.median_distance())
-    br = methods.METHODS["br"].estimator({"C": 10.0}, scale)
+    br = methods.METHODS["br"].from_sliders({"C": 10.0}, scale)
     assert br.estimator.C == 10.0
     assert methods.METHODS["mlknn"].complete({"k": 3, "unknown": 1}) == {"k": 3, "s": 1.0}
     a = methods.key("d", "cdn", {"mu": 0.1, "lam": 1.0})

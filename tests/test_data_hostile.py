@@ -11,6 +11,7 @@ import io
 import re
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -157,11 +158,40 @@ def test_limits_from_env(monkeypatch):
     monkeypatch.setenv("MLVIZ_MAX_UPLOAD_MB", "1.5")
     monkeypatch.setenv("MLVIZ_INFLATE_RATIO", "10")
     limits = Limits.from_env()
-    assert limits.max_upload_bytes == int(1.5 * 2 ** 20)
-    assert limits.max_inflated_bytes == 10 * int(1.5 * 2 ** 20)
+    assert limits.max_upload_bytes == 1_500_000  # MB of 10^6 bytes, as Streamlit's uploader counts them
+    assert limits.max_inflated_bytes == 15_000_000
     monkeypatch.setenv("MLVIZ_MAX_COLUMNS", "-3")
     with pytest.raises(DataError, match="MLVIZ_MAX_COLUMNS"):
         Limits.from_env()
+
+
+def test_upload_limit_has_one_unit_and_one_number_with_streamlit(tmp_path, monkeypatch):
+    """Issue 28 item 6: Streamlit's uploader refused files of 50,000,001 to 52,428,800 bytes that the
+    parser's 50 MiB accepted.  Its frontend counts ``server.maxUploadSize`` in MB of 10^6 bytes (in
+    Linux and macOS browsers); ``MLVIZ_MAX_UPLOAD_MB`` now does too, with the same default."""
+    import tomllib
+
+    from mlviz.data._limits import UPLOAD_MB, format_bytes
+    from mlviz.data._source import read_source
+
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml").read_text())
+    streamlit_mb = config["server"]["maxUploadSize"]
+    monkeypatch.delenv("MLVIZ_MAX_UPLOAD_MB", raising=False)
+    limits = Limits.from_env()
+    assert UPLOAD_MB == 1000 ** 2 and limits.max_upload_bytes == streamlit_mb * UPLOAD_MB == 50_000_000
+    assert format_bytes(limits.max_upload_bytes) == "50.0 MB"
+    # exactly at the limit is read, one byte more is refused, for a path and for an upload alike
+    small = Limits(max_upload_bytes=2 * UPLOAD_MB)
+    path = tmp_path / "edge.csv"
+    with open(path, "wb") as fh:
+        fh.truncate(2 * UPLOAD_MB)
+    assert len(read_source(path, small).data) == 2 * UPLOAD_MB
+    assert len(read_source(_named(bytes(2 * UPLOAD_MB), "edge.csv"), small).data) == 2 * UPLOAD_MB
+    with open(path, "ab") as fh:
+        fh.write(b"x")
+    for source in (path, _named(bytes(2 * UPLOAD_MB + 1), "edge.csv")):
+        with pytest.raises(DataError, match=r"file is 2,000,001 bytes; the upload limit is 2,000,000 bytes"):
+            read_source(source, small)
 
 
 def test_isolated_concurrent_calls_from_threads():

@@ -371,19 +371,17 @@ def test_nested_cv_equals_an_independent_inner_search():
 
 
 def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
-    from mlviz.evaluation import TUNING_GRIDS, tuning_grid
+    from mlviz.evaluation import tuning_grid
     from mlviz.models import MLkNN
+    from mlviz.models.registry import METHODS
     from mlviz.preprocessing import with_scaling
 
     assert tuning_grid(MLkNN()) == {"k": [5, 10, 20]}
     assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {"model__k": [5, 10, 20]}
     assert tuning_grid(CentroidBR()) is None
-    for name, make in TUNING_GRIDS.items():
-        grid = make()
-        import mlviz.models as models
-
-        params = getattr(models, name)().get_params(deep=False)
-        assert set(grid) <= set(params), name
+    for spec in METHODS.values():
+        grid = spec.tuning_grid() or {}
+        assert set(grid) <= set(spec.make().get_params(deep=False)), spec.key
     X, Y = _toy(n=60)
     res = cross_validate({"knn": MLkNN(), "plain": CentroidBR()}, X, Y, cv=2, measures=["micro_f1"],
                          tune=True, scaling="standard", random_state=0)

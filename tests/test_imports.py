@@ -111,14 +111,9 @@ def private_imports_across_packages():
     return out
 
 
-# Known violations outside the dashboard, reported to the lead (issue 13: "evaluation stops
-# importing the private models._base"); each must go, none may be added.
-KNOWN = set()
-
-
 def test_no_private_imports_across_packages():
-    found = {(m, t) for m, t, _ in private_imports_across_packages()}
-    assert not (found - KNOWN), sorted(found - KNOWN)
+    found = sorted({(m, t) for m, t, _ in private_imports_across_packages()})
+    assert not found, found
 
 
 def test_no_private_imports_across_packages_at_all():

@@ -47,6 +47,8 @@ def test_every_page_tells_the_runner_which_page_its_session_shows():
     from mlviz.dashboard.compute import RUNNER
 
     root = Path(__file__).resolve().parents[1]
-    for page, title in [("app.py", "Home · Data"), ("pages/5_Sandbox.py", "Sandbox")]:
+    from mlviz.dashboard.pages import page_for_file
+
+    for page in ("pages/0_Home.py", "pages/5_Sandbox.py"):
         open_app(root / page, session={"mlviz_session_id": "focus-wiring"})
-        assert RUNNER._page["focus-wiring"] == title
+        assert RUNNER._page["focus-wiring"] == page_for_file(page).title

@@ -217,3 +217,57 @@ def test_recovery_path_matches_independent_fits():
         cold = SparseCDN(gamma=row["gamma"], random_state=0).fit(p.dataset.X[:300], p.dataset.Y[:300])
         rec = edge_recovery(cold.label_graph_, expected, p.label_names)
         assert (rec["n_true"], rec["n_false"]) == (row["n_true"], row["n_false"])
+
+
+def _refused_within(call, match, budget=2 << 20):
+    """``call()`` raises ValueError matching ``match`` and allocates less than ``budget`` bytes on the way."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=match):
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < budget, f"{peak / 1e6:.1f} MB allocated before the refusal"
+
+
+def test_sandbox_sizes_are_refused_before_anything_is_built():
+    from mlviz.data.synthetic import MAX_CELLS, MAX_LABELS, MAX_STRUCTURE_LENGTH
+
+    # issue 28: chain:20000000 took a server from 420 MB to 2.4 GB before saying "at most 200 labels"
+    _refused_within(lambda: make_planted("chain:20000000"), f"at most {MAX_LABELS} labels")
+    _refused_within(lambda: parse_structure("chain:20000000"), f"at most {MAX_LABELS} labels")
+    _refused_within(lambda: make_planted([("chain", 20_000_000)]), f"at most {MAX_LABELS} labels")
+    _refused_within(lambda: make_planted("indep:9" + "9" * 150), "at most")
+    # a 16 kB structure string (the URL value of the issue) is refused by its length
+    _refused_within(lambda: make_planted("chain:3," * 2048), f"at most {MAX_STRUCTURE_LENGTH}")
+    # many small blocks: refused once they add up past the bound, without reading all of them
+    many = ((k, 1) for k in itertools.repeat("indep", 10 ** 9))
+    _refused_within(lambda: parse_structure(many), f"at most {MAX_LABELS} labels")
+    # the hub itself counts: hub:200 is 201 labels
+    with pytest.raises(ValueError, match="labels"):
+        parse_structure("hub:200")
+    assert sum(s for _, s in parse_structure("indep:200")) == MAX_LABELS
+    # n_samples, n_features and their product with the labels
+    _refused_within(lambda: make_planted("chain:3", n_samples=10 ** 12), "n_samples")
+    _refused_within(lambda: make_planted("chain:3", n_features=10 ** 9), "n_features")
+    _refused_within(lambda: make_planted("indep:200", n_samples=50_000, n_features=1_000),
+                    f"{MAX_CELLS:,} cells")
+    # more edges than an acyclic graph can hold: refused after reading one past that count
+    edges = itertools.repeat(("chain1", "chain2"), 10 ** 9)
+    _refused_within(lambda: make_planted("chain:3", edges=edges), "more edges")
+    with pytest.raises(ValueError, match="Unknown label"):
+        make_planted("chain:3", edges=[(["chain1"], "chain2")])
+
+
+def test_sandbox_bounds_keep_the_largest_allowed_sizes_working():
+    from mlviz.data.synthetic import MAX_LABELS, MAX_STRUCTURE_LENGTH
+
+    p = make_planted(f"indep:{MAX_LABELS - 3},chain:3", n_samples=40, n_features=3, random_state=0)
+    assert p.dataset.Y.shape == (40, MAX_LABELS)
+    n_chains = (MAX_STRUCTURE_LENGTH - 7) // 8
+    spec = ",".join(["chain:2"] * n_chains) + ",indep:1"
+    assert MAX_STRUCTURE_LENGTH - 8 < len(spec) <= MAX_STRUCTURE_LENGTH
+    assert len(parse_structure(spec)) == n_chains + 1

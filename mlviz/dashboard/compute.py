@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from . import jobs
-from .methods import Method, Scale, key, median_distance
+from .methods import MethodSpec as Method, Scale, key, median_distance
 
 
 def _env_float(name, default):
@@ -81,7 +81,7 @@ def _base_fn(ctx, method: Method, slow: dict):
     """Job: the base model of ``slow`` values (fast sliders at their defaults): ``(model, seconds)``."""
     def fn(token):
         values = {**method.defaults(), **slow}
-        est = method.estimator(values, scale(ctx))
+        est = method.from_sliders(values, scale(ctx))
         token.check()
         t0 = time.perf_counter()
         model = est.fit(ctx.X_train, ctx.Y_train)
@@ -144,7 +144,7 @@ def _path_fn(ctx, method: Method, slow: dict):
         if steps:
             model = steps[min(steps)]["model"]
         else:
-            model = method.path.start(method.estimator(slow, scale(ctx)), ctx.X_train, ctx.Y_train, cb)
+            model = method.path.start(method.from_sliders(slow, scale(ctx)), ctx.X_train, ctx.Y_train, cb)
         extra = time.perf_counter() - t0
         token.publish(dict(steps))
         try:
@@ -199,7 +199,7 @@ def _model(ctx, method: Method, values: dict, token):
 def estimator(ctx, method: Method, values: dict, token):
     """Inside a job: an unfitted estimator at ``values`` (a path slider's value made absolute from
     the training path, e.g. γ = ratio · γ_max)."""
-    est = method.estimator(values, scale(ctx))
+    est = method.from_sliders(values, scale(ctx))
     if method.path is not None:
         point = method.complete(values)[method.path_param]
         step = need_path(ctx, method, values, token)[point]
@@ -240,11 +240,6 @@ def _proba(ctx):
 def posteriors(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
     """Job: ``(P_test (n_test, L), info)``."""
     return model_result(ctx, method, values, "proba", _proba(ctx), owner=owner, priority=priority)
-
-
-def need_posteriors(ctx, method: Method, values: dict, token):
-    """Inside a job: ``(P_test, info)`` (computed here if nobody does yet)."""
-    return RUNNER.need(model_key(ctx, method, values, "proba"), _result_fn(ctx, method, values, _proba(ctx)), token)
 
 
 def describe_model(model) -> dict:
@@ -368,7 +363,7 @@ def edge_stability(ctx, method: Method, values: dict, gamma: float, n_folds: int
         freq = np.zeros((L, L))
         folds = KFold(n_splits=n_folds, shuffle=True, random_state=0).split(np.arange(ctx.Y_train.shape[0]))
         for i, (tr, _) in enumerate(folds):
-            est = method.estimator(values, scale(ctx)).set_params(gamma=float(gamma))
+            est = method.from_sliders(values, scale(ctx)).set_params(gamma=float(gamma))
             m = est.fit(ctx.X_train[tr], ctx.Y_train[tr], callback=_progress(token))
             freq += np.asarray(m.label_coef_) != 0
             token.report(stage="folds", done=i + 1, total=n_folds)
@@ -406,7 +401,7 @@ def cv_estimator(ctx, method: Method, values: dict, token, cv: Scale):
     estimator's own ``sigma="median"`` (computed on each training fold), a path slider (the sparse
     CDN's γ / γ_max) is made absolute from the page's training path."""
     values = method.complete(values)
-    est = method.estimator(values, cv)
+    est = method.from_sliders(values, cv)
     if values.get("sigma_factor") == 1.0 and "sigma" in est.get_params():
         est.set_params(sigma="median")
     if method.path is not None:

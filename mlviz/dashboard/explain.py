@@ -5,15 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-PAPERS = {
-    "000": "Nam, Hachiya, Sugiyama — *Computationally efficient multi-label classification by least-squares probabilistic classifiers*.",
-    "004": "Simm, Sugiyama, Kato — *Computationally efficient multi-task learning with least-squares probabilistic classifiers*, IPSJ TCVA 2011.",
-    "001": "Guo, Xue — *Probabilistic multi-label classification with sparse feature learning*, IJCAI 2013.",
-    "002": "Kimura, Kudo, Sun — *MLLEM: simultaneous nonlinear label-instance embedding*.",
-    "003": "Lee, Shajari — *A hidden variables approach to multilabel logistic regression*.",
-    "mlknn": "Zhang, Zhou — *ML-KNN: A lazy learning approach to multi-label learning*, Pattern Recognition 2007.",
-    "stats": "Charte, Rivera, del Jesus, Herrera — *Addressing imbalance in multilabel classification* (IRLbl, MeanIR), and *Dealing with difficult minority labels* (SCUMBLE).",
-}
+from mlviz.models.registry import PAPERS
 
 TEXT = {
     "data": dict(

@@ -28,7 +28,7 @@ from mlviz._text import escape_markdown
 
 MODES = {"frequent": "most frequent", "connected": "most connected", "search": "name search",
          "picked": "hand-picked"}
-#: Labels drawn by default (issue 16: "≤ 30-50 labels drawn, the rest summarised").
+#: Labels drawn by default ("≤ 30-50 labels drawn, the rest summarised").
 DEFAULT_K = 30
 #: The automatic γ keeps at least this many edges, and at most :data:`AUTO_MAX_EDGES` are drawn.
 AUTO_MIN_EDGES, AUTO_MAX_EDGES = 3, 12

@@ -1,4 +1,4 @@
-"""Linked views: one selection shared by the pages and kept in the URL (issue 17, item 3).
+"""Linked views: one selection shared by the pages and kept in the URL.
 
 The selection has three independent parts, each one URL query parameter (bound sidebar widgets,
 ``persist_state="session"`` so a page without them keeps them for the session):

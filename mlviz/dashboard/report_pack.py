@@ -23,16 +23,16 @@ import streamlit as st
 
 from . import compute, progress
 from .methods import METHODS, key as cache_key
-from .state import SPLIT_SEED, seeded_split
+from .context import SPLIT_SEED, split_rows
 
 
 def split_indices(ctx):
     """``(train_rows, test_rows, sample, description)`` of ``ctx`` within ``ctx.dataset``.
 
-    Bundled samples: the rows :func:`mlviz.data.load_sample_split` takes (official
-    for scene, whose file pools train then test; a seeded permutation otherwise),
-    ``sample`` = the sample's name.  Uploads: :func:`mlviz.dashboard.state.seeded_split`,
-    ``sample`` = None (the pack then carries the data as ``data.npz``).
+    The one split of mlviz (:func:`mlviz.dashboard.context.split_rows`), bundled and
+    uploaded data alike; scene's official split (its pooled file holds train, then test).
+    ``sample`` = the bundled sample's name, or None for an upload (the pack then carries
+    the data as ``data.npz``).
 
     Raises
     ------
@@ -40,23 +40,17 @@ def split_indices(ctx):
         If the rows found do not give the context's label matrices (the pack
         could not reproduce the page's split).
     """
-    from mlviz.data import list_samples
-
     n = ctx.dataset.n_samples
     n_train = int(ctx.Y_train.shape[0])
-    if (ctx.data_key or ctx.key) in list_samples():
-        sample = ctx.key
-        if ctx.key == "scene":
-            tr, te = np.arange(n_train), np.arange(n_train, n)
-            text = "official scene-train / scene-test split (the pooled file holds train, then test)"
-        else:
-            perm = np.random.default_rng(SPLIT_SEED).permutation(n)
-            tr, te = np.sort(perm[:n_train]), np.sort(perm[n_train:])
-            text = f"seeded {n_train}/{n - n_train} split (mlviz.data.split_dataset, random_state={SPLIT_SEED})"
+    from mlviz.data import list_samples
+
+    sample = ctx.key if (ctx.data_key or ctx.key) in list_samples() else None
+    if sample == "scene":
+        tr, te = np.arange(n_train), np.arange(n_train, n)
+        text = "official scene-train / scene-test split (the pooled file holds train, then test)"
     else:
-        sample = None
-        tr, te = seeded_split(n)
-        text = f"seeded {len(tr)}/{len(te)} split (mlviz.dashboard.state.seeded_split, seed {SPLIT_SEED})"
+        tr, te = split_rows(n)
+        text = f"seeded {len(tr)}/{len(te)} split (mlviz.data.split_indices, random_state={SPLIT_SEED})"
     Y = np.asarray(ctx.dataset.Y)
     if not (np.array_equal(Y[tr], ctx.Y_train) and np.array_equal(Y[te], ctx.Y_test)):
         raise ValueError(f"Cannot locate the train/test rows of {ctx.name!r} in the data set; "

@@ -1,7 +1,8 @@
 """Shared page state: the chosen data set, its train/test split, its feature scaling and the URL.
 
-Every page (``app.py`` and each file in ``pages/``) starts with
-``ctx = init_page("Title")``.  That call
+The entrypoint ``app.py`` runs the page chosen in the navigation, and every
+page file starts with ``ctx = page_context(__file__)``, which calls
+:func:`init_page` with the page's registered title.  That call
 
 * configures the page (title, wide layout);
 * draws the sidebar data-set picker (a ``st.selectbox`` bound to the URL query
@@ -14,12 +15,13 @@ Feature scaling is decided once, here, and fitted on the training split only.
 By default it is :func:`mlviz.preprocessing.default_scaling`: unit L2 norm per
 row (``"l2"``) for sparse or count-like features (bag-of-words text such as
 enron, medical: standardising rare words makes them dominate kernels and kNN,
-issue 14), standardisation (``"standard"``) for other dense features.  The
+standardisation (``"standard"``) for other dense features.  The
 sidebar offers every scaling of :data:`mlviz.preprocessing.SCALINGS`.  The
 scaling is part of :attr:`DataContext.key` (the prefix of every cache key), so
 results of two scalings never mix.  The split is the official one for
-``scene`` and a seeded 2/3 - 1/3 split otherwise
-(:func:`mlviz.data.load_sample_split`); uploads get the same seeded split.
+``scene`` and otherwise the one seeded 2/3 - 1/3 split of mlviz
+(:func:`mlviz.data.split_indices`), for bundled and uploaded data alike; the
+data context itself is built without Streamlit in :mod:`mlviz.dashboard.context`.
 
 Because every page calls the same initialiser, a page opened directly (a fresh
 server, a shared link) works without visiting the home page first.
@@ -29,177 +31,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import scipy.sparse as sp
 import streamlit as st
 
+from . import context
+from .context import AUTO, SPLIT_SEED, TRAIN_FRACTION, UPLOAD_PREFIX, DataContext, context_from_dataset
+
 DEFAULT_DATASET = "emotions"
-UPLOAD_PREFIX = "upload:"
-TEST_FRACTION = 1 / 3
-SPLIT_SEED = 0
 
 _UPLOADS = "mlviz_uploads"  # session_state: id -> DataContext for uploaded data
-AUTO = "auto"  # scaling choice: mlviz.preprocessing.default_scaling of the training features
-
-
-@dataclass
-class DataContext:
-    """A data set ready for the dashboard.
-
-    Attributes
-    ----------
-    key : str
-        Identifier used as the prefix of every cache key: the data set's id
-        (``"emotions"`` or ``"upload:<name>:<sha256>"``), followed by
-        ``"|scaling=<name>"`` when the scaling is not the data set's default
-        (:func:`context_key`).
-    dataset : mlviz.data.MultiLabelDataset
-        The whole data set (train and test pooled), unscaled.
-    X_train, X_test : ndarray or CSR of shape (n_train, d), (n_test, d)
-        Scaled features (scaler fitted on the training split).
-    Y_train, Y_test : ndarray of shape (n_train, L), (n_test, L), uint8
-    scaling : str
-        Key of :data:`mlviz.preprocessing.SCALINGS` applied to the features.
-    data_key : str
-        The data set's id alone (the value of the ``data`` URL parameter);
-        ``key`` if empty.
-    """
-
-    key: str
-    dataset: object
-    X_train: object
-    Y_train: np.ndarray
-    X_test: object
-    Y_test: np.ndarray
-    notes: list = field(default_factory=list)
-    scaling: str = "standard"
-    data_key: str = ""
-
-    @property
-    def label_names(self):
-        return list(self.dataset.label_names)
-
-    @property
-    def n_labels(self):
-        return self.Y_train.shape[1]
-
-    @property
-    def name(self):
-        return self.dataset.name
-
-    @property
-    def md_name(self):
-        """The data set's name for markdown (titles, captions, messages): shortened, escaped."""
-        from mlviz._text import escape_markdown, shorten
-
-        return escape_markdown(shorten(self.dataset.name))
-
-    @property
-    def X_train_dense(self):
-        """Training features as a dense array (for PCA/UMAP and dense-only code)."""
-        return self.X_train.toarray() if sp.issparse(self.X_train) else self.X_train
-
-
-def standardise(X_train, X_test):
-    """Standardise features with statistics of the training split only.
-
-    Dense input is centred and scaled to unit variance; sparse (CSR) input
-    (bag-of-words) is returned unchanged, as CSR float64.  Constant columns are
-    left unscaled (scikit-learn's convention), so no NaN appears.
-    """
-    if sp.issparse(X_train):
-        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64)
-    from sklearn.preprocessing import StandardScaler
-
-    scaler = StandardScaler()
-    Xtr = np.asarray(scaler.fit_transform(X_train), dtype=np.float64)
-    Xte = np.asarray(scaler.transform(X_test), dtype=np.float64)
-    return Xtr, Xte
-
-
-def context_key(data_key: str, scaling: str, default: str) -> str:
-    """Cache-key prefix of a data set under a scaling: ``data_key`` for its default scaling,
-    ``"<data_key>|scaling=<name>"`` otherwise (the default is a function of the data, so the
-    bare id always means the same features)."""
-    return data_key if scaling == default else f"{data_key}|scaling={scaling}"
-
-
-def scale_features(X_train, X_test, scaling=AUTO):
-    """Scale features with a scaler fitted on the training split only.
-
-    Parameters
-    ----------
-    X_train, X_test : ndarray or sparse matrix, shape (n_train, d), (n_test, d)
-    scaling : str
-        ``"auto"`` (:func:`mlviz.preprocessing.default_scaling` of ``X_train``) or a key
-        of :data:`mlviz.preprocessing.SCALINGS`.
-
-    Returns
-    -------
-    X_train, X_test : float64 ndarray, or CSR float64 for sparse input
-    name : str
-        The scaling applied.
-    default : str
-        :func:`~mlviz.preprocessing.default_scaling` of ``X_train``.
-
-    Raises
-    ------
-    ValueError
-        Unknown scaling, or ``"tfidf"`` on negative features.
-    """
-    from mlviz.preprocessing import default_scaling, make_scaler, resolve_scaling
-
-    default = default_scaling(X_train)
-    name = resolve_scaling(scaling, X_train)
-    sparse = sp.issparse(X_train)
-    scaler = make_scaler(name, sparse=sparse)
-    if scaler is not None:
-        X_train, X_test = scaler.fit_transform(X_train), scaler.transform(X_test)
-    if sparse:
-        return sp.csr_matrix(X_train, dtype=np.float64), sp.csr_matrix(X_test, dtype=np.float64), name, default
-    return np.asarray(X_train, dtype=np.float64), np.asarray(X_test, dtype=np.float64), name, default
-
-
-def seeded_split(n_samples, test_fraction=TEST_FRACTION, random_state=SPLIT_SEED):
-    """Return ``(train_idx, test_idx)`` of a seeded random split (at least 1 row each)."""
-    rng = np.random.default_rng(random_state)
-    perm = rng.permutation(n_samples)
-    n_test = int(round(n_samples * test_fraction))
-    n_test = min(max(n_test, 1), n_samples - 1)
-    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
-
-
-def _take(X, idx):
-    return X[idx] if not sp.issparse(X) else X[idx, :]
-
-
-def context_from_dataset(key, dataset, scaling=AUTO):
-    """Build a :class:`DataContext` for an (uploaded) data set with a seeded split."""
-    if dataset.n_samples < 3:
-        from mlviz.data import DataError
-
-        raise DataError(
-            f"{dataset.name}: need at least 3 instances for a train/test split, got {dataset.n_samples}."
-        )
-    tr, te = seeded_split(dataset.n_samples)
-    Xtr, Xte, name, default = scale_features(_take(dataset.X, tr), _take(dataset.X, te), scaling)
-    return DataContext(context_key(key, name, default), dataset, Xtr, np.asarray(dataset.Y[tr]), Xte,
-                       np.asarray(dataset.Y[te]), scaling=name, data_key=key)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the data set…")
 def sample_context(name: str, scaling: str = AUTO) -> DataContext:
-    """Load a bundled sample with its train/test split and scaled features (cached per server)."""
-    from mlviz import data
-
-    full = data.load_sample(name)
-    train, test = data.load_sample_split(name)
-    Xtr, Xte, used, default = scale_features(train.X, test.X, scaling)
-    return DataContext(context_key(name, used, default), full, Xtr, np.asarray(train.Y), Xte,
-                       np.asarray(test.Y), scaling=used, data_key=name)
+    """A bundled sample's context (:func:`mlviz.dashboard.context.sample_context`), cached per server."""
+    return context.sample_context(name, scaling)
 
 
 def rescaled(ctx: DataContext, scaling: str) -> DataContext:
@@ -227,8 +75,8 @@ def upload_id(name: str, content: bytes, label_file: bytes | None = None, option
 
     from mlviz._text import shorten
 
-    recipe = {"options": options or {}, "test_fraction": TEST_FRACTION, "split_seed": SPLIT_SEED,
-              "scaling": "standardise dense features on the training split; sparse as is"}
+    recipe = {"options": options or {}, "train_fraction": TRAIN_FRACTION, "split_seed": SPLIT_SEED,
+              "split": "mlviz.data.split_indices", "scaling": "mlviz.preprocessing.scale_split"}
     h = hashlib.sha256()
     for part in (content, label_file or b"", json.dumps(recipe, sort_keys=True, default=str).encode()):
         h.update(len(part).to_bytes(8, "little"))  # (length-prefixed: no two splits of bytes collide)
@@ -338,27 +186,23 @@ def current_context() -> DataContext:
     return sample_context(key, scaling)
 
 
-PAGES = [
-    ("app.py", "Home · Data", ":material/home:"),
-    ("pages/1_Embedding.py", "Embedding (MLLEM)", ":material/scatter_plot:"),
-    ("pages/2_Label_graph.py", "Label graph (sparse CDN)", ":material/hub:"),
-    ("pages/3_Posteriors.py", "Posteriors & thresholds", ":material/grid_on:"),
-    ("pages/4_Compare.py", "Compare (CV, timing)", ":material/bar_chart:"),
-    ("pages/5_Sandbox.py", "Sandbox (planted graph)", ":material/science:"),
-    ("pages/6_Decision_rules.py", "Decision rules", ":material/tune:"),
-    ("pages/7_Reference_check.py", "Reference check", ":material/fact_check:"),
-]
-
-
 def navigation():
-    """Sidebar links to every page (Streamlit's own list would call the home page "app")."""
+    """Sidebar links to every page of the registry (:mod:`mlviz.dashboard.pages`), with its icons.
+
+    Only under the entrypoint's ``st.navigation``: a page file run on its own (an AppTest of one
+    page) has no other page to link to.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    from .pages import PAGES
+
+    run = get_script_run_ctx()
+    if run is None or Path(run.main_script_path).name != "app.py":
+        return
     with st.sidebar:
         st.markdown("### :material/label: mlviz")
-        for path, label, icon in PAGES:
-            try:
-                st.page_link(path, label=label, icon=icon)
-            except Exception:  # e.g. a page file missing in a partial checkout
-                pass
+        for page in PAGES:
+            st.page_link(page.path, label=page.title, icon=page.icon)
         st.divider()
 
 
@@ -394,11 +238,11 @@ def _warm_upload_worker() -> bool:
 PAGE_ICON = str(Path(__file__).resolve().parents[2] / ".streamlit" / "favicon.png")
 
 
-def init_page(title: str, icon: str = ":material/label:") -> DataContext:
-    """Configure a page, draw the shared sidebar and return the data context.
+def init_page(title: str) -> DataContext:
+    """Configure the page, draw the shared sidebar and return the data context.
 
-    Call this first on every page.  ``icon`` is kept for the callers; the browser-tab icon is
-    always the local :data:`PAGE_ICON` (no request leaves the machine).
+    Called through :func:`page_context` with the page's registered title. The browser-tab icon
+    is always the local :data:`PAGE_ICON` (no request leaves the machine).
     """
     from mlviz._text import escape_markdown, shorten
     from mlviz.plotting.format import format_count
@@ -408,6 +252,7 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
                        layout="wide")
     from .progress import enter_page
 
+    st.session_state["mlviz_page_title"] = title  # (mlviz.dashboard.tour.PAGE_TITLE)
     enter_page(title)  # the work of the pages this session left gives way to this one's
     use_shared_plotly_template()
     _warm_upload_worker()
@@ -446,7 +291,18 @@ def init_page(title: str, icon: str = ":material/label:") -> DataContext:
         ":material/link: **Share this view**: copy the browser address — it holds the data set "
         "and every control on the page."
     )
-    from . import present, tour  # issue 17: presentation mode (URL present=, hide=) and the guided tour (tour=)
+    from . import present, tour  # presentation mode (URL present=, hide=) and the guided tour (tour=)
     present.apply(), tour.panel(ctx)
     return ctx
 
+
+def page_context(page_file: str) -> DataContext:
+    """Set up the page file ``page_file`` (pass ``__file__``) under its registered title
+    (:mod:`mlviz.dashboard.pages`) and return the data context: :func:`init_page`.
+
+    Every page calls it first, so the sidebar's widgets belong to the page's own script run
+    (under ``st.navigation`` or with the file run on its own).
+    """
+    from .pages import page_for_file
+
+    return init_page(page_for_file(page_file).title)

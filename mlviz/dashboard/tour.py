@@ -13,7 +13,6 @@ unit-tested with given numbers; :func:`live_numbers` reads them from the caches.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +32,7 @@ class Step:
 
 
 STEPS = [
-    Step("data", "app.py", "Data",
+    Step("data", "pages/0_Home.py", "Data",
          "A multi-label data set gives every instance a *set* of labels."),
     Step("embedding", "pages/1_Embedding.py", "Embedding",
          "MLLEM draws instances and labels in one map: an instance sits near the labels it carries."),
@@ -174,7 +173,7 @@ def embedding_numbers(ctx):
     mllem = METHODS["mllem"]
     settings, value = _shown("embedding")
     if value is None or settings is None:  # (not drawn in this session: the default view, if cached)
-        settings = {**{p.name: p.default for p in mllem.params}, "n_components": 2}
+        settings = {**{p.name: p.default for p in mllem.sliders}, "n_components": 2}
         value = RUNNER.peek(model_key(ctx, mllem, settings, "embedding"))
     if value is None:
         return None
@@ -279,6 +278,9 @@ def live_numbers(ctx, step: int):
         return None
 
 
+PAGE_TITLE = "mlviz_page_title"  # session_state: the title of the page this run shows (set by init_page)
+
+
 def live_text(ctx, step: int) -> str:
     return step_text(step, live_numbers(ctx, step))
 
@@ -286,12 +288,14 @@ def live_text(ctx, step: int) -> str:
 # ------------------------------------------------------------------ Streamlit panel
 
 def current_page() -> str | None:
-    """The page file running now, relative to the project (``"app.py"``, ``"pages/2_Label_graph.py"``)."""
-    for frame in inspect.stack(context=0):
-        p = Path(frame.filename).resolve()
-        if p == ROOT / "app.py" or p.parent == ROOT / "pages":
-            return p.relative_to(ROOT).as_posix()
-    return None
+    """The page file running now, relative to the project (``"pages/2_Label_graph.py"``): the
+    registered page whose title :func:`mlviz.dashboard.state.init_page` was given this run."""
+    import streamlit as st
+
+    from .pages import PAGES
+
+    title = st.session_state.get(PAGE_TITLE)
+    return next((p.path for p in PAGES if p.title == title), None)
 
 
 def active_step() -> int:

@@ -49,7 +49,9 @@ def upload_limits():
     upload size tied to Streamlit's ``server.maxUploadSize`` (MB)."""
     from mlviz.data import Limits
 
-    return Limits.from_env(max_upload_bytes=int(st.get_option("server.maxUploadSize")) * 2**20)
+    from mlviz.data._limits import UPLOAD_MB
+
+    return Limits.from_env(max_upload_bytes=int(st.get_option("server.maxUploadSize")) * UPLOAD_MB)
 
 
 def is_csv(name: str) -> bool:

@@ -103,7 +103,7 @@ def param_slider(param, key: str, container=None):
 def param_controls(method, prefix: str, container=None, only=None) -> dict:
     """Draw the sliders of ``method`` and return ``{param name: value}``."""
     values = {}
-    for p in method.params:
+    for p in method.sliders:
         if only is not None and p.name not in only:
             values[p.name] = p.default
             continue

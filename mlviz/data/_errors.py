@@ -10,7 +10,7 @@ known, and what was expected, e.g.::
 
 from __future__ import annotations
 
-from mlviz._text import MESSAGE_NAME_LENGTH, shorten
+from mlviz._text import MESSAGE_NAME_LENGTH, printable, shorten
 
 #: Longest ``reason`` kept in a message (a safety net: loaders already shorten
 #: every user string they embed to :data:`mlviz._text.MESSAGE_NAME_LENGTH`).
@@ -18,8 +18,8 @@ MAX_REASON_LENGTH = 400
 
 
 def _shorten_tail(source, limit=MESSAGE_NAME_LENGTH):
-    """A file name or path cut from the left (the end names the file)."""
-    text = source if isinstance(source, str) else str(source)
+    """A file name or path cut from the left (the end names the file), printable in any encoding."""
+    text = printable(source if isinstance(source, str) else str(source)[: 4 * limit])
     if len(text) <= limit:
         return text
     return "…" + text[len(text) - limit + 1:]

@@ -1,8 +1,9 @@
 """Reading bytes from a path or a file-like object (e.g. a Streamlit upload).
 
 Sizes are checked against :class:`~mlviz.data.Limits` before anything is
-allocated: the input against ``max_upload_bytes`` (a path is measured with
-``stat`` before it is read), and gzip / bzip2 / xz content is inflated in
+allocated: the input against ``max_upload_bytes`` (a path must be a regular
+file, is measured with ``stat`` before it is opened and read in bounded
+chunks within ``read_timeout`` seconds: :func:`read_path`), and gzip / bzip2 / xz content is inflated in
 chunks and abandoned as soon as it passes ``max_inflated_bytes``
 (``inflate_ratio * max_upload_bytes``), so a "zip bomb" costs at most that
 much memory.  Concatenated members/streams are read like ``gzip -d`` does.
@@ -14,11 +15,13 @@ import bz2
 import io
 import lzma
 import os
+import stat
+import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mlviz._text import shorten
+from mlviz._text import printable, shorten
 
 from ._errors import DataError
 from ._limits import format_bytes, resolve
@@ -102,8 +105,127 @@ def check_text_encoding(data, name):
 def _display_name(obj) -> str:
     name = getattr(obj, "name", None)
     if isinstance(name, (str, os.PathLike)):
-        return Path(name).name or str(name)
+        return printable(Path(name).name or str(name))
     return "<uploaded file>"
+
+
+_SPECIAL_KINDS = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                  (stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISSOCK, "socket"))
+
+
+def _not_regular(mode):
+    """What a non-regular file is, in words (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return next((what for test, what in _SPECIAL_KINDS if test(mode)), "special file")
+
+
+def _refuse_kind(kind, what, shown):
+    if kind == "directory":
+        return DataError(f"is a directory; expected a data {what}", source=shown)
+    return DataError(f"is a {kind}, not a regular file; only regular files are read", source=shown)
+
+
+def _read_fd_bounded(raw, limit, state):
+    """In a worker thread: open ``raw`` without blocking, check it is regular, read <= limit + 1 bytes."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(raw, flags)
+    except OSError as exc:
+        state["error"] = exc
+        return
+    try:
+        kind = _not_regular(os.fstat(fd).st_mode)  # replaced between stat and open?
+        if kind is not None:
+            state["kind"] = kind
+            return
+        out = bytearray()
+        while len(out) <= limit and not state.get("abandoned"):
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - len(out)))
+            if not chunk:
+                break
+            out += chunk
+        state["data"] = out
+    except OSError as exc:
+        state["error"] = exc
+    finally:
+        os.close(fd)
+
+
+def read_path(path, limits=None, what="file"):
+    """``(display name, content)`` of the regular file at ``path``, bounded in size and time.
+
+    Only a regular file is read: ``os.stat`` (following symbolic links)
+    must say so before the file is opened, and ``fstat`` on the opened
+    descriptor again (the path may have been replaced in between).  A
+    device (``/dev/zero``, ``/dev/urandom``), FIFO or socket is refused
+    without reading a byte; the file is opened with ``O_NONBLOCK``, so not
+    even a FIFO swapped in after the check can block the open.  Its size is
+    checked against ``limits.max_upload_bytes`` from ``stat``, and the read
+    stops after ``max_upload_bytes + 1`` bytes whatever ``stat`` said (a file
+    that grows, ``/proc`` files).  Opening and reading run in a daemon
+    thread given ``limits.read_timeout`` seconds (a hung network file
+    system): past that the caller gets a DataError and the thread is left to
+    finish or stay blocked on its own.
+
+    Parameters
+    ----------
+    path : str, bytes or os.PathLike
+        Any encoding: a name that is not UTF-8 is shown with U+FFFD
+        (:func:`mlviz._text.printable`) and never raises while printed.
+    limits : Limits, optional
+        Default :meth:`Limits.from_env`.
+    what : str
+        What the file is, for messages ("file", "label file").
+
+    Returns
+    -------
+    (str, bytearray)
+        The printable file name (without directories) and the content.
+
+    Raises
+    ------
+    DataError
+        Missing file, a directory or any non-regular file, no permission,
+        larger than the upload limit, or not read within ``read_timeout``.
+    """
+    limits = resolve(limits)
+    raw = os.fspath(path)
+    text = os.fsdecode(raw)
+    shown = printable(text)
+    full = printable(Path(text).name or text)
+    name = shorten(full)
+    try:
+        info = os.stat(raw)
+    except FileNotFoundError:
+        raise DataError(f"{what} not found", source=shown) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        raise DataError(f"cannot read {what} ({shorten(getattr(exc, 'strerror', None) or exc, 80)})",
+                        source=shown) from None
+    kind = _not_regular(info.st_mode)
+    if kind is not None:
+        raise _refuse_kind(kind, what, shown)
+    limits.check_upload(info.st_size, name)
+    state = {}
+    reader = threading.Thread(target=_read_fd_bounded, args=(raw, limits.max_upload_bytes, state),
+                              name="mlviz-read-path", daemon=True)
+    reader.start()
+    reader.join(float(limits.read_timeout))
+    if reader.is_alive():
+        state["abandoned"] = True
+        raise DataError(f"reading the {what} did not finish within {float(limits.read_timeout):g} s "
+                        "(MLVIZ_READ_TIMEOUT)", source=shown)
+    if "kind" in state:
+        raise _refuse_kind(state["kind"], what, shown)
+    if "error" in state:
+        exc = state["error"]
+        raise DataError(f"cannot read {what} ({shorten(exc.strerror or exc, 80)})",
+                        source=shown) from None
+    data = state["data"]
+    limits.check_upload(len(data), name)
+    return full, data
 
 
 def compression_of(name_lower: str, data) -> str | None:
@@ -262,19 +384,8 @@ def read_source(source, limits=None) -> Source:
         return source
     limits = resolve(limits)
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        full = path.name or str(source)
+        full, data = read_path(source, limits)
         name = shorten(full)
-        try:
-            limits.check_upload(path.stat().st_size, name)
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise DataError("file not found", source=str(source)) from None
-        except IsADirectoryError:
-            raise DataError("is a directory; expected a data file", source=str(source)) from None
-        except OSError as exc:
-            raise DataError(f"cannot read file ({exc.strerror or exc})",
-                            source=str(source)) from None
     elif isinstance(source, (bytes, bytearray, memoryview)):
         full, data = "<bytes>", source
         name = full
@@ -304,13 +415,7 @@ def read_head(source, n_bytes, limits=None):
     """
     limits = resolve(limits)
     if isinstance(source, (str, os.PathLike)):
-        full = Path(source).name
-        try:
-            limits.check_upload(Path(source).stat().st_size, shorten(full))
-            data = Path(source).read_bytes()
-        except OSError as exc:
-            raise DataError(f"cannot read file ({exc.strerror or exc})",
-                            source=str(source)) from None
+        full, data = read_path(source, limits)
     elif isinstance(source, (bytes, bytearray, memoryview)):
         full, data = "<bytes>", bytes(source)
     else:

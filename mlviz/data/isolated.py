@@ -100,18 +100,10 @@ atexit.register(shutdown)
 
 def _read_input(obj, limits, what):
     """(display name, raw bytes) of a path, bytes or file-like, bounded by the upload limit."""
-    from ._source import _display_name, _read_bounded
+    from ._source import _display_name, _read_bounded, read_path
 
     if isinstance(obj, (str, os.PathLike)):
-        path = Path(obj)
-        try:
-            limits.check_upload(path.stat().st_size, shorten(path.name))
-            return path.name, path.read_bytes()
-        except FileNotFoundError:
-            raise DataError(f"{what} not found", source=str(obj)) from None
-        except OSError as exc:
-            raise DataError(f"cannot read {what} ({exc.strerror or exc})",
-                            source=str(obj)) from None
+        return read_path(obj, limits, what)
     if isinstance(obj, (bytes, bytearray, memoryview)):
         data = bytes(obj)
         limits.check_upload(len(data), "<bytes>")

@@ -130,8 +130,33 @@ def load_sample_split(name: str, random_state=0):
     return split_dataset(ds, random_state=random_state)
 
 
+def split_indices(n_samples, train_fraction=2 / 3, random_state=0):
+    """The seeded train/test split of ``n_samples`` rows: the one split of mlviz.
+
+    The library (:func:`split_dataset`, :func:`load_sample_split`), the dashboard
+    (bundled and uploaded data alike) and the report pack all use it, so one file
+    gives the same rows whether it is picked or uploaded.
+
+    Parameters
+    ----------
+    n_samples : int
+        At least 2.
+    train_fraction : float in (0, 1)
+    random_state : int or None
+
+    Returns
+    -------
+    train_idx, test_idx : sorted int ndarray
+        A permutation from ``numpy.random.default_rng(random_state)``: its first
+        ``round(train_fraction * n)`` entries (at least 1, at most n - 1) train, the rest test.
+    """
+    perm = np.random.default_rng(random_state).permutation(n_samples)
+    n_train = min(max(int(round(train_fraction * n_samples)), 1), n_samples - 1)
+    return np.sort(perm[:n_train]), np.sort(perm[n_train:])
+
+
 def split_dataset(ds, train_fraction=2 / 3, random_state=0):
-    """Seeded random split: ``round(train_fraction * n)`` training rows, rest test.
+    """Seeded random split of a data set by :func:`split_indices`.
 
     Parameters
     ----------
@@ -143,9 +168,6 @@ def split_dataset(ds, train_fraction=2 / 3, random_state=0):
     -------
     train, test : MultiLabelDataset
     """
-    n = ds.n_samples
-    perm = np.random.default_rng(random_state).permutation(n)
-    n_train = min(max(int(round(train_fraction * n)), 1), n - 1)
-    note = f"random split (random_state={random_state}, {n_train}/{n - n_train})"
-    return (ds.subset(np.sort(perm[:n_train]), f"{ds.name}-train", note),
-            ds.subset(np.sort(perm[n_train:]), f"{ds.name}-test", note))
+    tr, te = split_indices(ds.n_samples, train_fraction, random_state)
+    note = f"random split (random_state={random_state}, {len(tr)}/{len(te)})"
+    return ds.subset(tr, f"{ds.name}-train", note), ds.subset(te, f"{ds.name}-test", note)

@@ -21,7 +21,7 @@ Cost: O(nnz(Y) + L) time and memory for every statistic (Y is handled as a
 sparse matrix; products are float64 sparse products, exact for counts below
 2^53), plus O(sum_i |Y_i|^2) for the co-occurrence block -- never an n x L
 float copy or an int64 dense matrix product (numpy has no BLAS for integer
-matmul: 234 s on a 16k x 983 label matrix, issue 15).
+matmul: 234 s on a 16k x 983 label matrix).
 
 Labels with no positives: IRLbl is infinite by definition.  Convention
 (finite, never NaN): such labels get ``IRLbl = max_l' c_l'`` (their count is

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -25,7 +26,19 @@ from .dataset import MultiLabelDataset
 __all__ = [
     "make_rotated_toy", "rotated_toy_labels", "make_planted", "PlantedData", "parse_structure",
     "format_structure", "expected_dependency_graph", "edge_recovery", "edge_status",
+    "MAX_LABELS", "MAX_STRUCTURE_LENGTH", "MAX_SAMPLES", "MAX_FEATURES", "MAX_CELLS",
 ]
+
+#: Largest number of labels of a planted sandbox (every block's labels together).
+MAX_LABELS = 200
+#: Longest structure string :func:`parse_structure` reads (characters; the Sandbox text box's limit).
+MAX_STRUCTURE_LENGTH = 200
+#: Largest ``n_samples`` of :func:`make_planted`.
+MAX_SAMPLES = 100_000
+#: Largest ``n_features`` of :func:`make_planted`.
+MAX_FEATURES = 1_000
+#: Largest ``n_samples * (n_features + n_labels)`` of :func:`make_planted` (80 MB of float64).
+MAX_CELLS = 10_000_000
 
 
 def rotated_toy_labels(X, n_labels):
@@ -130,30 +143,50 @@ def parse_structure(spec):
     Parameters
     ----------
     spec : str or sequence of (kind, size)
+        A string of at most :data:`MAX_STRUCTURE_LENGTH` characters.
 
     Returns
     -------
     list of (str, int)
+
+    Raises
+    ------
+    ValueError
+        For a malformed item, an unknown kind, a block below its smallest
+        size, an empty structure, a string longer than
+        :data:`MAX_STRUCTURE_LENGTH` or more than :data:`MAX_LABELS` labels in
+        all.  The sizes are checked while reading, before anything of that
+        size is built, so ``"chain:20000000"`` costs no more than ``"chain:5"``.
 
     Examples
     --------
     >>> parse_structure("chain:3, indep:1")
     [('chain', 3), ('indep', 1)]
     """
+    items, total = [], 0
     if isinstance(spec, str):
-        items = []
+        if len(spec) > MAX_STRUCTURE_LENGTH:
+            raise ValueError(f"The structure is {len(spec):,} characters long; at most "
+                             f"{MAX_STRUCTURE_LENGTH} are read (e.g. 'chain:5,hub:3').")
+        pairs = []
         for part in filter(None, (p.strip() for p in spec.split(","))):
             m = _SPEC_ITEM.match(part)
             if m is None:
                 raise ValueError(f"Bad structure item {part[:40]!r}: expected kind:size with kind "
                                  f"in {sorted(BLOCKS)} (e.g. 'chain:5,hub:3').")
-            items.append((m.group(1), int(m.group(2))))
+            pairs.append((m.group(1), int(m.group(2))))
     else:
-        items = [(str(k), v) for k, v in spec]
-    for kind, size in items:
+        # at most MAX_LABELS + 1 blocks are looked at: every block has at least one label
+        pairs = [(str(k)[:40], v) for k, v in itertools.islice(spec, MAX_LABELS + 1)]
+    for kind, size in pairs:
         if kind not in BLOCKS:
             raise ValueError(f"Unknown block kind {kind!r}; choose from {sorted(BLOCKS)}.")
         _check_int("parse_structure", f"{kind} size", size, BLOCKS[kind][1])
+        total += int(size) + (kind == "hub")  # a hub block is its hub and `size` leaves
+        if total > MAX_LABELS:
+            raise ValueError(f"The structure has more than {MAX_LABELS} labels; a sandbox holds at "
+                             f"most {MAX_LABELS} labels.")
+        items.append((kind, int(size)))
     if not items:
         raise ValueError("The structure is empty; give at least one block, e.g. 'chain:5'.")
     return items
@@ -242,9 +275,11 @@ def make_planted(structure="chain:5", n_samples=500, n_features=10, *, coupling=
     Parameters
     ----------
     structure : str or list of (kind, size), default "chain:5"
-        Blocks, see :func:`parse_structure` (``"chain:5,hub:3,xor:3,indep:2"``).
-    n_samples : int >= 2, default 500
-    n_features : int >= 1, default 10
+        Blocks, see :func:`parse_structure` (``"chain:5,hub:3,xor:3,indep:2"``;
+        at most :data:`MAX_LABELS` labels).
+    n_samples : int in [2, MAX_SAMPLES], default 500
+    n_features : int in [1, MAX_FEATURES], default 10
+        With ``n_samples * (n_features + n_labels) <= MAX_CELLS``.
     coupling : float in [0, 20], default 3.0
         c: weight of each parent's +-1 value on the child's logit.
     feature_strength : float in [0, 20], default 2.0
@@ -292,10 +327,21 @@ def make_planted(structure="chain:5", n_samples=500, n_features=10, *, coupling=
     _check_real(owner, "feature_strength", feature_strength, 0.0, 20.0)
     _check_real(owner, "noise", noise, 0.0, 0.5, high_inclusive=False)
     _check_real(owner, "imbalance", imbalance, 1.0, 1e6)
+    n_labels = sum(size + (kind == "hub") for kind, size in items)  # <= MAX_LABELS (parse_structure)
+    if n_samples > MAX_SAMPLES or n_features > MAX_FEATURES:
+        raise ValueError(f"make_planted: n_samples={n_samples:,} and n_features={n_features:,}; a "
+                         f"sandbox takes at most {MAX_SAMPLES:,} instances and {MAX_FEATURES:,} "
+                         "features.")
+    if n_samples * (n_features + n_labels) > MAX_CELLS:
+        raise ValueError(f"make_planted: {n_samples:,} instances x ({n_features:,} features + "
+                         f"{n_labels} labels) is more than the sandbox's {MAX_CELLS:,} cells.")
+    if edges is not None:  # a DAG on L labels has at most L (L - 1) / 2 edges
+        edges = list(itertools.islice(edges, n_labels * (n_labels - 1) // 2 + 1))
+        if len(edges) > n_labels * (n_labels - 1) // 2:
+            raise ValueError(f"make_planted: more edges than the {n_labels * (n_labels - 1) // 2} "
+                             f"an acyclic graph on {n_labels} labels can have.")
     names, groups = _names(items)
     L = len(names)
-    if L > 200:
-        raise ValueError(f"make_planted: {L} labels is too many for a sandbox (at most 200).")
     G = nx.DiGraph()
     for kind, members in groups:
         for j in members:
@@ -313,7 +359,7 @@ def make_planted(structure="chain:5", n_samples=500, n_features=10, *, coupling=
     exclusive = {names[j] for kind, members in groups if kind == "xor" for j in members}
     for parent, child in edges or ():
         for node in (parent, child):
-            if node not in G:
+            if not isinstance(node, str) or node not in G:
                 raise ValueError(f"Unknown label {str(node)[:40]!r} in edges; labels are {names}.")
         if child in exclusive:
             raise ValueError(f"Edges into an exclusive (xor) label are not supported: {child!r}.")

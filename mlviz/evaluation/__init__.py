@@ -28,11 +28,11 @@ from .baselines import (BR_NAMES, EMPTY, FREQUENCY, HAMMING_FACTOR, REFERENCES, 
 from .grid import GridSearchResult, grid_search
 from .splits import multilabel_kfold
 from .summary import Summary, summarize
-from .tuning import TUNING_GRIDS, tune_estimator, tuning_grid
+from .tuning import tune_estimator, tuning_grid
 
 __all__ = [
     "RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "multilabel_kfold",
     "summarize", "Summary", "grid_search", "GridSearchResult", "describe_rule",
-    "TUNING_GRIDS", "tuning_grid", "tune_estimator", "trivial_baselines", "reference_results",
+    "tuning_grid", "tune_estimator", "trivial_baselines", "reference_results",
     "bar_notes", "is_reference", "FREQUENCY", "EMPTY", "REFERENCES", "BR_NAMES", "HAMMING_FACTOR",
 ]

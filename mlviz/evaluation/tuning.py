@@ -12,15 +12,9 @@ Cost: an inner search costs about ``n_candidates x inner_cv + 1`` fits per
 outer fold (fewer where the model's ``refit`` hook reuses state); the
 ``tune_seconds`` column of the results reports it.
 
-Grids (3-6 candidates each; centred on the defaults)
-----------------------------------------------------
-- BinaryRelevance, LabelPowerset, PCC: logistic regression ``C`` in {0.1, 1, 10}
-- MLkNN: ``k`` in {5, 10, 20}
-- LSPC, KernelLogisticRegression: ``lam`` in {0.01, 0.1, 1}
-- MTLSPC, MLLSPC: ``lam`` in {0.01, 0.1, 1} x ``gamma`` in {0.1, 1}
-- SparseCDN: ``gamma`` in {1e-3, 1e-2, 1e-1} x ``mu`` in {1e-3, 1e-1}
-- MLLEM: ``alpha`` in {0.1, 1, 10} x ``beta`` in {0.1, 1}
-- MLRH: ``reg`` in {1e-3, 1e-2, 1e-1}
+Grids are declared once per method, in the method registry
+(:mod:`mlviz.models.registry`, ``MethodSpec.tuning``); a registered method
+without a grid says why in its ``tuning_note``.
 """
 
 import time
@@ -28,31 +22,7 @@ from dataclasses import dataclass
 
 from .grid import grid_search
 
-__all__ = ["TUNING_GRIDS", "TuneSpec", "tuning_grid", "tune_estimator", "format_params"]
-
-
-def _lr_grid(max_iter):
-    from sklearn.linear_model import LogisticRegression
-
-    return {"estimator": [LogisticRegression(C=c, max_iter=max_iter) for c in (0.1, 1.0, 10.0)]}
-
-
-TUNING_GRIDS = {
-    "BinaryRelevance": lambda: _lr_grid(2000),
-    # C in units of 1 / mean ||x||^2 (scale_C=True, the defaults-sweep-extra choice): an LR object in
-    # ``estimator`` would bypass that scaling.
-    "LabelPowerset": lambda: {"C": [1.0, 3.0, 10.0]},
-    "PCC": lambda: {"C": [3.0, 10.0, 30.0]},
-    "MLkNN": lambda: {"k": [5, 10, 20]},
-    "LSPC": lambda: {"lam": [0.01, 0.1, 1.0]},
-    "KernelLogisticRegression": lambda: {"lam": [0.01, 0.1, 1.0]},
-    "MTLSPC": lambda: {"lam": [0.01, 0.1, 1.0], "gamma": [0.1, 1.0]},
-    "MLLSPC": lambda: {"lam": [0.01, 0.1, 1.0], "gamma": [0.1, 1.0]},
-    "SparseCDN": lambda: {"gamma": [1e-3, 1e-2, 1e-1], "mu": [1e-3, 1e-1]},
-    "MLLEM": lambda: {"alpha": [0.1, 1.0, 10.0], "beta": [0.1, 1.0]},
-    "MLRH": lambda: {"reg": [1e-3, 1e-2, 1e-1]},
-}
-"""Estimator class name -> function returning a fresh parameter grid (module docstring)."""
+__all__ = ["TuneSpec", "tuning_grid", "tune_estimator", "format_params"]
 
 
 @dataclass(frozen=True)
@@ -76,13 +46,15 @@ def tuning_grid(estimator):
     Returns
     -------
     dict or None
-        None when the class has no entry in :data:`TUNING_GRIDS`.
+        None when the class is not registered or has no tuning grid.
     """
+    from mlviz.models.registry import spec_for_estimator
+
     step, final = _final(estimator)
-    make = TUNING_GRIDS.get(type(final).__name__)
-    if make is None:
+    spec = spec_for_estimator(final)
+    grid = None if spec is None else spec.tuning_grid()
+    if grid is None:
         return None
-    grid = make()
     return grid if step is None else {f"{step}__{k}": v for k, v in grid.items()}
 
 

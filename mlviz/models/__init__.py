@@ -8,8 +8,10 @@ One method family per module:
 - ``mlrh``      : MLRH (paper 003)
 - ``baselines`` : BinaryRelevance, LabelPowerset, MLkNN
 
-Names are imported lazily so that importing one family never pays for the
-others (and a broken optional module cannot break the rest).
+Every estimator is declared once in the method registry
+(:mod:`mlviz.models.registry`); names are imported lazily from the module the
+registry names, so that importing one family never pays for the others (and a
+broken optional module cannot break the rest).
 
 Shared, public helpers (eager; numpy/scipy/scikit-learn only):
 ``check_X``, ``check_Y``, ``check_X_Y``, ``check_param`` (input validation used
@@ -23,20 +25,10 @@ from sklearn.exceptions import NotFittedError
 
 from ._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
 
-_LAZY = {
-    "LSPC": "lspc",
-    "MTLSPC": "lspc",
-    "MLLSPC": "lspc",
-    "KernelLogisticRegression": "klr",
-    "SparseCDN": "cdn",
-    "PCC": "pcc",
-    "MLLEM": "mllem",
-    "MLRH": "mlrh",
-    "BinaryRelevance": "baselines",
-    "LabelPowerset": "baselines",
-    "MLkNN": "baselines",
-    "median_sigma": "_kernels",
-}
+from .registry import estimator_classes
+
+_LAZY = {**estimator_classes(), "median_sigma": "_kernels"}
+"""Public name -> module: every estimator of the method registry (:mod:`mlviz.models.registry`), plus helpers."""
 
 _HELPERS = ["NotFittedError", "TooLargeError", "check_X", "check_X_Y", "check_Y", "check_param"]
 

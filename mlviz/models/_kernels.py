@@ -21,7 +21,6 @@ return training rows, so B = N reproduces the exact kernel model.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.cluster import kmeans_plusplus
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
@@ -178,5 +177,3 @@ def gaussian_kernel(X, C, sigma):
     return K
 
 
-def is_sparse(X):
-    return sp.issparse(X)

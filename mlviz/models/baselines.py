@@ -235,8 +235,8 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         one weight vector per label set, most of them rare, overfits when the
         penalty is weak: with the raw C = 1 LP ranked yeast's labels below
         their training frequency (test P@1 0.731 < 0.738), while C = 0.1 fixed
-        yeast but cost 0.05–0.33 P@1 on the text sets (issue 14;
-        benchmarks/RESULTS.md, "sweep (session 6)"). ``False``: ``C_ = C``.
+        yeast but cost 0.05–0.33 P@1 on the text sets
+        (benchmarks/RESULTS.md, "sweep (session 6)"). ``False``: ``C_ = C``.
     Cs : sequence of float > 0, default (0.1, 0.3, 1.0, 3.0, 10.0)
         Grid of ``C="cv"`` (scaled like ``C``).
     cv : int >= 2, default 3
@@ -522,7 +522,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         norm first (the default of :mod:`mlviz.preprocessing` for sparse
         data) or use ``"cosine"``: both give the same neighbours, and
         micro-F1 on two text sets rises from 0.117 / 0.082 (column-scaled,
-        ``StandardScaler(with_mean=False)``) to 0.543 / 0.355 (issue 14).
+        ``StandardScaler(with_mean=False)``) to 0.543 / 0.355.
     neighbors : {"auto", "exact", "approximate"}, default "auto"
         kNN search (:mod:`mlviz.models._neighbors`): exact (chunked brute
         force or a tree) up to 20,000 training points, NN-descent above;

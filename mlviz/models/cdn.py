@@ -141,7 +141,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         separable test problem; 1e-4 costs several times more iterations
         on dense, correlated features (scene).
 
-        Solver (issue 15): FISTA with backtracking and adaptive restart, run on
+        Solver: FISTA with backtracking and adaptive restart, run on
         diagonally preconditioned coordinates (W and V divided by the inverse
         square root of the Hessian diagonal at the label frequencies,
         ``p(1-p) var(x_j) + lam``; one scale per feature row when mu > 0, so the

@@ -92,7 +92,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
     ----------
     lam : float > 0, default 0.01
         L2 penalty λ on the kernel coefficients (``C = 1/λ`` in scikit-learn).
-        0.01 (was 0.1) by the documented sweep (docs/reproductions.md, "defaults-sweep-extra":
+        0.01 by the documented sweep (docs/reproductions.md, "defaults-sweep-extra":
         λ ∈ {0.01, 0.1, 1} × σ ∈ {0.5, 1, 2} × median, 3-fold CV on the five
         bundled training splits): best mean rank, within 2.5 % of the best
         micro-F1 on every set; σ = the median distance stayed best.

@@ -149,7 +149,7 @@ class MTLSPC(_LSPCBase):
     Parameters
     ----------
     lam : float > 0, default 1.0
-        Regularisation λ of the common part β_0. 1.0 (was 0.1) by the
+        Regularisation λ of the common part β_0. 1.0 by the
         documented sweep (docs/reproductions.md, "defaults-sweep-extra": λ ∈ {0.01, 0.1, 1} ×
         γ ∈ {0.1, 1, 10}, 3-fold CV on the five bundled training splits):
         best mean rank; every λ was within 0.2 % mean micro-F1 at γ = 1.
@@ -221,11 +221,10 @@ class MLLSPC(_LSPCBase):
     ----------
     lam : float > 0, default 0.01
     gamma : float >= 0, default 0.1
-        γ = 0 gives plain :class:`LSPC` per label. λ = 0.01, γ = 0.1 (were 0.1
-        and 1.0) by the documented sweep (docs/reproductions.md,
-        "defaults-sweep": λ ∈ {0.01, 0.1, 1} × γ ∈ {0.1, 1}, 3-fold CV on the
-        five bundled sets): ranked first on all five; the dashboard's
-        defaults since session 5.
+        γ = 0 gives plain :class:`LSPC` per label. λ = 0.01, γ = 0.1 by the
+        documented sweep (docs/reproductions.md, "defaults-sweep":
+        λ ∈ {0.01, 0.1, 1} × γ ∈ {0.1, 1}, 3-fold CV on the five bundled
+        sets): ranked first on all five; also the dashboard's defaults.
     sigma : "median" or float > 0
     similarity : "pearson" or array-like (L, L)
         "pearson": ``W = max(0, Pearson correlation of label columns)``
@@ -364,10 +363,3 @@ class MLLSPC(_LSPCBase):
 
     path_decision.__doc__ = _LSPCBase.path_decision.__doc__
 
-
-def __getattr__(name):
-    # KernelLogisticRegression lives in klr.py; keep the old import path working.
-    if name == "KernelLogisticRegression":
-        from .klr import KernelLogisticRegression
-        return KernelLogisticRegression
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

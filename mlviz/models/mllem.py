@@ -15,7 +15,7 @@ as the mean of their k nearest training instances' coordinates (MLLEM-NL,
 Probabilities and the decision rule
 -----------------------------------
 Distances are similarities, not probabilities: thresholding them at 0.5 gave
-Hamming loss 0.49 where predicting nothing gives 0.053 (issue 14).
+Hamming loss 0.49 where predicting nothing gives 0.053.
 ``predict_proba`` is calibrated per label by Platt scaling fitted on
 cross-fitted training distances (class Notes), and ``predict`` is
 ``predict_proba >= 0.5`` (``decision_rule_`` says so).

@@ -135,7 +135,7 @@ MAX_TICK_NAMES = 60
 
 def label_tick_step(n):
     """Every how many categories a label axis writes a name: 1 up to :data:`MAX_TICK_NAMES`
-    labels, else ``ceil(n / 50)`` (issue 16: no figure writes more than ~50 names)."""
+    labels, else ``ceil(n / 50)`` (no figure writes more than ~50 names)."""
     return 1 if n <= MAX_TICK_NAMES else int(np.ceil(n / 50))
 
 

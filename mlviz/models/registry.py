@@ -1,0 +1,323 @@
+"""The method registry: every multi-label method of mlviz, declared once.
+
+Each method is one frozen :class:`MethodSpec` in :data:`METHODS` (the entries
+are below; the record types are in :mod:`mlviz.models._spec`): the estimator class and the module that
+defines it, the CLI / URL name, the display name, the paper, the tuning grid,
+the dashboard sliders, what it can do (:class:`Capabilities`) and the small
+settings the common contract checks use (:class:`Checks`). Everything that
+lists methods derives from it:
+
+- :mod:`mlviz.models` imports each class lazily from the module named here;
+- the CLI's ``--methods`` names and ``build_estimator`` (:mod:`mlviz.cli`);
+- the dashboard's method choices and sliders (:mod:`mlviz.dashboard.methods`);
+- nested-CV tuning grids (:func:`mlviz.evaluation.tuning_grid`);
+- the report pack's allow-list of classes (:mod:`mlviz.report`);
+- the contract tests (``tests/test_contract.py``) and the registry's own
+  completeness test (``tests/test_registry.py``).
+
+Adding a method is its module plus one entry in :data:`_ENTRIES` below
+(``CONTRIBUTING.md`` has a worked example). This module imports no model code:
+classes are named by string and imported on use.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ._spec import Capabilities, Checks, MethodSpec, Param, PathSpec, Scale
+
+__all__ = ["Capabilities", "Checks", "MethodSpec", "Param", "PathSpec", "Scale", "PAPERS", "METHODS",
+           "get_method", "method_keys", "spec_for_estimator", "estimator_classes"]
+
+SEED = 0
+LOG_SMALL = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]
+
+#: Paper key -> citation, shown as the source of a method or page.
+PAPERS = {
+    "000": "Nam, Hachiya, Sugiyama — *Computationally efficient multi-label classification by least-squares "
+           "probabilistic classifiers*.",
+    "004": "Simm, Sugiyama, Kato — *Computationally efficient multi-task learning with least-squares probabilistic "
+           "classifiers*, IPSJ TCVA 2011.",
+    "001": "Guo, Xue — *Probabilistic multi-label classification with sparse feature learning*, IJCAI 2013.",
+    "002": "Kimura, Kudo, Sun — *MLLEM: simultaneous nonlinear label-instance embedding*.",
+    "003": "Lee, Shajari — *A hidden variables approach to multilabel logistic regression*.",
+    "mlknn": "Zhang, Zhou — *ML-KNN: A lazy learning approach to multi-label learning*, Pattern Recognition 2007.",
+    "br": "Boutell, Luo, Shen, Brown — *Learning multi-label scene classification*, Pattern Recognition 2004 "
+          "(binary relevance).",
+    "lp": "Tsoumakas, Katakis — *Multi-label classification: an overview*, IJDWM 2007 (label powerset).",
+    "pcc": "Dembczyński, Cheng, Hüllermeier — *Bayes optimal multilabel classification via probabilistic classifier "
+           "chains*, ICML 2010.",
+    "stats": "Charte, Rivera, del Jesus, Herrera — *Addressing imbalance in multilabel classification* (IRLbl, "
+             "MeanIR), and *Dealing with difficult minority labels* (SCUMBLE).",
+}
+
+
+# ------------------------------------------------------------------ slider conversions
+
+def _sigma(value, scale):
+    return {"sigma": float(value) * scale.median_distance()}
+
+
+def _cdn_mu(value, scale):  # the loss is a sum over N instances (paper 001, eq. 4)
+    return {"mu": float(value) * scale.n_train}
+
+
+def _cdn_lam(value, scale):
+    return {"lam1": float(value), "lam2": float(value)}
+
+
+def _br_c(value, scale):
+    from sklearn.linear_model import LogisticRegression
+
+    return {"estimator": LogisticRegression(C=float(value), max_iter=2000)}
+
+
+def _n_centers(value, scale):
+    return {"n_centers": None if value == "all" else value}
+
+
+def _centres():
+    """Kernel centres B (landmarks): the kernel estimators' ``n_centers``."""
+    return Param("n_centers", "Kernel centres B", [250, 500, 1000, 2000, "auto", "all"], "auto",
+                 "Training points used as kernel centres. auto (the estimators' default) = all of them up to "
+                 "2,000 training points (the exact kernel model on every bundled data set), else 2,000 chosen at "
+                 "random: memory n × B instead of n × n. all = the exact model at any size (may be refused as too "
+                 "large). Fewer centres are faster; 1,000 were within 0.01 micro-F1 of the exact model on the "
+                 "five bundled sets (benchmarks/RESULTS.md, kernels section).", convert=_n_centers)
+
+
+def _sigma_factor():
+    return Param("sigma_factor", "σ (× median distance)", [0.25, 0.5, 1.0, 2.0, 4.0], 1.0,
+                 "Gaussian kernel width as a multiple of the median pairwise distance of the training inputs.",
+                 convert=_sigma)
+
+
+# --------------------------------------------------------------- sparse CDN path
+
+def _cdn_start(estimator, X, Y, callback):
+    """The γ → ∞ model (V = 0: the label-independent start model; it also yields γ_max)."""
+    return estimator.set_params(gamma=1e12).fit(X, Y, callback=callback)
+
+
+def _cdn_step(model, ratio, callback, keep=()):
+    """``model`` refitted at γ = ratio · γ_max, warm-started; ``model`` itself is left as it was
+    (a deep copy is refitted, sharing the objects in ``keep``, e.g. the training features, and the
+    model's own validated training data, which a refit reads and never changes)."""
+    shared = (*keep, *getattr(model, "_train", ()))
+    return copy.deepcopy(model, {id(x): x for x in shared}).refit(gamma_ratio=float(ratio), callback=callback)
+
+
+def _cdn_describe(model) -> dict:
+    hist = np.asarray(getattr(model, "objective_history_", []), dtype=float)
+    return dict(n_edges=int(np.count_nonzero(model.label_coef_)),
+                n_features=int(len(model.selected_features_)), n_iter=int(getattr(model, "n_iter_", len(hist))),
+                history=hist[np.isfinite(hist)], gamma=float(model.gamma),
+                gamma_max=float(getattr(model, "gamma_max_", 0.0)), converged=bool(getattr(model, "converged_", True)),
+                note=None if getattr(model, "converged_", True) else (
+                    f"FISTA stopped after {model.max_iter} iterations, before its tolerance (largest entry of the "
+                    f"gradient mapping ≤ {model.tol:g}): this fit is close to the optimum, not at it. "
+                    "Larger λ or μ converge faster."))
+
+
+CDN_PATH = PathSpec(start=_cdn_start, step=_cdn_step, describe=_cdn_describe)
+
+#: The sparse CDN's slider defaults, chosen by the documented sweep of benchmarks/sweep_cdn_dashboard.py
+#: (benchmarks/RESULTS.md, "defaults (session 6): sparse-CDN slider defaults of the dashboard").
+CDN_DEFAULTS = {"gamma": 0.5, "mu": 0.0, "lam": 1.0}
+CDN_EVIDENCE = ("Defaults λ = 1, μ / N = 0, γ / γ_max = 0.5 from a documented sweep "
+                "(λ ∈ {0.1, 1, 10} × μ / N ∈ {0, 0.003} × γ / γ_max ∈ {0.1, 0.3, 0.5}, 3-fold CV, default scaling, "
+                "against BR-LR C = 1 on the same folds; benchmarks/RESULTS.md, “sparse-CDN slider defaults”): "
+                "the setting whose worst difference from BR-LR over the five bundled sets is smallest (micro-F1 and "
+                "P@1 within 0.003 of BR-LR on every set). Stronger penalties (λ = 10 or μ / N = 0.003) gain up to "
+                "+0.05 micro-F1 on the dense sets but lose up to 0.39 on the text sets (L2-normalised rows), so no "
+                "single value serves both: tick Tune on Compare for per-set selection.")
+CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a documented sweep "
+                      "(benchmarks/RESULTS.md, “sparse-CDN slider defaults”; see the λ slider's help).")
+
+
+def _lr_grid():
+    from sklearn.linear_model import LogisticRegression
+
+    return {"estimator": [LogisticRegression(C=c, max_iter=2000) for c in (0.1, 1.0, 10.0)]}
+
+
+_CDN_CHECKS = Checks(params=dict(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50), refit={"gamma": 0.2})
+_CDN_TUNING = (lambda: {"gamma": [1e-3, 1e-2, 1e-1], "mu": [1e-3, 1e-1]})
+
+
+def _cdn_variant(key, variant, text):
+    return MethodSpec(
+        key, f"Sparse CDN ({variant})", "SparseCDN", "cdn", "001", text,
+        fixed=dict(variant=variant, random_state=SEED), tuning=_CDN_TUNING, dashboard=False, checks=_CDN_CHECKS)
+
+
+_ENTRIES = [
+    MethodSpec(
+        "mllspc", "ML-LSPC", "MLLSPC", "lspc", "000",
+        "Least-squares probabilistic classifier for all labels at once (paper 000).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.01, 0.1, 1.0], "gamma": [0.1, 1.0]},
+        sliders=(
+            Param("lam", "λ (ridge)", LOG_SMALL, 0.01,
+                  "ℓ2 regularisation of every label's parameters. Default 0.01 (also the estimator's): the "
+                  "documented sweep (docs/reproductions.md, “defaults-sweep”: 3-fold CV on emotions, scene, yeast, "
+                  "enron, medical) ranked λ = 0.01, γ = 0.1 first on all five data sets."),
+            Param("gamma", "γ (label coupling)", [0.0, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0], 0.1,
+                  "Strength of the pull between parameters of correlated labels (0 = independent LSPC). "
+                  "Default 0.1 (also the estimator's): best with λ = 0.01 on all five bundled data sets in the "
+                  "documented sweep (docs/reproductions.md, “defaults-sweep”)."),
+            _sigma_factor(), _centres()),
+        fast=("lam", "gamma"),
+        checks=Checks(params=dict(lam=0.1, gamma=1.0), refit={"lam": 0.5, "gamma": 0.3}),
+    ),
+    MethodSpec(
+        "mlrh", "MLRH", "MLRH", "mlrh", "003",
+        "Multi-label logistic regression with hidden variables; Z by a DP (paper 003).",
+        fixed=dict(prediction="marginal"),
+        tuning=lambda: {"reg": [1e-3, 1e-2, 1e-1]},
+        sliders=(
+            Param("reg", "regularisation", [1e-4, 1e-3, 1e-2, 0.1, 1.0], 1e-3, "ℓ2 penalty on the weights."),
+            Param("kernel", "Features", ["linear", "rbf"], "linear", "linear inputs or Gaussian-kernel features.")),
+        capabilities=Capabilities(many_labels=False),
+        checks=Checks(params=dict(prediction="wta", reg=0.05, tol=1e-10, max_iter=5000, n_centers=20,
+                                  random_state=0), refit={"reg": 0.1}, rule=None),
+    ),
+    MethodSpec(
+        "cdn", "Sparse CDN", "SparseCDN", "cdn", "001",
+        "Sparse conditional dependency network, FISTA + Gibbs sampling (paper 001).",
+        fixed=dict(random_state=SEED), tuning=_CDN_TUNING,
+        sliders=(
+            Param("gamma", "γ / γ_max (ℓ1 on label edges)", [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0],
+                  CDN_DEFAULTS["gamma"],
+                  "Fraction of γ_max, the smallest γ with an empty graph (computed from the data). "
+                  "Larger γ removes label→label edges; 1 = no edge. " + CDN_EVIDENCE_SHORT),
+            Param("mu", "μ / N (ℓ2,1 on features)", [0.0, 0.001, 0.003, 0.01, 0.03, 0.1], CDN_DEFAULTS["mu"],
+                  "ℓ2,1 weight divided by the number of training instances N (the loss is a sum over "
+                  "instances, eq. 4). Larger μ switches off features for all labels at once. " + CDN_EVIDENCE_SHORT,
+                  convert=_cdn_mu),
+            Param("lam", "λ1 = λ2 (ℓ2)", [1e-3, 1e-2, 0.1, 1.0, 10.0], CDN_DEFAULTS["lam"],
+                  "ℓ2 regularisation of W and V (λ = 1 is scikit-learn's C = 1, BR-LR's default). " + CDN_EVIDENCE,
+                  convert=_cdn_lam),
+            Param("variant", "Variant", ["sparse", "l1-cdn", "cdn", "l21-lr", "lr"], "sparse",
+                  "sparse: ℓ1 on V + ℓ2,1 on W; l1-cdn: ℓ1 on V; cdn: ℓ2 only; l21-lr / lr: no label features.")),
+        path=CDN_PATH, path_param="gamma", checks=_CDN_CHECKS,
+    ),
+    _cdn_variant("cdn-lr", "lr", "CDN variant 'lr': independent L1 logistic regressions (no label dependencies)."),
+    _cdn_variant("cdn-cdn", "cdn", "CDN variant 'cdn': dependency network, no sparsity penalties."),
+    _cdn_variant("cdn-l1", "l1-cdn", "CDN variant 'l1-cdn': dependency network with an L1 penalty only."),
+    _cdn_variant("cdn-l21", "l21-lr", "CDN variant 'l21-lr': logistic regressions with the L2,1 feature penalty."),
+    MethodSpec(
+        "mllem", "MLLEM", "MLLEM", "mllem", "002",
+        "Joint label–instance Laplacian eigenmap (paper 002).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"alpha": [0.1, 1.0, 10.0], "beta": [0.1, 1.0]},
+        sliders=(
+            Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 20, "Neighbours in the instance kNN graph."),
+            Param("k_labels", "k (labels)", [0, 1, 2, 3, 5, 8, 10], 5, "Top co-occurring labels linked to each label."),
+            Param("alpha", "α (instance–instance weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_II."),
+            Param("beta", "β (label–label weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_LL."),
+            Param("mapping", "Test mapping", ["nonlinear", "linear"], "nonlinear",
+                  "nonlinear: mean of the k nearest training points' coordinates; linear: ridge regression."),
+            Param("n_components", "Dimensions", [2, 3, 10, 20], 10, "Embedding dimensions.")),
+        fast=("k_instances", "k_labels", "alpha", "beta", "mapping", "n_components"),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(n_components=3, random_state=0), refit={"alpha": 0.5}),
+    ),
+    MethodSpec(
+        "br", "BR-LR", "BinaryRelevance", "baselines", "br",
+        "Binary relevance: one logistic regression per label.",
+        tuning=_lr_grid,
+        sliders=(Param("C", "C (inverse ℓ2)", [0.01, 0.1, 1.0, 10.0, 100.0], 1.0,
+                       "Inverse regularisation of each logistic regression.", convert=_br_c),),
+    ),
+    MethodSpec(
+        "mlknn", "ML-kNN", "MLkNN", "baselines", "mlknn",
+        "Bayesian kNN (Zhang & Zhou 2007).",
+        tuning=lambda: {"k": [5, 10, 20]},
+        sliders=(Param("k", "k (neighbours)", [1, 3, 5, 8, 10, 15, 20, 30], 10, "Number of neighbours."),
+                 Param("s", "s (smoothing)", [0.1, 0.5, 1.0, 2.0], 1.0, "Laplace smoothing of the counts.")),
+        checks=Checks(params=dict(k=5)),
+    ),
+    MethodSpec(
+        "lspc", "LSPC (per label)", "LSPC", "lspc", "004",
+        "Plain LSPC, each label on its own (paper 004).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.01, 0.1, 1.0]},
+        sliders=(Param("lam", "λ (ridge)", LOG_SMALL, 0.1, "ℓ2 regularisation."), _sigma_factor(), _centres()),
+        fast=("lam",),
+        checks=Checks(params=dict(lam=0.1), refit={"lam": 0.5}),
+    ),
+    MethodSpec(
+        "mtlspc", "MT-LSPC", "MTLSPC", "lspc", "004",
+        "Multi-task LSPC: common + individual parts, dual form (paper 004).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.01, 0.1, 1.0], "gamma": [0.1, 1.0]},
+        dashboard=False,
+        checks=Checks(params=dict(lam=0.1, gamma=1.0), refit={"lam": 0.5, "gamma": 0.3}),
+    ),
+    MethodSpec(
+        "pcc", "PCC", "PCC", "pcc", "pcc",
+        "Probabilistic classifier chain (baseline of paper 001).",
+        fixed=dict(random_state=SEED),
+        # C in units of 1 / mean ||x||^2 (scale_C=True): an LR object in ``estimator`` would bypass that scaling.
+        tuning=lambda: {"C": [3.0, 10.0, 30.0]},
+        checks=Checks(params=dict(random_state=0)),
+    ),
+    MethodSpec(
+        "lp", "LP-LR", "LabelPowerset", "baselines", "lp",
+        "Label powerset: one multinomial LR over observed label sets.",
+        tuning=lambda: {"C": [1.0, 3.0, 10.0]},
+        capabilities=Capabilities(many_labels=False),
+        checks=Checks(rule=None),
+    ),
+    MethodSpec(
+        "klr", "Kernel LR", "KernelLogisticRegression", "klr", "004",
+        "Gaussian-kernel logistic regression per label (timing baseline of paper 004); Newton–CG until every "
+        "label's scaled gradient is below 1e-6 (its convergence is shown).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.01, 0.1, 1.0]},
+        sliders=(Param("lam", "λ (ℓ2)", [1e-3, 1e-2, 0.1, 1.0, 10.0], 0.01,
+                       "ℓ2 penalty on the kernel coefficients. Default 0.01 (the estimator's): chosen by the "
+                       "documented sweep (docs/reproductions.md, “defaults-sweep-extra”: 3-fold CV on the five "
+                       "bundled sets)."),
+                 _sigma_factor(), _centres()),
+        checks=Checks(params=dict(lam=1.0, tol=1e-8)),
+    ),
+]
+
+METHODS = {m.key: m for m in _ENTRIES}
+
+
+def get_method(key: str) -> MethodSpec:
+    """The entry named ``key``.
+
+    Raises
+    ------
+    KeyError
+        With the list of known names.
+    """
+    try:
+        return METHODS[key]
+    except KeyError:
+        raise KeyError(f"unknown method {key!r}; choose from {', '.join(METHODS)}") from None
+
+
+def method_keys(*, dashboard: bool | None = None) -> list:
+    """Registered names in registry order (``dashboard=True``: those the pages offer)."""
+    return [k for k, m in METHODS.items() if dashboard is None or m.dashboard == dashboard]
+
+
+def estimator_classes() -> dict:
+    """Class name -> module of every registered estimator (each class once)."""
+    out = {}
+    for m in METHODS.values():
+        out.setdefault(m.estimator, m.module)
+    return out
+
+
+def spec_for_estimator(estimator) -> MethodSpec | None:
+    """The entry of ``estimator``'s class (its base entry: the first with that class), or None."""
+    name = type(estimator).__name__
+    return next((m for m in METHODS.values() if m.estimator == name), None)
