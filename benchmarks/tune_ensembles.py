@@ -20,9 +20,9 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from bench_ensembles import DATA, DATASETS
 from sklearn.model_selection import KFold
 
-from bench_ensembles import DATA, DATASETS
 from mlviz.data import load_dataset
 from mlviz.metrics import evaluate
 from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains

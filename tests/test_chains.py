@@ -11,17 +11,24 @@ from itertools import product
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from contract import (check_clone_of_fitted, check_decision_rule_attribute, check_default_score,
-                      check_estimator_contract, check_not_fitted, check_predict_follows_rule,
-                      check_random_state_determinism, contract_data, threshold_rule)
+from contract import (
+    check_clone_of_fitted,
+    check_decision_rule_attribute,
+    check_default_score,
+    check_estimator_contract,
+    check_not_fitted,
+    check_predict_follows_rule,
+    check_random_state_determinism,
+    contract_data,
+    threshold_rule,
+)
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 
 from mlviz.models import TooLargeError
-from mlviz.models.chains import (CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains, RAkEL,
-                                 draw_labelsets)
+from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains, RAkEL, draw_labelsets
 
 
 def _data(n=80, d=4, L=3, seed=0):

@@ -3,9 +3,17 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from contract import (check_clone_of_fitted, check_decision_rule_attribute, check_default_score,
-                      check_estimator_contract, check_not_fitted, check_predict_follows_rule,
-                      check_random_state_determinism, contract_data, threshold_rule)
+from contract import (
+    check_clone_of_fitted,
+    check_decision_rule_attribute,
+    check_default_score,
+    check_estimator_contract,
+    check_not_fitted,
+    check_predict_follows_rule,
+    check_random_state_determinism,
+    contract_data,
+    threshold_rule,
+)
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils import check_random_state
 

@@ -12,8 +12,8 @@ learner (``estimator=None``: logistic regression whose C is given in units of
 - :class:`RAkEL` (RAkELo): label powersets on random overlapping k-labelsets,
   votes averaged;
 - :class:`CalibratedLabelRanking` (CLR): pairwise preferences plus a virtual
-  label separating relevant from irrelevant labels
-  (:mod:`mlviz.models._pairwise`).
+  label separating relevant from irrelevant labels (defined in
+  :mod:`mlviz.models.clr`, re-exported here).
 
 References
 ----------
@@ -33,8 +33,8 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from ._pairwise import CalibratedLabelRanking
 from .baselines import LabelPowerset, _positive_scores
+from .clr import CalibratedLabelRanking
 from .pcc import PCC
 
 __all__ = ["ClassifierChain", "EnsembleClassifierChains", "RAkEL", "CalibratedLabelRanking", "CC_C"]

@@ -1,6 +1,6 @@
 """Calibrated label ranking (CLR): pairwise label preferences plus a virtual calibration label.
 
-Public through :mod:`mlviz.models.chains` (the problem-transformation family).
+Also importable from :mod:`mlviz.models.chains` (the problem-transformation family).
 
 For every pair of labels i < j a binary classifier learns P(i ≻ j | x) from the
 training rows holding exactly one of the two (target 1 when it is i); for every
