@@ -274,3 +274,12 @@ def test_bad_parameters(est, match):
     X, Y = contract_data()
     with pytest.raises(ValueError, match=match):
         est.fit(X, Y)
+
+
+def test_clr_refuses_more_than_100_labels_before_fitting():
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(30, 3)), (rng.random((30, 101)) < 0.2).astype(int)
+    with pytest.raises(TooLargeError, match="5,050 pairwise models") as info:
+        CalibratedLabelRanking().fit(X, Y)
+    assert info.value.alternative == "BinaryRelevance"
+    assert len(CalibratedLabelRanking(max_pairs=6).fit(X, Y[:, :4]).pairs_) == 6  # the bound is a parameter
