@@ -26,6 +26,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from sklearn.linear_model import LogisticRegression
 
 from mlviz.data import load_dataset
 from mlviz.metrics import evaluate
@@ -54,7 +55,7 @@ def methods(quick):
     trees = {"n_estimators": 30} if quick else {}
     chains = {"n_chains": 3} if quick else {}
     return {
-        "br": lambda: BinaryRelevance(),
+        "br": lambda: BinaryRelevance(estimator=LogisticRegression(C=1.0, max_iter=2000)),
         "rf-pct": lambda: RandomForestML(random_state=0, **trees),
         "et-pct": lambda: RandomForestML(kind="extra", random_state=0, **trees),
         "rf-br": lambda: RandomForestBR(random_state=0, **trees),

@@ -19,7 +19,7 @@ Untrusted files (uploads)
 Typical dashboard use::
 
     ds = load_dataset_isolated(uploaded_file, labels=uploaded_xml_or_None,
-                               limits=Limits.from_env(max_upload_bytes=mb * 2**20))
+                               limits=Limits.from_env(max_upload_bytes=mb * UPLOAD_MB))
 
 >>> from mlviz.data import load_sample, describe
 >>> ds = load_sample("emotions")          # doctest: +SKIP
@@ -28,7 +28,7 @@ Typical dashboard use::
 """
 
 from ._errors import DataError
-from ._limits import Limits
+from ._limits import UPLOAD_MB, Limits
 from .arff import load_arff
 from .csv import csv_column_names, load_csv
 from .dataset import MultiLabelDataset
@@ -43,7 +43,7 @@ from .synthetic import (PlantedData, edge_recovery, edge_status, expected_depend
 from .writers import save_arff, save_csv, save_libsvm
 
 __all__ = [
-    "DataError", "Limits", "MultiLabelDataset", "load_dataset", "load_dataset_isolated",
+    "DataError", "Limits", "UPLOAD_MB", "MultiLabelDataset", "load_dataset", "load_dataset_isolated",
     "warm_up", "detect_format", "load_arff",
     "load_csv", "csv_column_names", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
     "save_libsvm", "list_samples", "load_sample", "load_sample_split", "sample_dir",

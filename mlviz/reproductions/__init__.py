@@ -17,6 +17,7 @@ EXPERIMENTS = {
     "cdn-tables": "cdn_tables",
     "mlrh-table": "mlrh_table",
     "mllem-ranking": "mllem_ranking",
+    "embedding-baselines": "embedding_baselines",
     "reference-check": "reference",
 }
 
