@@ -49,6 +49,19 @@ PAPERS = {
     "lp": "Tsoumakas, Katakis — *Multi-label classification: an overview*, IJDWM 2007 (label powerset).",
     "pcc": "Dembczyński, Cheng, Hüllermeier — *Bayes optimal multilabel classification via probabilistic classifier "
            "chains*, ICML 2010.",
+    "rfpct": "Kocev, Vens, Struyf, Džeroski — *Tree ensembles for predicting structured outputs*, Pattern "
+             "Recognition 2013 (random forests of PCTs); compared on the standard splits by Bogatinovski, "
+             "Todorovski, Džeroski, Kocev — *Comprehensive comparative study of multi-label classification "
+             "methods*, Expert Systems with Applications 203:117215, 2022.",
+    "rfbr": "Breiman — *Random forests*, Machine Learning 2001, one per label (RFDTBR in Bogatinovski et al., "
+            "Expert Systems with Applications 203:117215, 2022).",
+    "et": "Geurts, Ernst, Wehenkel — *Extremely randomized trees*, Machine Learning 2006 (multi-output).",
+    "cc": "Read, Pfahringer, Holmes, Frank — *Classifier chains for multi-label classification*, Machine Learning "
+          "85(3), 2011 (CC and ECC).",
+    "rakel": "Tsoumakas, Katakis, Vlahavas — *Random k-labelsets for multilabel classification*, IEEE TKDE 23(7), "
+             "2011.",
+    "clr": "Fürnkranz, Hüllermeier, Loza Mencía, Brinker — *Multilabel classification via calibrated label "
+           "ranking*, Machine Learning 73(2), 2008.",
     "cplst": "Chen, Lin — *Feature-aware label space dimension reduction for multi-label classification*, "
              "NIPS 2012 (CPLST).",
     "faie": "Lin, Ding, Hu, Wang — *Multi-label classification via feature-aware implicit label space encoding*, "
@@ -339,6 +352,57 @@ _ENTRIES = [
         tuning=lambda: {"medoid_fraction": [0.1, 0.2, 0.3]},
         sliders=(Param("medoid_fraction", "Medoids (fraction of N)", [0.1, 0.2, 0.3], 0.2,
                        "Number of bag clusters as a fraction of the training instances."),),
+        capabilities=Capabilities(many_labels=False, output="calibrated"),
+    ),
+]
+
+# Issue 27: the strong baselines of the standard-split comparison (benchmarks/RESULTS.md, "strong
+# baselines"). Off the dashboard pages for now (RF-BR and CLR fit 7-100x slower than BR-LR); CLI and
+# tuning see them. C of cc/ecc/rakel/clr in units of 1 / mean ||x||^2 (scale_C=True).
+_C_GRID = [0.1, 1.0, 10.0, 100.0, 1000.0]
+_FOREST_GRID = {"threshold": [0.25, 0.35, 0.5], "min_samples_leaf": [1, 3, 10]}
+_ENTRIES += [
+    MethodSpec(
+        "rf-pct", "RF-PCT", "RandomForestML", "forest", "rfpct",
+        "One multi-output random forest for all labels (RF-PCT family); vote share >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: dict(_FOREST_GRID), dashboard=False,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "et-pct", "ET-PCT", "RandomForestML", "forest", "et",
+        "One multi-output extra-trees forest for all labels; vote share >= 0.35.",
+        fixed=dict(kind="extra", random_state=SEED), tuning=lambda: dict(_FOREST_GRID), dashboard=False,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "rf-br", "RF-BR", "RandomForestBR", "forest", "rfbr",
+        "One random forest per label; vote share >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"threshold": [0.25, 0.35, 0.5]}, dashboard=False,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "cc", "CC", "ClassifierChain", "chains", "cc",
+        "Classifier chain: logistic-regression links, labels predicted greedily in chain order.",
+        tuning=lambda: {"C": list(_C_GRID)}, dashboard=False,
+    ),
+    MethodSpec(
+        "ecc", "ECC", "EnsembleClassifierChains", "chains", "cc",
+        "Ensemble of 10 classifier chains in random orders on 67 % subsamples; mean >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "threshold": [0.25, 0.35, 0.5]},
+        dashboard=False,
+        checks=Checks(params=dict(n_chains=3, random_state=0)),
+    ),
+    MethodSpec(
+        "rakel", "RAkEL", "RAkEL", "chains", "rakel",
+        "RAkELo: label powersets on 2L random 3-labelsets, votes averaged, >= 0.5.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "k": [2, 3, 4]}, dashboard=False,
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(k=2, random_state=0)),
+    ),
+    MethodSpec(
+        "clr", "CLR", "CalibratedLabelRanking", "clr", "clr",
+        "Calibrated label ranking: pairwise logistic regressions plus a virtual label.",
+        tuning=lambda: {"C": list(_C_GRID)}, dashboard=False,
         capabilities=Capabilities(many_labels=False, output="calibrated"),
     ),
 ]
