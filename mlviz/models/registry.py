@@ -169,6 +169,18 @@ def _cdn_variant(key, variant, text):
         fixed=dict(variant=variant, random_state=SEED), tuning=_CDN_TUNING, dashboard=False, checks=_CDN_CHECKS)
 
 
+# The strong baselines of the standard-split comparison (benchmarks/RESULTS.md, "strong baselines"):
+# C of cc/ecc/rakel/clr in units of 1 / mean ||x||^2 (scale_C=True).
+_C_GRID = [0.1, 1.0, 10.0, 100.0, 1000.0]
+_FOREST_GRID = {"threshold": [0.25, 0.35, 0.5], "min_samples_leaf": [1, 3, 10]}
+_LINK_C = Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 10.0, 100.0, 1000.0], 10.0,
+                "Inverse ℓ2 regularisation of each logistic-regression link, in units of 1 / mean ‖x‖² of the "
+                "training rows. Default 10: chosen by inner CV on the standard training halves "
+                "(benchmarks/RESULTS.md, “strong baselines”).")
+_FOREST_SLIDERS = (
+    Param("n_estimators", "Trees", [25, 50, 100, 200], 100, "Number of trees of the forest."),
+    Param("min_samples_leaf", "Min. instances per leaf", [1, 3, 10], 1, "Larger leaves give smoother votes."))
+
 _ENTRIES = [
     MethodSpec(
         "mllspc", "ML-LSPC", "MLLSPC", "lspc", "000",
@@ -354,18 +366,10 @@ _ENTRIES = [
                        "Number of bag clusters as a fraction of the training instances."),),
         capabilities=Capabilities(many_labels=False, output="calibrated"),
     ),
-]
-
-# Issue 27: the strong baselines of the standard-split comparison (benchmarks/RESULTS.md, "strong
-# baselines"). Off the dashboard pages for now (RF-BR and CLR fit 7-100x slower than BR-LR); CLI and
-# tuning see them. C of cc/ecc/rakel/clr in units of 1 / mean ||x||^2 (scale_C=True).
-_C_GRID = [0.1, 1.0, 10.0, 100.0, 1000.0]
-_FOREST_GRID = {"threshold": [0.25, 0.35, 0.5], "min_samples_leaf": [1, 3, 10]}
-_ENTRIES += [
     MethodSpec(
         "rf-pct", "RF-PCT", "RandomForestML", "forest", "rfpct",
         "One multi-output random forest for all labels (RF-PCT family); vote share >= 0.35.",
-        fixed=dict(random_state=SEED), tuning=lambda: dict(_FOREST_GRID), dashboard=False,
+        fixed=dict(random_state=SEED), tuning=lambda: dict(_FOREST_GRID), sliders=_FOREST_SLIDERS,
         checks=Checks(params=dict(n_estimators=10, random_state=0)),
     ),
     MethodSpec(
@@ -377,32 +381,33 @@ _ENTRIES += [
     MethodSpec(
         "rf-br", "RF-BR", "RandomForestBR", "forest", "rfbr",
         "One random forest per label; vote share >= 0.35.",
-        fixed=dict(random_state=SEED), tuning=lambda: {"threshold": [0.25, 0.35, 0.5]}, dashboard=False,
+        fixed=dict(random_state=SEED), tuning=lambda: {"threshold": [0.25, 0.35, 0.5]}, sliders=_FOREST_SLIDERS,
         checks=Checks(params=dict(n_estimators=10, random_state=0)),
     ),
     MethodSpec(
         "cc", "CC", "ClassifierChain", "chains", "cc",
         "Classifier chain: logistic-regression links, labels predicted greedily in chain order.",
-        tuning=lambda: {"C": list(_C_GRID)}, dashboard=False,
+        tuning=lambda: {"C": list(_C_GRID)}, sliders=(_LINK_C,),
     ),
     MethodSpec(
         "ecc", "ECC", "EnsembleClassifierChains", "chains", "cc",
         "Ensemble of 10 classifier chains in random orders on 67 % subsamples; mean >= 0.35.",
         fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "threshold": [0.25, 0.35, 0.5]},
-        dashboard=False,
+        sliders=(_LINK_C,),
         checks=Checks(params=dict(n_chains=3, random_state=0)),
     ),
     MethodSpec(
         "rakel", "RAkEL", "RAkEL", "chains", "rakel",
         "RAkELo: label powersets on 2L random 3-labelsets, votes averaged, >= 0.5.",
-        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "k": [2, 3, 4]}, dashboard=False,
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "k": [2, 3, 4]},
+        sliders=(Param("k", "k (labels per labelset)", [2, 3, 4], 3, "Size of each random labelset."),),
         capabilities=Capabilities(output="calibrated"),
         checks=Checks(params=dict(k=2, random_state=0)),
     ),
     MethodSpec(
         "clr", "CLR", "CalibratedLabelRanking", "clr", "clr",
         "Calibrated label ranking: pairwise logistic regressions plus a virtual label.",
-        tuning=lambda: {"C": list(_C_GRID)}, dashboard=False,
+        tuning=lambda: {"C": list(_C_GRID)}, sliders=(_LINK_C,),
         capabilities=Capabilities(many_labels=False, output="calibrated"),
     ),
 ]
