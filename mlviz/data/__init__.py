@@ -36,7 +36,8 @@ from .isolated import load_dataset_isolated, warm_up
 from .libsvm import load_libsvm
 from .loader import detect_format, load_dataset
 from .npz import load_npz, to_npz
-from .samples import list_samples, load_sample, load_sample_split, sample_dir, split_dataset, split_indices
+from .samples import (list_samples, load_sample, load_sample_split, load_standard_split, sample_dir, split_dataset,
+                      split_indices)
 from .stats import DESCRIBE_KEYS, describe, describe_frame
 from .synthetic import (PlantedData, edge_recovery, edge_status, expected_dependency_graph, format_structure,
                         make_planted, make_rotated_toy, parse_structure, rotated_toy_labels)
@@ -47,7 +48,7 @@ __all__ = [
     "warm_up", "detect_format", "load_arff",
     "load_csv", "csv_column_names", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
     "save_libsvm", "list_samples", "load_sample", "load_sample_split", "sample_dir",
-    "split_dataset", "split_indices", "make_rotated_toy", "rotated_toy_labels", "describe",
+    "split_dataset", "split_indices", "load_standard_split", "make_rotated_toy", "rotated_toy_labels", "describe",
     "describe_frame", "DESCRIBE_KEYS", "make_planted", "PlantedData", "parse_structure", "format_structure",
     "expected_dependency_graph", "edge_recovery", "edge_status",
 ]
