@@ -133,7 +133,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     (40, 2)
     """
 
-    def __init__(self, estimator=None, threshold=0.5, C=BR_C, scale_C=True):
+    def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True):
         self.estimator = estimator
         self.threshold = threshold
         self.C = C
@@ -327,7 +327,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     sum to one.
     """
 
-    def __init__(self, estimator=None, C=10.0, scale_C=True, Cs=LP_CS, cv=3, max_label_sets=500,
+    def __init__(self, estimator=None, *, C=10.0, scale_C=True, Cs=LP_CS, cv=3, max_label_sets=500,
                  max_coef_bytes=2e9, random_state=None):
         self.estimator = estimator
         self.C = C
@@ -603,7 +603,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     which excludes the query point by index, so exact duplicates still count).
     """
 
-    def __init__(self, k=10, s=1.0, threshold=0.5, metric="euclidean", neighbors="auto",
+    def __init__(self, *, k=10, s=1.0, threshold=0.5, metric="euclidean", neighbors="auto",
                  random_state=None):
         self.k = k
         self.s = s

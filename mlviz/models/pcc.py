@@ -106,7 +106,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     (40, 2)
     """
 
-    def __init__(self, estimator=None, order=None, n_samples=500, inference="auto", random_state=None,
+    def __init__(self, estimator=None, *, order=None, n_samples=500, inference="auto", random_state=None,
                  C=PCC_C, scale_C=True):
         self.estimator = estimator
         self.C = C
