@@ -99,7 +99,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import rankdata
 
-from .models import check_Y
+from ._validation import check_Y
 
 __all__ = [
     "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "binarize", "evaluate",

@@ -25,7 +25,7 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
 
-from ._validation import TooLargeError
+from .._validation import TooLargeError
 from .mllem import _sigmoid, platt_fit
 
 GRAM_MAX_BYTES = 1.5 * 2 ** 30
