@@ -18,6 +18,7 @@ EXPERIMENTS = {
     "mlrh-table": "mlrh_table",
     "mllem-ranking": "mllem_ranking",
     "embedding-baselines": "embedding_baselines",
+    "standard-splits": "standard_splits",
     "reference-check": "reference",
 }
 

@@ -39,7 +39,8 @@ PROTOCOL = """\
 - Methods and the paper's settings (§4.1): MLLEM-NL with K = 20 (other parameters: the library
   defaults; their CV tuning is the `mllem-ranking` experiment); CPLST and FaIE with a label-space
   dimension of 80 % of L; LEML with rank 80 % of L; SLEEC with K = 100 (capped at the training size),
-  one cluster; ML-kNN (k = 10) and BR-LR (`LogisticRegression(C=1)` per label) as references.
+  one cluster; ML-kNN (k = 10) and BR-LR (`BinaryRelevance()`: a logistic regression per label,
+  C = 30 / mean ‖x‖²) as references.
 - Tuning (full run only; the paper tunes "the other parameters" by 5-fold CV): 3-fold CV on the
   training part maximising top-1 precision over λ ∈ {0.1, 1, …, 10⁴} (CPLST, LEML), λ × α ∈
   {0.1, …, 10⁴} × {0.1, 1, 10} (FaIE), the test-time neighbours k ∈ {5, 10, 20} (SLEEC, as the
