@@ -9,7 +9,7 @@ marked.  Every setting is in the URL (keys ``dr_*``).
 import numpy as np
 import streamlit as st
 
-from mlviz._text import escape_html, escape_markdown
+from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
 from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
@@ -138,7 +138,7 @@ current = {"threshold": param, "rcut": param, "per_label": param[label] if label
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)
 fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
-                        title=f"{m.label} on {escape_html(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
+                        title=f"{m.label} on {shorten(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
 widgets.show_figure(fig, f"{ctx.name}_{m.key}_{rule}_curves", key="dr_curves")
 if rule in ("threshold", "rcut", "per_label"):
     st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "

@@ -56,7 +56,7 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     assert not at.dataframe and not takeaways(at), "nothing is computed before the click"
     at.button(key="ref_run").click()
     ok(at.run())
-    expected = reference.reference_check((dataset,), ("ANCHORS-P1",), random_state=0)
+    expected = reference.reference_check((dataset,), ("fixed-split",), random_state=0)
     compared = expected[expected["published"].notna()].reset_index(drop=True)
     shown = at.dataframe[0].value
     assert list(shown["Method"]) == list(compared["method"])
@@ -64,10 +64,10 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     np.testing.assert_array_equal(shown["Ours"].to_numpy(float), compared["ours"].to_numpy(float))
     np.testing.assert_array_equal(shown["Published"].to_numpy(float), compared["published"].to_numpy(float))
     np.testing.assert_array_equal(shown["Difference"].to_numpy(float), compared["diff"].to_numpy(float))
-    assert [s.split(" ", 1)[1] for s in shown["Status"]] == list(compared["status"])
+    assert list(shown["Status"]) == list(compared["status"])  # words, no emoji
     assert list(shown["Source"]) == list(compared["source"])
     within = int((compared["status"] == "within band").sum())
-    assert metrics(at) == {"Published numbers compared": str(len(compared)), "Within band": str(within),
+    assert metrics(at) == {"Reference numbers compared": str(len(compared)), "Within band": str(within),
                            "Off band": str(len(compared) - within)}
     text = markdown(at)
     for method, rows in compared.groupby("method"):
@@ -76,14 +76,24 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     # every published number's citation is written out beside the table
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
     (text,) = takeaways(at)
-    assert text == (f"{within} of the {len(compared)} published ANCHORS-P1 numbers on {dataset} are "
-                           "reproduced within their band by our "
+    assert text == (f"{within} of the {len(compared)} measured fixed-split reference numbers on {dataset} "
+                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band by our "
                            + " and ".join(escape_markdown(m) for m in dict.fromkeys(compared["method"])) + " runs.")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
     plain = at.dataframe[1].value.set_index("method")
-    for r in extra.itertuples():
-        assert plain.loc[r.method, r.measure] == r.ours
+    for r in extra.itertuples():  # (a column with a blank is text: "—" there, 4 decimals elsewhere)
+        cell = plain.loc[r.method, r.measure]
+        assert cell == r.ours if isinstance(cell, float) else cell == f"{r.ours:.4f}"
+    assert not plain.isna().any().any()  # blanks read "—", not "None"
+
+
+def test_an_old_link_to_the_anchors_protocol_opens_the_fixed_split_protocol():
+    at = run(REFERENCE, ref_data="emotions", ref_protocol="ANCHORS-P1")
+    assert at.radio(key="ref_protocol").value == "fixed-split"
+    assert "ANCHORS-P1" not in str(dict(at.query_params))
+    page = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+    assert "benchmarks/reference_numbers.py" in page and "ANCHORS" not in page
 
 
 def test_reference_check_on_a_set_without_a_protocol_says_so():

@@ -28,7 +28,7 @@ from ._base import TooLargeError
 
 
 def _default_logistic():
-    """The BR-LR of ``ANCHORS.md``: ``LogisticRegression(C=1.0, max_iter=2000)``."""
+    """The BR-LR of the fixed-split reference numbers (:mod:`mlviz.reproductions.references`): ``LogisticRegression(C=1.0, max_iter=2000)``."""
     return LogisticRegression(C=1.0, max_iter=2000)
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from mlviz._text import csv_safe
 
-__all__ = ["to_csv_bytes", "measure_name", "summary_table", "timing_table",
+__all__ = ["to_csv_bytes", "for_display", "MISSING", "measure_name", "summary_table", "timing_table",
            "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table"]
 
 
@@ -36,6 +36,47 @@ def to_csv_bytes(frame, *, index=False):
     bytes
     """
     return csv_safe(frame).to_csv(index=index).encode("utf-8")
+
+
+MISSING = "—"
+"""What a table on screen shows for a missing value (never "None", "nan" or "<NA>")."""
+
+
+def for_display(frame, digits=None):
+    """A copy of ``frame`` for showing on screen: missing cells read :data:`MISSING`.
+
+    Numeric columns with a missing value become text (each number formatted with
+    ``digits`` decimals, or ``:g`` when ``digits`` is None); complete numeric columns stay
+    numeric, so the table can still format and sort them. Not for CSV export (use the
+    numeric frame with :func:`to_csv_bytes`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    digits : int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> for_display(pd.DataFrame({"a": [1.5, None], "b": ["x", None]}), digits=2).values.tolist()
+    [['1.50', 'x'], ['—', '—']]
+    """
+    out = frame.copy()
+    for col in range(out.shape[1]):
+        series = out.iloc[:, col]
+        missing = series.isna()
+        if not missing.any():
+            continue
+        if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+            fmt = (lambda v: f"{v:.{digits}f}") if digits is not None else (lambda v: f"{v:g}")
+            text = [MISSING if m else fmt(float(v)) for v, m in zip(series, missing)]
+        else:
+            text = [MISSING if m else v for v, m in zip(series, missing)]
+        out.isetitem(col, pd.Series(text, index=out.index, dtype=object))
+    return out
 
 
 def measure_name(code):

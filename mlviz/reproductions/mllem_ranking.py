@@ -4,7 +4,7 @@ The paper reports mean AUC and top-1 precision of MLLEM-L and MLLEM-NL (K = 20,
 other parameters tuned by 5-fold CV on the training set) on thirteen Mulan
 data sets split 67 % / 33 % at random. Table 2 itself was lost in the text
 conversion of the paper, so the ``paper`` column is NaN; the baselines we put
-beside MLLEM are BR-LR and ML-kNN (the "numbers to beat" of ``ANCHORS.md``).
+beside MLLEM are BR-LR and ML-kNN (the fixed-split reference methods of :mod:`mlviz.reproductions.references`).
 
 ``run()`` is the full protocol (≈ 1.5 CPU-minutes, a few minutes wall time on
 a busy 2-core machine); ``run(quick=True)`` is a reduced version (one split,
