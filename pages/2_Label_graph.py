@@ -67,6 +67,7 @@ def graph_fig(values, step, view):
         graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
         return plotting.label_graph_figure(
             graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
+            totals=None if subset is None else (L, step["n_edges"]),  # (one count source: the whole graph's)
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
 
     return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
@@ -254,7 +255,7 @@ def graph_view():
                 meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
                 st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
             else:
-                st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
+                st.caption(focus.counts_caption(focus.graph_counts(fig)))
         with right:
             cooccurrence_view(view)
     left, right = st.columns(2)
@@ -329,11 +330,12 @@ def cooccurrence_view(view):
     else:
         idx = np.asarray(view["labels"], dtype=int)
         args = (C[np.ix_(idx, idx)], [names[i] for i in idx], np.array([pos[i] for i in idx]))
+    n_pairs = int((np.triu(C, 1) >= max(min_count, 1)).sum())
     fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}|{view_key(view)}", lambda: plotting.cooccurrence_graph_figure(
-        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT, **kw))
+        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT,
+        totals=(L, n_pairs), **kw))
     widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
-    n_pairs = int((np.triu(C, 1) >= min_count).sum())
-    st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))
+    st.caption(focus.counts_caption(focus.graph_counts(fig)))
 
 
 EDGE_ROWS = 1000  # rows of the edge list drawn (all of them go to the CSV)
