@@ -15,6 +15,7 @@ from mlviz.dashboard import present  # (#17: presentation-mode takeaway)
 from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
                             rule_curve, scut_cv)
 from mlviz.metrics import evaluate
+from mlviz.plotting.tables import for_display
 from mlviz.plotting.teach import measure_label, rule_curve_figure
 
 ctx = state.init_page("Decision rules", ":material/tune:")
@@ -167,7 +168,7 @@ if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
                                                       else f" You guessed {RULES[guess]}.")
             st.success(f"**{' and '.join(winners)}**: subset accuracy "
                        f"{table.loc[top, 'subset_accuracy']:.4f}.{verdict}")
-            st.dataframe(table.rename(index=RULES), key="dr_compare")
+            st.dataframe(for_display(table.rename(index=RULES)), key="dr_compare")  # ("—": MCut has no parameter)
             st.caption("Threshold and RCut are shown at their best parameter **chosen on the test set** (an "
                        "oracle: what the rule can reach at best); MCut has no parameter; SCut's thresholds were "
                        "tuned for per-label F1 on 3 training folds only — the one honest test number here.")
