@@ -445,3 +445,18 @@ if shown["gamma"] in steps:
     from mlviz.dashboard import linked
 
     linked.graph_hook(ctx, shown, steps[shown["gamma"]])
+
+
+# ------------------------------------------------------------------ report pack (issue 29: every page's figures)
+def report_section():
+    from mlviz.dashboard import report_pack
+
+    values = {k: shown[k] for k in ("gamma", "mu", "lam", "variant")}
+    report_pack.section(ctx, {"cdn": CDN.complete(values)}, key="cdn_pack",
+                        figures=widgets.figures_drawn(["fig_cdn_graph", "fig_cooc_graph", "fig_cdn_path", "fig_fista",
+                                                       "fig_stability"]),
+                        notes=["The measures are the sparse CDN's posteriors on the test rows at threshold 0.5; the "
+                               "figures are the page's (label graph, co-occurrence graph, γ path, convergence)."])
+
+
+report_section()

@@ -465,4 +465,9 @@ if chosen:
         rule, param = "threshold", 0.5
         pack_notes.append("The page used each model's own predict; the report applies threshold 0.5 to every "
                           "model's probabilities (identical for models whose rule is that cut).")
-    report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack")
+    grid = len(chosen) > 1 and view == "side by side"
+    shown_figures = widgets.figures_drawn(  # (the figures on screen now: a hidden or other view's are left out)
+        (["fig_post_grid"] if grid else [f"fig_post_{k}" for k in chosen])
+        + ([f"fig_rel_{k}" for k in chosen] if reliability_on else []))
+    report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack",
+                        figures=shown_figures)

@@ -218,3 +218,30 @@ def test_model_notes_read_monte_carlo_error_and_convergence():
     about = describe_model(klr)
     assert about["converged"] is bool(klr.converged_) and about["grad_max"] == pytest.approx(klr.grad_max_.max())
     assert about["centers"] == klr.centers_note_ and about["threshold"] == 0.5
+
+
+def test_report_pack_holds_the_figures_on_the_page(monkeypatch):
+    """Issue 29, item 7: the Posteriors pack's report.html holds the page's figures (offline), not "No figures"."""
+    import io
+    import zipfile
+
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, *args, **kwargs):
+        file_id = original(self, path_or_data, *args, **kwargs)
+        stored[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    at = run({"post_models": ["ML-kNN"], "post_rel": "true"})
+    at.button(key="post_pack_go").click().run()
+    (button,) = [b for b in at.get("download_button") if "report pack" in b.proto.label]
+    html = zipfile.ZipFile(io.BytesIO(stored[button.proto.url.rsplit("/", 1)[-1].split(".")[0]])).read(
+        "report.html").decode()
+    assert "No figures" not in html
+    for caption in ("ML-kNN: P(y=1|x) beside the truth", "ML-kNN: reliability"):
+        assert f"<figcaption>{caption}" in html.replace("&#x27;", "'")
+    assert html.count("Plotly.newPlot") == 2 and '<script src="http' not in html  # offline: plotly.js inside
