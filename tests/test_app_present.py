@@ -248,6 +248,24 @@ def test_projector_figure_scales_fonts_markers_and_lines_of_a_copy():
     assert fig.layout.font.size is None
 
 
+def test_projector_figure_makes_room_for_its_larger_title():
+    """Issue 29: in presentation mode the FISTA title overlapped its first subplot title. The top margin
+    grows with the fonts (the figure grows by as much, so the plots keep their height)."""
+    from mlviz.dashboard.present import projector_figure
+    from mlviz.plotting import convergence_figure
+
+    fig = convergence_figure(np.geomspace(10, 1, 30), title="FISTA convergence at γ = 0.5·γ_max")
+    big = projector_figure(fig, scale=1.5)
+    t, h = fig.layout.margin.t, fig.layout.height
+    assert big.layout.margin.t == 1.5 * t and big.layout.height == h + 0.5 * t
+    # plotly centres the title (font: 1.4 × the layout's) in the top margin; the subplot titles stand on the top
+    # of the plot area, one font size high: the title's lower edge stays above their upper edge (it did not
+    # with the unscaled margin: 30 + 13.7 > 60 - 24)
+    title_font = big.layout.font.size * 1.4
+    sub_font = max(a.font.size or big.layout.font.size for a in big.layout.annotations)
+    assert big.layout.margin.t / 2 + 0.5 * title_font <= big.layout.margin.t - sub_font
+
+
 def drawn_figures(at):
     """``{chart key: (figure dict, proto)}`` of the Plotly charts a run drew."""
     import json

@@ -73,3 +73,16 @@ def test_endpoints_of_drawn_edges_are_named_before_isolated_labels():
     (nodes,) = [t for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes"]
     written = {t for t in nodes.text if t}
     assert written == {names[i] for e in ends for i in e}
+
+
+def test_upset_says_when_every_label_set_is_unique():
+    from mlviz.plotting.upset import upset_figure
+
+    Y = np.array([[1, 0, 0, 1], [0, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1]])  # four distinct sets
+    fig = upset_figure(Y, list("abcd"), top_k=3)
+    assert fig.layout.meta["all_unique"] is True and fig.layout.meta["n_distinct"] == 4
+    assert "every one of the 4 label sets occurs once" in fig.layout.title.subtitle.text
+    Y2 = np.vstack([Y, Y[:1]])
+    fig2 = upset_figure(Y2, list("abcd"), top_k=3)
+    assert fig2.layout.meta["all_unique"] is False
+    assert "4 distinct label sets; the 3 drawn cover 4 of 5 instances" in fig2.layout.title.subtitle.text
