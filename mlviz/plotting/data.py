@@ -208,8 +208,8 @@ def signed_matrix_heatmap(matrix, row_names, col_names, *, title=None,
         colorbar=dict(title=dict(text=esc(colorbar_title))),
         hovertemplate="row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
                       + template_text(colorbar_title) + " = %{z:+.4g}<extra></extra>"))
-    fig.update_xaxes(title_text=esc(x_title), **label_axis_style(cols))
-    fig.update_yaxes(title_text=esc(y_title), autorange="reversed",
+    fig.update_xaxes(title_text=esc(label_axis_title(x_title, len(cols))), **label_axis_style(cols))
+    fig.update_yaxes(title_text=esc(label_axis_title(y_title, len(rows))), autorange="reversed",
                      **dict(label_axis_style(rows), tickangle=0))
     height = int(np.clip(220 + 14 * len(rows), 420, 900))
     return finish_layout(fig, title=title, height=height)
