@@ -113,7 +113,7 @@ for method, rows in compared.groupby("method", sort=False):
                 + (f" — {escape_markdown(offs)}" if offs else ""))
 
 table = compared  # (status as words: no emoji, which a classroom's browser may lack the font for)
-cols = {"dataset": "Data set", "method": "Method", "measure": "Measure", "ours": "Ours", "published": "Published",
+cols = {"dataset": "Data set", "method": "Method", "measure": "Measure", "ours": "Ours", "published": "Reference",
         "diff": "Difference", "band": "Band (±)", "status": "Status", "source": "Source"}
 if protocol == "MLRH-T5":
     cols = {**cols, "ours_std": "Ours: std over folds"}
@@ -121,7 +121,7 @@ shown = table[list(cols)].rename(columns=cols).reset_index(drop=True)
 on_screen = for_display(shown, digits=4)
 st.dataframe(on_screen, width="stretch", hide_index=True,
              column_config={c: st.column_config.NumberColumn(format="%.4f")
-                            for c in ("Ours", "Published", "Difference", "Band (±)", "Ours: std over folds")
+                            for c in ("Ours", "Reference", "Difference", "Band (±)", "Ours: std over folds")
                             if c in on_screen and on_screen[c].dtype.kind == "f"})
 widgets.download_table(shown, f"reference_check_{dataset}_{protocol}", key="dl_ref", index=False)
 st.markdown("**Sources**")

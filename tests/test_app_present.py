@@ -62,7 +62,7 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     assert list(shown["Method"]) == list(compared["method"])
     assert list(shown["Measure"]) == list(compared["measure"])
     np.testing.assert_array_equal(shown["Ours"].to_numpy(float), compared["ours"].to_numpy(float))
-    np.testing.assert_array_equal(shown["Published"].to_numpy(float), compared["published"].to_numpy(float))
+    np.testing.assert_array_equal(shown["Reference"].to_numpy(float), compared["published"].to_numpy(float))
     np.testing.assert_array_equal(shown["Difference"].to_numpy(float), compared["diff"].to_numpy(float))
     assert list(shown["Status"]) == list(compared["status"])  # words, no emoji
     assert list(shown["Source"]) == list(compared["source"])
