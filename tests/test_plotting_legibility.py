@@ -90,3 +90,24 @@ def test_figure_is_legible(L, name):
     hidden = any(0 < written < total for written, total in counts.values())  # (an axis of instance rows
     if hidden:                                                              # writes none) ... and the rest is said
         assert any("hover" in s.lower() for s in texts), counts
+
+
+@pytest.mark.parametrize("L", [6, 174, 983])
+def test_no_subtitle_line_runs_past_the_edge_and_legend_titles_sit_above_their_entries(L):
+    """Plotly wraps neither titles nor a horizontal legend with its title at the left (the Embedding legend's
+    last entries were cut off at 174 labels): subtitles are wrapped, legend titles sit on top."""
+    from mlviz.plotting._style import SUBTITLE_CHARS, wrap_text
+
+    for name, build in builders(L).items():
+        fig = build()
+        sub = fig.layout.title.subtitle.text if fig.layout.title and fig.layout.title.subtitle else None
+        for line in (sub or "").split("<br>"):
+            assert len(html.unescape(line)) <= SUBTITLE_CHARS, (name, line)
+        legend = fig.layout.legend
+        if legend.orientation == "h" and legend.title and legend.title.text:
+            assert legend.title.side == "top", name
+    long = "30 of 174 label markers drawn (others: legend “other labels”) · 5 names hidden where they would overlap"
+    assert wrap_text(long) == ["30 of 174 label markers drawn (others: legend “other labels”)",
+                               "5 names hidden where they would overlap"]
+    assert " ".join(wrap_text("word " * 40)).split() == ["word"] * 40
+    assert all(len(x) <= SUBTITLE_CHARS for x in wrap_text("word " * 40))

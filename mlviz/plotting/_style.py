@@ -210,6 +210,36 @@ def template_text(text):
     return esc(text).replace("%{", "%&#123;")
 
 
+#: Longest subtitle line (characters): ~12 px text in a half-page column of a 1600 px window.
+SUBTITLE_CHARS = 80
+
+
+def wrap_text(text, width=SUBTITLE_CHARS):
+    """``text`` as lines of at most ``width`` characters (a longer word stays whole), broken between its
+    " · "-separated parts where possible, else between words (plotly does not wrap titles: a long
+    subtitle ran past the figure's right edge).
+
+    Examples
+    --------
+    >>> wrap_text("a · b", 80), wrap_text("one two three", 8)
+    (['a · b'], ['one two', 'three'])
+    """
+    lines = []
+    for part in str(text).split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+            continue
+        line = ""
+        for w in part.split(" "):
+            if line and len(line) + 1 + len(w) > width:
+                lines.append(line)
+                line = w
+            else:
+                line = f"{line} {w}" if line else w
+        lines.append(line)
+    return [line for line in lines if line]
+
+
 def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     """The shared layout (template, title, height, responsiveness) as a dict.
 
@@ -239,7 +269,8 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     -------
     dict
     """
-    top = (60 if title else 30) + (24 if subtitle else 0)
+    sub_lines = wrap_text(subtitle) if subtitle else []
+    top = (60 if title else 30) + 18 * len(sub_lines) + (6 if sub_lines else 0)
     out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:
@@ -247,7 +278,8 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     if title or subtitle:
         out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left")
         if subtitle:
-            out["title"]["subtitle"] = dict(text=esc(subtitle), font=dict(size=12, color="#555555"))
+            out["title"]["subtitle"] = dict(text="<br>".join(esc(line) for line in sub_lines),
+                                            font=dict(size=12, color="#555555"))
     return out
 
 

@@ -156,7 +156,7 @@ def measure_bars(summary, *, measures=None, title=None):
         fig.update_xaxes(showticklabels=False, row=r + 1, col=c + 1)
         fig.update_yaxes(title_text="mean ± std over folds" if c == 0 else None,
                          row=r + 1, col=c + 1)
-    fig.update_layout(legend=dict(title=dict(text="method"), orientation="h",
+    fig.update_layout(legend=dict(title=dict(text="method", side="top"), orientation="h",
                                   y=-0.08, yanchor="top"), bargap=0.25)
     return finish_layout(fig, title=title, height=260 * rows + 120)
 

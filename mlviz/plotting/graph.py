@@ -411,7 +411,7 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
                                            "(try a smaller γ)" if not len(edges) else
                                            "No edge passes the filters", y=0.02))
     layout = dict(annotations=annotations, **axes,
-                  legend=dict(title=dict(text="edges (width ∝ |weight|)"),
+                  legend=dict(title=dict(text="edges (width ∝ |weight|)", side="top"),
                               orientation="h", y=-0.02, yanchor="top"))
     lay = layout_dict(title=title, height=height, **layout)
     lay["margin"] = margin
