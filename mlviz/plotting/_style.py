@@ -133,22 +133,30 @@ def tick_font_size(n_ticks):
 MAX_TICK_NAMES = 60
 
 
-def label_tick_step(n):
+#: Most names written on the rotated x axis of a square label × label heat map (~17 px a name in a
+#: half-page column: rotated names of 8-9 px smeared at 44 names, issue 29).
+MAX_X_NAMES = 25
+
+
+def label_tick_step(n, max_names=None):
     """Every how many categories a label axis writes a name: 1 up to :data:`MAX_TICK_NAMES`
-    labels, else ``ceil(n / 50)`` (issue 16: no figure writes more than ~50 names)."""
+    labels, else ``ceil(n / 50)`` (issue 16: no figure writes more than ~50 names); with
+    ``max_names``, 1 up to ``max_names`` labels, else ``ceil(n / max_names)``."""
+    if max_names is not None:
+        return 1 if n <= max_names else int(np.ceil(n / max_names))
     return 1 if n <= MAX_TICK_NAMES else int(np.ceil(n / 50))
 
 
-def label_axis_title(title, n):
+def label_axis_title(title, n, max_names=None):
     """``title`` plus, when the axis writes every k-th of ``n`` names, how to read the others."""
-    k = label_tick_step(n)
+    k = label_tick_step(n, max_names)
     if k == 1:
         return title
     nth = f"{k}{'th' if k % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
     return f"{title} (every {nth} of {n} names written; hover for each)"
 
 
-def label_axis_style(names):
+def label_axis_style(names, max_names=None):
     """Axis properties for a categorical axis of label names.
 
     All names are shown up to :data:`MAX_TICK_NAMES` labels, every k-th above
@@ -159,6 +167,8 @@ def label_axis_style(names):
     ----------
     names : sequence of str
         Tick labels, in axis order.
+    max_names : int, optional
+        At most about this many names written (see :func:`label_tick_step`).
 
     Returns
     -------
@@ -167,7 +177,7 @@ def label_axis_style(names):
     """
     names = [str(n) for n in names]
     n = len(names)
-    step = label_tick_step(n)
+    step = label_tick_step(n, max_names)
     longest = max((len(s) for s in names), default=0)
     if n <= 8 and longest <= 10:
         angle = 0
@@ -270,7 +280,7 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     dict
     """
     sub_lines = wrap_text(subtitle) if subtitle else []
-    top = (60 if title else 30) + 18 * len(sub_lines) + (6 if sub_lines else 0)
+    top = (60 if title else 30) + 18 * len(sub_lines) + (14 if sub_lines else 0)  # (clear of subplot titles)
     out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:
