@@ -147,9 +147,18 @@ def label_tick_step(n, max_names=None):
     return 1 if n <= MAX_TICK_NAMES else int(np.ceil(n / 50))
 
 
-def label_axis_title(title, n, max_names=None):
-    """``title`` plus, when the axis writes every k-th of ``n`` names, how to read the others."""
-    k = label_tick_step(n, max_names)
+def column_tick_step(n):
+    """Every how many columns a square label × label heat map writes a name: at most about
+    :data:`MAX_X_NAMES`, and a multiple of the rows' step, so the columns name a subset of the
+    labels the rows name (a figure then writes at most ~50 different names)."""
+    rows, cols = label_tick_step(n), label_tick_step(n, MAX_X_NAMES)
+    return rows * int(np.ceil(cols / rows))
+
+
+def label_axis_title(title, n, max_names=None, step=None):
+    """``title`` plus, when the axis writes every k-th of ``n`` names (``step``, or as
+    :func:`label_tick_step` says), how to read the others."""
+    k = label_tick_step(n, max_names) if step is None else int(step)
     if k == 1:
         return title
     nth = f"{k}{'th' if k % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
