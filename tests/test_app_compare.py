@@ -134,7 +134,9 @@ def test_tune_reports_the_chosen_parameters_and_their_cost():
     ref = reference(["ML-kNN"], 2, "auto", tune=True)
     chosen = " · ".join(dict.fromkeys(ref["tuned_params"]))
     assert rules.loc["ML-kNN", "tuned (per fold)"] == chosen and chosen.startswith("k=")
-    assert rules.loc["ML-kNN", "tuning s per fold (median)"] > 0
+    assert float(rules.loc["ML-kNN", "tuning s per fold (median)"]) > 0
+    for r in REFS:  # a reference is not tuned: a dash, not "None" (issue 29, item 8)
+        assert rules.loc[r, "tuning s per fold (median)"] == "—"
     assert rules.loc["ML-kNN", "scaling"] == "standard"  # auto on dense emotions
     summary = frame_with(at, "Micro F1 ↑")
     mean = ref[ref["measure"] == "micro_f1"]["value"].mean()
