@@ -294,7 +294,7 @@ comparison_view(COLOR, COLOR_TITLE)
 def report_section():
     from mlviz.dashboard import report_pack
 
-    values = {p.name: st.session_state.get(f"emb_mllem_{p.name}", p.default) for p in MLLEM.params}
+    values = {p.name: st.session_state.get(f"emb_mllem_{p.name}", p.default) for p in MLLEM.sliders}
     values["n_components"] = int(st.session_state.get("emb_dims") or 2)
     report_pack.section(ctx, {"mllem": MLLEM.complete(values)}, key="emb_pack",
                         figures=widgets.figures_drawn(["fig_embedding", "fig_upset", "fig_sel_profile", "fig_umap",

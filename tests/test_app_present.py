@@ -350,6 +350,20 @@ def test_tour_steps_parse_and_comparison_summary_picks_the_best_mean():
     # means: A 0.6, B 0.7, C 0.15 -> B first, A second
     assert got["best"] == "B" and got["best_mean"] == pytest.approx(0.7) and got["runner_up"] == "A"
     assert got["best_std"] == pytest.approx(np.std([0.8, 0.6], ddof=1)) and got["n_methods"] == 3
+    assert got["best_seed"] is None  # no seed method among A, B, C
+
+
+def test_comparison_says_plainly_when_a_seed_method_loses_to_a_baseline():
+    from mlviz.dashboard import tour
+    from mlviz.plotting.tables import summary_table
+
+    res = pd.DataFrame([dict(method=m, fold=f, measure="micro_f1", value=v)
+                        for m, vals in (("RF-PCT", (0.72, 0.70)), ("ML-LSPC", (0.66, 0.68)), ("MLRH", (0.5, 0.6)))
+                        for f, v in enumerate(vals)])
+    got = tour.comparison_summary(summary_table(res), 2)
+    assert (got["best"], got["best_seed"]) == ("RF-PCT", "ML-LSPC")
+    assert got["best_seed_mean"] == pytest.approx(0.67)
+    assert tour.comparison_text(got).endswith("ML\\-LSPC, loses to this baseline by 0.040 micro-F1.")
 
 
 # ----------------------------------------------------------------------- guided tour: the panel (AppTest)

@@ -29,7 +29,7 @@ import numpy as np
 from ._spec import Capabilities, Checks, MethodSpec, Param, PathSpec, Scale
 
 __all__ = ["Capabilities", "Checks", "MethodSpec", "Param", "PathSpec", "Scale", "PAPERS", "METHODS",
-           "get_method", "method_keys", "spec_for_estimator", "estimator_classes"]
+           "get_method", "method_keys", "spec_for_estimator", "estimator_classes", "SEED_PAPERS", "seed_labels"]
 
 SEED = 0
 LOG_SMALL = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]
@@ -413,6 +413,15 @@ _ENTRIES = [
 ]
 
 METHODS = {m.key: m for m in _ENTRIES}
+
+
+#: The five papers mlviz implements (the seed methods); every other paper key is a baseline's.
+SEED_PAPERS = ("000", "001", "002", "003", "004")
+
+
+def seed_labels() -> set:
+    """Display names of the seed methods (those whose paper is one of :data:`SEED_PAPERS`)."""
+    return {m.label for m in METHODS.values() if m.paper in SEED_PAPERS}
 
 
 def get_method(key: str) -> MethodSpec:
