@@ -15,7 +15,7 @@ import streamlit as st
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, present, progress, state, widgets
 from mlviz.plotting.tables import for_display
-from mlviz.reproductions import reference, references
+from mlviz.reproductions import reference, references, standard_splits
 
 ctx = state.page_context(__file__)
 st.title(":material/fact_check: Reference check — our numbers beside reference numbers")
@@ -43,6 +43,22 @@ with st.expander(":material/description: The stated protocol and the sources", e
         st.markdown(f"- **{escape_markdown(src.short)}** ({src.kind}): {escape_markdown(src.citation)}"
                     + (f" Reproduce: `{src.reproduce}`." if src.reproduce else ""))
 
+
+def state_of_the_art_panel():
+    """mlviz's best method at its defaults beside the published best and RF-PCT (the repository's measured run)."""
+    frame = standard_splits.recorded()
+    st.subheader("State of the art on the standard train/test splits")
+    if frame is None:
+        st.caption("Not measured in this copy: run `mlviz reproduce standard-splits` (writes docs/reproductions.csv).")
+        return
+    sota = standard_splits.state_of_the_art(frame)
+    st.dataframe(for_display(sota, digits=3), width="stretch", hide_index=True)
+    present.takeaway(standard_splits.takeaway(sota))
+    st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}. Ours: every mlviz method at its defaults, "
+               "no tuning, measured by `mlviz reproduce standard-splits` (docs/reproductions.md lists every method).")
+
+
+state_of_the_art_panel()
 covered = dataset in reference.PROTOCOLS[protocol]
 if not covered:
     st.info(f"{protocol} has no numbers for {dataset}; it covers {', '.join(reference.PROTOCOLS[protocol])}.")

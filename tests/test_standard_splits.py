@@ -45,3 +45,17 @@ def test_state_of_the_art_reads_the_best_rows():
     out = ss.state_of_the_art(frame, "hamming_loss").iloc[0]
     assert out["mlviz best"] == "X" and out["gap to best"] == pytest.approx(-0.01)
     assert out["RF-PCT (published)"] == 0.170
+
+
+def test_recorded_reads_only_full_runs_and_takeaway_counts_gaps(tmp_path):
+    rows = [dict(experiment="standard-splits", dataset=d, setting="mlviz's best: RF-PCT", method="best of 26 (published)",
+                 measure="micro_f1", ours=o, ours_std=np.nan, paper=p, report_section="standard-splits", quick=q)
+            for d, o, p, q in (("emotions", 0.71, 0.719, False), ("enron", 0.61, 0.610, False),
+                               ("scene", 0.9, 0.792, True))]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    frame = ss.recorded(path)
+    assert list(frame["dataset"]) == ["emotions", "enron"]
+    text = ss.takeaway(ss.state_of_the_art(frame))
+    assert "reaches the published best of 26 methods on 1" in text and "0.009 micro-F1 on emotions" in text
+    assert ss.recorded(tmp_path / "missing.csv") is None
