@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
+from mlviz.dashboard import cache, compute, explain, focus, graph_texts, jobs, methods, progress, state, widgets
 from mlviz.dashboard import present
 from mlviz.models.cdn import VARIANTS
 
@@ -15,10 +15,10 @@ explain.explain("graph")
 
 CDN = methods.METHODS["cdn"]
 GRID = list(CDN.param("gamma").grid)
-AUTO = "auto"
+AUTO = graph_texts.AUTO
 WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "cdn_variant"}
 MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
-AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
+AUTO_MAX_EDGES_MANUAL = graph_texts.AUTO_MAX_EDGES_MANUAL
 MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
 #: Width (px) of a graph's half-page column at a 1600 px wide window (~560 px): names are placed so
 #: that none overlaps or leaves the plot at this width or wider.
@@ -228,8 +228,9 @@ def view_controls(degree, communities):
 
 @st.fragment
 @progress.foreground  # this session's prefetch work waits for this rerun
-def graph_view():
-    values, uses_gamma, uses_mu = model_controls()
+def resolved_step(values, uses_gamma):
+    """``(shown, step, job)``: the slider values on screen and their γ path step (None, None, job while the
+    path has nothing to show; the co-occurrence graph is drawn meanwhile)."""
     choice = values["gamma"]
     job = compute.path(ctx, CDN, {**values, "gamma": CDN.param("gamma").default}, owner=progress.owner("graph"))
 
@@ -241,7 +242,7 @@ def graph_view():
     if error is not None:
         st.error(f"The sparse CDN could not be fitted with these settings: {escape_markdown(error, 200)}. "
                  "Try a larger λ or μ.")
-        return None
+        return None, None, job
     resolved = point(compute.known_steps(ctx, CDN, values))
     if resolved is not None:
         values["gamma"] = resolved
@@ -255,52 +256,46 @@ def graph_view():
     if shown is None or shown["gamma"] not in steps:
         if shown is None:  # nothing learned yet to show: the co-occurrence graph needs no fit
             waiting_view()
-        return None
-    step = steps[shown["gamma"]]
-    degree = focus.weighted_degree(step["model"].label_coef_, L)  # (V: no graph built for this)
-    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
-    automatic = choice == AUTO and shown == values
-    if view["max_edges"] == AUTO and view["collapse"]:
-        view["max_edges"] = None  # a few dozen links between communities: all of them
-    elif view["max_edges"] == AUTO:
-        view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
-    else:
-        view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
+        return None, None, job
+    return shown, steps[shown["gamma"]], job
+
+
+def fit_summary(shown, step, view, uses_gamma, uses_mu, automatic):
+    """The metrics, the takeaway and the caption of the fit on screen."""
     m = st.columns(4)
     m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start along the path)", f"{step['seconds']:.2f} s")
-    present.takeaway(("At γ = " + widgets.fmt_value(shown["gamma"]) + "·γ_max the" if uses_gamma else "The") + f" sparse CDN keeps {step['n_edges']} label → label edges and uses {step['n_features']} of {ctx.dataset.n_features} features.")
+    present.takeaway(graph_texts.takeaway(shown["gamma"], step["n_edges"], step["n_features"],
+                                          ctx.dataset.n_features, uses_gamma=uses_gamma))
     kw = CDN.kwargs(shown, compute.scale(ctx), with_fixed=False)
-    auto_text = ""
-    if automatic and uses_gamma:
-        auto_text = (f"γ chosen automatically: {widgets.fmt_value(shown['gamma'])}·γ_max, the largest γ of the slider "
-                     f"whose graph keeps at least {focus.AUTO_MIN_EDGES} edges (it keeps {step['n_edges']}"
-                     + (f"; the {view['max_edges']} strongest are drawn" if view["max_edges"] is not None
-                        and step["n_edges"] > view["max_edges"] else "") + "). Move the γ slider to choose another. ")
-    st.caption(auto_text
-               + (f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
-                  f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")
-               + (f"μ = {kw['mu']:.3g}, " if uses_mu else
-                  f"μ is not used by the {shown['variant']} variant (no ℓ2,1 penalty on W), ")
-               + f"λ₁ = λ₂ = {kw['lam1']:g}; the loss is summed over the "
-               f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
+    st.caption(graph_texts.fit_caption(step, shown, kw, n_train=ctx.Y_train.shape[0], uses_gamma=uses_gamma,
+                                       uses_mu=uses_mu, automatic=automatic, drawn_max=view["max_edges"]))
     if step.get("note"):
         st.caption(f":material/warning: {step['note']}")
-    if not no_labels(sel, view):
-        left, right = st.columns(2)
-        with left:
-            fig = graph_fig(shown, step, view)
-            widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
-            if view["collapse"]:
-                meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
-                st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
-            else:
-                st.caption(focus.counts_caption(focus.graph_counts(fig)))
-        with right:
-            cooccurrence_view(view)
+
+
+def graph_figures(shown, step, sel, view):
+    """The learned graph beside the co-occurrence graph, with their counts."""
+    if no_labels(sel, view):
+        return
+    left, right = st.columns(2)
+    with left:
+        fig = graph_fig(shown, step, view)
+        widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+        if view["collapse"]:
+            meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
+            st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
+        else:
+            st.caption(focus.counts_caption(focus.graph_counts(fig)))
+    with right:
+        cooccurrence_view(view)
+
+
+def path_figures(shown, step, values, job):
+    """The γ path (point by point while it is computed) beside the FISTA convergence of the fit on screen."""
     left, right = st.columns(2)
     with left:
         steps = compute.known_steps(ctx, CDN, shown)
@@ -319,6 +314,22 @@ def graph_view():
             widgets.show_figure(conv_fig(shown, step), f"{ctx.name}_fista", key="fig_fista")
         else:
             st.info("No objective history recorded for this fit.")
+
+
+def graph_view():
+    values, uses_gamma, uses_mu = model_controls()
+    choice = values["gamma"]
+    shown, step, job = resolved_step(values, uses_gamma)
+    if step is None:
+        return None
+    degree = focus.weighted_degree(step["model"].label_coef_, L)  # (V: no graph built for this)
+    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
+    automatic = choice == AUTO and shown == values
+    view["max_edges"] = graph_texts.max_edges(view["max_edges"], collapse=view["collapse"], automatic=automatic,
+                                              uses_gamma=uses_gamma)
+    fit_summary(shown, step, view, uses_gamma, uses_mu, automatic)
+    graph_figures(shown, step, sel, view)
+    path_figures(shown, step, values, job)
     edge_list(step)
     if shown == values and job.done():  # ahead of the next move: other γ figures, neighbouring μ / λ paths
         owner = progress.owner("graph")

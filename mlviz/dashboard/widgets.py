@@ -10,22 +10,9 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from mlviz.plotting.format import fmt_value  # noqa: F401  (the pages call widgets.fmt_value)
+
 from mlviz._text import escape_markdown, shorten
-
-
-def fmt_value(v) -> str:
-    """Short human format for a slider value (1e-03, 0.5, 10)."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(v)
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, float):
-        if v == 0:
-            return "0"
-        if abs(v) < 1e-2 or abs(v) >= 1e4:
-            return f"{v:.0e}"
-        return f"{v:g}"
-    return str(v)
 
 
 def _option_matching(raw: str, options) -> int | None:
