@@ -77,15 +77,19 @@ def embedding_job(values, owner, priority=jobs.USER):
 
 @st.fragment
 @progress.foreground  # this session's prefetch work waits for this rerun
-def embedding_view(color, test_color, color_title):
-    left, right = st.columns([3, 2])
-    with right:
-        dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
-                                    bind="query-params") or 2
-        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
-                                                                    if p.name != "n_components"])
-        show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
+def embedding_controls():
+    """``(values, show_test)`` of the map's controls (drawn in the right column)."""
+    dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
+                                bind="query-params") or 2
+    values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
+                                                                if p.name != "n_components"])
+    show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
     values["n_components"] = int(dims)
+    return values, show_test
+
+
+def embedding_result(values):
+    """``((G, H, T), values shown)`` of MLLEM at ``values`` (the previous result while it computes), or None."""
     job = embedding_job(values, progress.owner("embedding"))
     asked = dict(values)
     try:
@@ -94,61 +98,66 @@ def embedding_view(color, test_color, color_title):
     except Exception as exc:
         st.error(f"MLLEM could not embed this data set with these settings: {escape_markdown(exc, 200)}. "
                  "Try a larger k (instances) or α > 0.")
-        return
+        return None
     if out is None:
-        return
+        return None
     if values == asked:  # ahead of the next move: each slider's neighbouring values (a refit takes
         # seconds at ~1,000 labels × 10k instances, a cached answer ~0.1 s)
         compute.prefetch(MLLEM, values, progress.owner("embedding"), embedding_job)
-    G, H, T = out[0]
-    dims = values["n_components"]
+    return out[0], values
+
+
+def embedding_figure(coords, values, show_test, color, test_color, color_title, effect):
+    """The joint map with the linked selection and the edge effect's instances ringed."""
     from mlviz import plotting
     from mlviz.plotting.linked import add_highlight
 
-    effect = None
-    if LINKED.edge is not None:
-        effect = linked.edge_effect_result(ctx, LINKED.edge, "embedding|edge-effect")
+    G, H, T = coords
+    dims = int(values["n_components"])
     fig = plotting.embedding_scatter(
         G[:, :dims], H[:, :dims], ctx.label_names, color=color, color_title=color_title,
         hover_text=label_sets_train, test_coords=T[:, :dims] if show_test else None,
         test_hover_text=label_sets_test if show_test else None, test_color=test_color if show_test else None,
-        dims=int(dims), title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
-        label_weights=train_counts, focus_labels=SELECTION.indices, max_label_names=min(max(len(SELECTION.indices), 1), 50),
+        dims=dims, title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
+        label_weights=train_counts, focus_labels=SELECTION.indices,
+        max_label_names=min(max(len(SELECTION.indices), 1), 50),
     )
+    ring = dict(dims=dims, color="#111111")
     if LINKED.rows is not None:  # the shared instance selection, ringed
         fig = add_highlight(fig, G, np.flatnonzero(LINKED.rows.mask(ctx.Y_train, "train")), name="selected (train)",
-                            dims=int(dims), color="#111111", hover_text=label_sets_train)
+                            hover_text=label_sets_train, **ring)
         if show_test:
             fig = add_highlight(fig, T, np.flatnonzero(LINKED.rows.mask(ctx.Y_test, "test")),
-                                name="selected (test)", dims=int(dims), color="#111111", hover_text=label_sets_test)
+                                name="selected (test)", hover_text=label_sets_test, **ring)
     if effect is not None and show_test:
         from mlviz.models.cdn_effects import top_instances
 
         fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP), name="edge effect: top test instances",
-                            dims=int(dims), color="#FF7F0E", hover_text=label_sets_test)
+                            dims=dims, color="#FF7F0E", hover_text=label_sets_test)
+    return fig
 
-    def on_lasso():
-        """A box / lasso becomes the shared instance selection (at most linked.MAX_IDS ids in the URL)."""
-        event = st.session_state.get("fig_embedding") or {}
-        sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
-        points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
-        ids = plotting.selection_ids(fig, points)
-        before = st.session_state.get(linked.ROWS_KEY) or ""
-        if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
-            after, dropped = ("" if before.startswith("ids:") else before), 0
-        else:
-            after, dropped = linked.encode_ids(ids["train"], ids["test"])
-        if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
-            linked.set_rows(after)
-            st.session_state["emb_lasso_dropped"] = dropped
-            st.session_state["emb_lasso_changed"] = True
 
-    with left:
-        st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
-        widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
-        widgets.remember_figure("fig_embedding", fig)  # (for the report pack)
-    if st.session_state.pop("emb_lasso_changed", False):
-        st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
+def on_lasso(fig):
+    """A box / lasso becomes the shared instance selection (at most linked.MAX_IDS ids in the URL)."""
+    from mlviz import plotting
+
+    event = st.session_state.get("fig_embedding") or {}
+    sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
+    points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
+    ids = plotting.selection_ids(fig, points)
+    before = st.session_state.get(linked.ROWS_KEY) or ""
+    if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
+        after, dropped = ("" if before.startswith("ids:") else before), 0
+    else:
+        after, dropped = linked.encode_ids(ids["train"], ids["test"])
+    if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
+        linked.set_rows(after)
+        st.session_state["emb_lasso_dropped"] = dropped
+        st.session_state["emb_lasso_changed"] = True
+
+
+def embedding_caption(coords, show_test, dims):
+    G, H, T = coords
     st.caption(
         f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
         f"{len(H)} labels (diamonds"
@@ -157,7 +166,28 @@ def embedding_view(color, test_color, color_title):
         + ". Draw a box or lasso (2-D) to select instances on every page; ringed: the linked selection"
         + ("." if show_test or (LINKED.rows is None and LINKED.edge is None) else " (test instances hidden).")
     )
-    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")
+    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance "
+                     "lies near the labels it carries.")
+
+
+def embedding_view(color, test_color, color_title):
+    left, right = st.columns([3, 2])
+    with right:
+        values, show_test = embedding_controls()
+    got = embedding_result(values)
+    if got is None:
+        return
+    coords, values = got
+    effect = None if LINKED.edge is None else linked.edge_effect_result(ctx, LINKED.edge, "embedding|edge-effect")
+    fig = embedding_figure(coords, values, show_test, color, test_color, color_title, effect)
+    with left:
+        st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=lambda: on_lasso(fig),
+                        selection_mode=("box", "lasso"), theme=None)
+        widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
+        widgets.remember_figure("fig_embedding", fig)  # (for the report pack)
+    if st.session_state.pop("emb_lasso_changed", False):
+        st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
+    embedding_caption(coords, show_test, values["n_components"])
     if effect is not None:
         linked.edge_effect_panel(ctx, effect, label_sets_test, key="emb_edge_table")
 
