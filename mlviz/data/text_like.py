@@ -48,7 +48,8 @@ __all__ = ["make_text_like", "TEXT_LIKE_PRESETS"]
 #: the bundled files, bibtex and delicious from their feature density)
 TEXT_LIKE_PRESETS = {
     "bibtex": dict(n_samples=7395, n_features=1836, n_labels=159, cardinality=2.40,
-                   words_per_row=68.0, n_topics=40, duplicate_fraction=0.05),
+                   words_per_row=68.0, n_topics=40, duplicate_fraction=0.05, size_dispersion=0.5, label_zipf=0.3,
+                   length_sigma=0.8, long_fraction=0.005, long_coverage=0.3),
     "delicious": dict(n_samples=16105, n_features=500, n_labels=983, cardinality=19.0,
                       words_per_row=18.0, n_topics=120, topics_per_doc=3.0, duplicate_fraction=0.02),
     "enron": dict(n_samples=1702, n_features=1001, n_labels=53, cardinality=3.38,
@@ -56,7 +57,8 @@ TEXT_LIKE_PRESETS = {
                   duplicate_noise=0.0, label_zipf=1.0, long_fraction=0.03, length_sigma=0.8),
     "medical": dict(n_samples=1954, n_features=1909, n_labels=45, cardinality=1.24,
                     words_per_row=14.0, word_zipf=1.0, n_topics=20, topics_per_doc=1.0,
-                    duplicate_fraction=0.02, label_zipf=1.0, topic_word_share=0.5),
+                    duplicate_fraction=0.02, label_zipf=1.0, topic_word_share=0.5, labels_per_topic=3,
+                    label_noise=0.02),
 }
 
 
@@ -67,7 +69,7 @@ def _zipf(k, exponent):
 
 def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=2.5,
                    words_per_row=50.0, n_topics=None, topics_per_doc=1.5, label_zipf=1.0,
-                   word_zipf=1.1, labels_per_topic=6, topic_word_share=0.35, label_word_share=0.1,
+                   word_zipf=1.1, labels_per_topic=6, label_noise=0.1, size_dispersion=None, topic_word_share=0.35, label_word_share=0.1,
                    duplicate_fraction=0.05, duplicate_noise=0.1, thread_size=3.0, thread_words=20,
                    length_sigma=0.5, long_fraction=0.0, long_coverage=0.85, empty_fraction=0.0, name=None,
                    random_state=None):
@@ -80,6 +82,9 @@ def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=
     cardinality : float >= 1
         Mean label-set size of the non-empty rows (sizes are 1 + Poisson(cardinality - 1),
         at most L).
+    size_dispersion : float > 0 or None
+        None: set sizes 1 + Poisson(cardinality - 1); a number r: 1 + negative binomial of
+        the same mean and shape r (variance grows as 1/r; bibtex's sets reach 28 labels).
     words_per_row : float > 0
         Mean word tokens per document (distinct words, the row's non-zeros, are fewer).
     n_topics : int or None
@@ -89,8 +94,10 @@ def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=
     label_zipf, word_zipf : float
         Zipf exponents of label popularity and of word frequency.
     labels_per_topic : int
-        Labels each topic favours (drawn by label popularity); a topic puts 90 % of its
-        label mass on them.
+        Labels each topic favours (drawn by label popularity).
+    label_noise : float in [0, 1]
+        Share of a topic's label mass spread over all labels by popularity (the rest is on
+        its favoured labels): lower means fewer distinct label sets.
     topic_word_share, label_word_share : float in [0, 1]
         Fractions of a document's tokens drawn from its topics' and its labels' words.
     duplicate_fraction : float in [0, 1)
@@ -146,14 +153,14 @@ def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=
     label_pop = _zipf(L, label_zipf)[rng.permutation(L)]
     word_p = _zipf(d, word_zipf)  # word 0 is the most frequent
     topic_pop = _zipf(T, 1.0)
-    # topic -> label distribution: 90 % on a few labels chosen by popularity, 10 % spread
+    # topic -> label distribution: mostly on a few labels chosen by popularity, label_noise spread
     topic_labels = np.empty((T, L))
     k_core = min(int(labels_per_topic), L)
     for t in range(T):
         core = rng.choice(L, size=k_core, replace=False, p=label_pop)
         w = np.zeros(L)
         w[core] = label_pop[core] * rng.gamma(1.0, 1.0, size=k_core)
-        topic_labels[t] = 0.9 * w / w.sum() + 0.1 * label_pop
+        topic_labels[t] = (1.0 - label_noise) * w / w.sum() + label_noise * label_pop
     # topic -> its own Zipf word list (a random subset of the vocabulary, mid-frequency words)
     n_topic_words = max(5, d // 20)
     topic_words = np.stack([rng.choice(d, size=n_topic_words, replace=False) for _ in range(T)])
@@ -169,7 +176,11 @@ def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=
         if empty[i]:
             labels = np.empty(0, dtype=int)
         else:
-            m = min(L, 1 + rng.poisson(cardinality - 1.0))
+            extra = cardinality - 1.0
+            if size_dispersion is None or extra <= 0:
+                m = min(L, 1 + rng.poisson(extra))
+            else:  # negative binomial: same mean, heavier tail (a few very long label sets)
+                m = min(L, 1 + rng.negative_binomial(size_dispersion, size_dispersion / (size_dispersion + extra)))
             p = topic_labels[topics].mean(axis=0)
             labels = rng.choice(L, size=m, replace=False, p=p)
         n_tok = max(1, rng.poisson(words_per_row * length_factor[i]))

@@ -88,7 +88,7 @@ def _pseudo_gradient(g, x, l1):
 
 
 def column_lbfgs(fg, x0, *, l1=None, group=None, fixed=None, tol=1e-3, maxiter=1000, memory=10,
-                 patience=30, callback=None):
+                 patience=100, callback=None):
     """Minimise a column-separable objective with l1 and row-group terms (see module docstring).
 
     Parameters
@@ -193,7 +193,7 @@ def column_lbfgs(fg, x0, *, l1=None, group=None, fixed=None, tol=1e-3, maxiter=1
         d = np.ascontiguousarray(q.T)
         pgc, xc = pg[:, cols], x[:, cols]
         if has_l1:  # OWL-QN: keep the direction in the pseudo-gradient's orthant
-            d = np.where(d * pgc >= 0, 0.0, d)
+            d = np.where((l1[:, cols] > 0) & (d * pgc >= 0), 0.0, d)
         d[frozen[:, cols]] = 0.0
         slope = np.einsum("pk,pk->k", pgc, d)
         bad = ~(slope < 0)
