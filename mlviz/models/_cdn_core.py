@@ -461,57 +461,6 @@ _OPEN_ITERS = 2
 _COLUMN_TOL = 0.5
 
 
-def _lbfgs(problem, theta0, tol, max_iter, callback):
-    """Minimise the smooth objective (no l1 / l2,1 term) by L-BFGS (scipy).
-
-    Stops as soon as the scaled KKT measure of :func:`fista`'s rule -- for a smooth
-    objective the largest entry of ``|gradient| / scale`` (the gradient mapping of any
-    step) -- is <= ``tol`` at an accepted iterate; ``converged`` is True only then.
-
-    Returns
-    -------
-    FistaResult
-        ``step`` is 1.0 (the preconditioned coordinates have curvature ~1), a warm start
-        for a later FISTA run.
-    """
-    from scipy.optimize import minimize
-
-    last = {}
-    history = []
-
-    def fg(theta):
-        value, grad = problem.f_and_grad(theta)
-        last.update(x=theta.copy(), F=value, kkt=float(np.abs(grad / problem._scale).max(initial=0.0)))
-        return value, grad
-
-    fg(theta0)
-    history.append(last["F"])
-    state = dict(n_iter=0, converged=last["kkt"] <= tol, kkt=last["kkt"], x=last["x"], F=last["F"])
-
-    def cb(intermediate_result):
-        state["n_iter"] += 1
-        x = intermediate_result.x
-        if not np.array_equal(x, last["x"]):  # the last evaluation is normally the iterate
-            fg(x)
-        history.append(last["F"])
-        state.update(x=last["x"], F=last["F"], kkt=last["kkt"])
-        if callback is not None:
-            callback(state["n_iter"], last["F"])
-        if last["kkt"] <= tol:
-            state["converged"] = True
-            raise StopIteration
-
-    n_evals = 1
-    if not state["converged"]:
-        out = minimize(fg, theta0, jac=True, method="L-BFGS-B", callback=cb,
-                       options=dict(maxcor=_LBFGS_MEMORY, gtol=0.0, ftol=0.0, maxiter=int(max_iter),
-                                    maxfun=10 * int(max_iter)))
-        n_evals += int(out.nfev)
-    return FistaResult(x=state["x"], n_iter=state["n_iter"], converged=bool(state["converged"]),
-                       objective_history=np.asarray(history), grad_mapping_norm=state["kkt"], step=1.0,
-                       n_f_evals=n_evals, message="converged" if state["converged"] else "L-BFGS stopped")
-
-
 def gibbs_marginals(linear, V, p_init, n_burn, n_samples, rng):
     """Label marginals of a conditional dependency network by Gibbs sampling.
 
