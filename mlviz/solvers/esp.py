@@ -239,7 +239,9 @@ def _marginals_linear(s, M, m0):
 
     Tables are laid out (K + 1, M + 1, n): every step of the recursions is a few
     elementwise operations on rows of n contiguous instances (long inner loops; with the
-    set-size axis innermost they ran over only M + 1 elements, ~5x slower at M = 7).
+    set-size axis innermost they ran over only M + 1 elements, ~5x slower at M = 7). The
+    backward table is kept one label at a time and contracted with the forward table
+    as it is built.
     """
     n, K = s.shape
     z = np.ascontiguousarray(np.exp(s).T)  # (K, n)
@@ -250,15 +252,21 @@ def _marginals_linear(s, M, m0):
         F[j + 1, 0] = 1.0
         np.multiply(z[j], F[j, :-1], out=F[j + 1, 1:])
         F[j + 1, 1:] += F[j, 1:]
-    R = np.empty((K + 1, M, n))
-    R[K] = 1.0
-    for j in range(K - 1, -1, -1):
-        R[j, 0] = 1.0
-        if M > 1:
-            np.multiply(z[j], R[j + 1, :-1], out=R[j, 1:])
-            R[j, 1:] += R[j + 1, 1:]
+    # backward "at most r more labels" table, one row at a time: inner[k] = sum_a F[k, a]
+    # R[k + 1, M - 1 - a] is taken as soon as R[k + 1] exists, so R is never stored whole
     Z = F[K, m0:].sum(axis=0)
-    inner = np.einsum("kan,kan->kn", F[:K, :M], R[1:, ::-1])
+    inner = np.empty((K, n))
+    R = np.ones((M, n))  # R[K]: empty suffix
+    nxt = np.empty((M, n))
+    for j in range(K - 1, -1, -1):
+        np.einsum("an,an->n", F[j, :M], R[::-1], out=inner[j])
+        if j == 0:
+            break
+        nxt[0] = 1.0
+        if M > 1:
+            np.multiply(z[j], R[:-1], out=nxt[1:])
+            nxt[1:] += R[1:]
+        R, nxt = nxt, R
     marg = (z * inner).T / Z[:, None]
     np.clip(marg, 0.0, 1.0, out=marg)
     return marg, np.log(Z)
