@@ -42,8 +42,8 @@ def test_smooth_equals_scipy_lbfgs_per_column():
     assert res.converged and res.kkt <= 1e-10
     assert np.all(np.diff(res.objective_history) <= 1e-12 * abs(res.objective_history[0]))
     for k in range(K):
-        ref = minimize(lambda w: (cols_fg(w[:, None], np.array([k]))[0][0],
-                                  cols_fg(w[:, None], np.array([k]))[1][:, 0]),
+        ref = minimize(lambda w, k=k: (cols_fg(w[:, None], np.array([k]))[0][0],
+                                       cols_fg(w[:, None], np.array([k]))[1][:, 0]),
                        np.zeros(P), jac=True, method="L-BFGS-B",
                        options=dict(gtol=1e-12, ftol=1e-15, maxiter=10000))
         np.testing.assert_allclose(res.x[:, k], ref.x, atol=1e-7)

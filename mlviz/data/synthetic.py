@@ -474,6 +474,6 @@ def edge_recovery(learned, planted, label_names=None, *, directed=False):
 
 # Text-like data from a latent topic model (label co-occurrence, Zipf words, near-duplicate
 # threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
-from .text_like import TEXT_LIKE_PRESETS, make_text_like  # noqa: E402
+from .text_like import TEXT_LIKE_PRESETS, make_text_like
 
 __all__ += ["make_text_like", "TEXT_LIKE_PRESETS"]
