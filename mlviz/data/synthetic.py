@@ -516,3 +516,10 @@ def edge_recovery(learned, planted, label_names=None, *, directed=False):
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return dict(precision=precision, recall=recall, f1=f1, n_true=tp, n_false=fp, n_missed=fn)
+
+
+# Text-like data from a latent topic model (label co-occurrence, Zipf words, near-duplicate
+# threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
+from .text_like import TEXT_LIKE_PRESETS, make_text_like
+
+__all__ += ["make_text_like", "TEXT_LIKE_PRESETS"]
