@@ -271,7 +271,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     >>> path_summary(path)[["gamma", "n_edges"]]              # doctest: +SKIP
     """
 
-    def __init__(self, lam1=1.0, lam2=1.0, gamma=None, mu=1e-3, variant="sparse", max_iter=1000,
+    def __init__(self, *, lam1=1.0, lam2=1.0, gamma=None, mu=1e-3, variant="sparse", max_iter=1000,
                  tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
                  n_burn=50, n_samples=100, max_sweeps=6400, random_state=None):
         self.lam1 = lam1

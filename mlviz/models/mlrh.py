@@ -214,7 +214,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     (True, (80, 3))
     """
 
-    def __init__(self, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
+    def __init__(self, *, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
                  solver="lbfgs", prediction="wta", threshold=0.5, max_iter=2000, tol=1e-5,
                  random_state=None, empty_set="auto", time_budget=900.0):
         self.max_labels = max_labels
