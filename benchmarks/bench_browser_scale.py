@@ -58,9 +58,20 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests" / "e2e")]
 
 import pytest  # noqa: E402  (settle() fails through pytest.fail: caught as pytest.fail.Exception)
 from conftest import launch_chromium, serve  # noqa: E402
-from test_scale_browser import (GRAPH_NAME_BOXES, HOW_TO_SEE, MAX_NAMES, NAMES_PER_PLOT, PAGES,  # noqa: E402
-                                WORDS, assert_no_exception, attach_upload, load_upload, many_label_mulan,
-                                name_overlaps, settle)
+from test_scale_browser import (  # noqa: E402
+    GRAPH_NAME_BOXES,
+    HOW_TO_SEE,
+    MAX_NAMES,
+    NAMES_PER_PLOT,
+    PAGES,
+    WORDS,
+    assert_no_exception,
+    attach_upload,
+    load_upload,
+    many_label_mulan,
+    name_overlaps,
+    settle,
+)
 
 WIDTH, HEIGHT = 1600, 1000
 # one keyboard move per page: (slider label, key pressed), or (button name, "click")

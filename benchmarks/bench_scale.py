@@ -420,8 +420,8 @@ def bench_cdn(quick, compare_tree, timeout, dashboard):
     """SparseCDN() (estimator defaults, CLI scaling) vs per-label LR at the bibtex shape, side by
     side (children run one after the other: LR, CDN, [CDN of ``compare_tree``], LR again); then
     the dashboard's sparse-CDN path start on the sparse-159 page data."""
-    from mlviz.preprocessing import with_scaling
     from mlviz.models import SparseCDN
+    from mlviz.preprocessing import with_scaling
 
     here = str(Path(__file__).resolve().parents[1])
     fraction = 1 / 6 if quick else 1.0
@@ -471,9 +471,9 @@ def _bench_dashboard_path():
 
     from bench_pages_scale import sparse_159
 
-    from mlviz.models.registry import _cdn_start, _cdn_step
     from mlviz.dashboard.state import context_from_dataset
     from mlviz.models import SparseCDN
+    from mlviz.models.registry import _cdn_start, _cdn_step
 
     warnings.simplefilter("ignore")
     ctx = context_from_dataset("sparse-159", sparse_159())

@@ -230,10 +230,11 @@ def sweep(datasets, methods, *, cv=3, max_rows=None, random_state=0, log=print):
     """Step 1: one row per data set x method x candidate of the method's tuning grid
     (:func:`mlviz.evaluation.tuning_grid`) with the mean CV micro-F1 (columns dataset, method,
     candidate, micro_f1, rank)."""
+    from sklearn.model_selection import ParameterGrid
+
     from mlviz.cli import build_estimator
     from mlviz.evaluation import tuning_grid
     from mlviz.evaluation.tuning import format_params
-    from sklearn.model_selection import ParameterGrid
 
     def candidates(name, method, X):
         grid = tuning_grid(build_estimator(method, scaling="auto", X=X, random_state=random_state))

@@ -5,8 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, progress, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, present, progress, state, widgets
 
 ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)

@@ -4,8 +4,19 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, focus, graph_texts, jobs, methods, progress, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import (
+    cache,
+    compute,
+    explain,
+    focus,
+    graph_texts,
+    jobs,
+    methods,
+    present,
+    progress,
+    state,
+    widgets,
+)
 from mlviz.models.cdn import VARIANTS
 
 ctx = state.page_context(__file__)

@@ -6,8 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import cache, compute, explain, linked, methods, present, progress, report_pack, state, widgets
 from mlviz.plotting.tables import for_display
 
 ctx = state.page_context(__file__)

@@ -7,8 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, explain, methods, progress, state, widgets
-from mlviz.dashboard import present, tour
+from mlviz.dashboard import compute, explain, methods, present, progress, state, tour, widgets
 
 ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")

@@ -11,10 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, jobs, progress, state, widgets
-from mlviz.dashboard import present
-from mlviz.data.synthetic import (edge_recovery, edge_status, expected_dependency_graph, make_planted,
-                                  parse_structure)
+from mlviz.dashboard import compute, jobs, present, progress, state, widgets
+from mlviz.data.synthetic import edge_recovery, edge_status, expected_dependency_graph, make_planted, parse_structure
 from mlviz.plotting.teach import recovery_graph_figure, rule_curve_figure
 from mlviz.sandbox import SANDBOX_GAMMA_RATIO
 

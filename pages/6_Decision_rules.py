@@ -10,10 +10,17 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present
-from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
-                            rule_curve, scut_cv)
+from mlviz.dashboard import compute, methods, present, progress, report_pack, state, widgets
+from mlviz.decision import (
+    CURVE_MEASURES,
+    apply_rule,
+    best_parameters,
+    compare_rules,
+    describe_rule,
+    empty_rate,
+    rule_curve,
+    scut_cv,
+)
 from mlviz.metrics import evaluate
 from mlviz.plotting.tables import for_display
 from mlviz.plotting.teach import measure_label, rule_curve_figure

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-
 from test_app_graph import many_label_dataset
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,8 +7,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import KFold
 
-from mlviz.evaluation import (RESULT_COLUMNS, cross_validate, error_rows, grid_search,
-                              multilabel_kfold, summarize)
+from mlviz.evaluation import RESULT_COLUMNS, cross_validate, error_rows, grid_search, multilabel_kfold, summarize
 from mlviz.evaluation.grid import refit_parameters
 from mlviz.metrics import evaluate
 

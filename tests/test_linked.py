@@ -8,12 +8,17 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from _cdn_reference import stationary_marginals  # brute force over all 2^L states, independent of the library
 from scipy.special import expit
 
-from mlviz.models.cdn_effects import (MAX_EXACT_LABELS, TooLargeError, clamped_marginals, conditional_marginal,
-                                      edge_effect, top_instances)
-
-from _cdn_reference import stationary_marginals  # brute force over all 2^L states, independent of the library
+from mlviz.models.cdn_effects import (
+    MAX_EXACT_LABELS,
+    TooLargeError,
+    clamped_marginals,
+    conditional_marginal,
+    edge_effect,
+    top_instances,
+)
 
 
 @pytest.mark.parametrize("L", [3, 5, 6])

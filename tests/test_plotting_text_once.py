@@ -12,7 +12,6 @@ the builder must appear in it as written (apostrophes, ampersands, quotes and ``
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import networkx as nx

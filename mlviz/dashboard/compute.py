@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 from . import jobs
-from .methods import MethodSpec as Method, Scale, key, median_distance
+from .methods import MethodSpec as Method
+from .methods import Scale, key, median_distance
 
 
 def _env_float(name, default):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from mlviz.plotting.format import fmt_value as _fmt
 
-
 AUTO = "auto"
 #: The automatic γ keeps at least this many edges, and at most :data:`AUTO_MAX_EDGES` are drawn.
 AUTO_MIN_EDGES, AUTO_MAX_EDGES = 3, 12

@@ -18,9 +18,8 @@ No Streamlit and no computation here (see :mod:`mlviz.dashboard.compute`).
 
 from __future__ import annotations
 
-from mlviz.models.registry import CDN_PATH, SEED
+from mlviz.models.registry import CDN_PATH, SEED, MethodSpec, Param, PathSpec, Scale
 from mlviz.models.registry import METHODS as _REGISTRY
-from mlviz.models.registry import MethodSpec, Param, PathSpec, Scale
 
 __all__ = ["CDN_PATH", "METHODS", "POSTERIOR_METHODS", "SEED", "MethodSpec", "Param", "PathSpec", "Scale", "key",
            "median_distance", "threshold_key"]

@@ -10,9 +10,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mlviz.plotting.format import fmt_value  # noqa: F401  (the pages call widgets.fmt_value)
-
 from mlviz._text import escape_markdown, shorten
+from mlviz.plotting.format import fmt_value  # noqa: F401  (the pages call widgets.fmt_value)
 
 
 def _option_matching(raw: str, options) -> int | None:

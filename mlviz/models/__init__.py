@@ -24,7 +24,6 @@ from importlib import import_module
 from sklearn.exceptions import NotFittedError
 
 from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
-
 from .registry import estimator_classes
 
 _LAZY = {**estimator_classes(), "median_sigma": "_kernels"}

@@ -419,7 +419,7 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         res = run_fista(theta0, min(_OPEN_ITERS, max_iter), 0, quiet=True)
         parts.append(res)
         theta0, done = res.x, res.n_iter
-    if res is None or not res.converged:
+    if (res is None or not res.converged) and done < max_iter:
         # 2. per-label L-BFGS (OWL-QN on the l1 entries, the l2,1 term majorised), each
         #    label with its own curvature model and step: objective (4) separates over labels
         #    except for the l2,1 term (solvers.column_lbfgs)
@@ -431,16 +431,18 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         col = column_lbfgs(problem.f_and_grad_columns, problem.to_columns(theta0), l1=l1, group=group,
                            fixed=fixed,
                            tol=tol if problem.smooth else _COLUMN_TOL * tol,
-                           maxiter=max(1, max_iter - done), memory=_LBFGS_MEMORY, callback=cb)
+                           maxiter=max(1, max_iter - done - (0 if problem.smooth else 1)),
+                           memory=_LBFGS_MEMORY, callback=cb)
         theta0 = problem.from_columns(col.x)
         res = FistaResult(x=theta0, n_iter=col.n_iter, converged=problem.smooth and col.converged,
                           objective_history=col.objective_history, grad_mapping_norm=col.kkt, step=step0,
                           n_f_evals=col.n_f_evals, message=col.message)
         parts.append(res)
         done += col.n_iter
-        if not res.converged:
+        if not res.converged and done < max_iter:
             # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
-            #    (and any remaining residual) by the gradient-mapping rule of ``tol``
+            #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
+            #    steps share the budget of ``max_iter`` iterations
             res = run_fista(theta0, max_iter - done, done)
             parts.append(res)
     if len(parts) > 1:

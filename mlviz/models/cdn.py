@@ -52,8 +52,7 @@ from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import (_CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals,
-                        gibbs_marginals_se)
+from ._cdn_core import _CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
 from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
 
 try:

@@ -60,7 +60,6 @@ from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 
-
 class _Keep:
     """Sentinel for "leave this parameter unchanged" in :meth:`MLLEM.refit`."""
 

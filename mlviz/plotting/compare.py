@@ -15,8 +15,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ._style import (
-    SOLVER_COLORS, empty_figure, esc, finish_layout, method_colors,
-    qualitative_colors, template_text,
+    SOLVER_COLORS,
+    empty_figure,
+    esc,
+    finish_layout,
+    method_colors,
+    qualitative_colors,
+    template_text,
 )
 
 __all__ = ["measure_bars", "timing_bars", "solver_scaling_figure",

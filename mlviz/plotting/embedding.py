@@ -28,8 +28,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BINARY_COLORS, DIVERGING_SCALE, LABEL_MARKER_COLOR, PROBABILITY_SCALE, WEBGL_THRESHOLD,
-    as_float32, esc, esc_all, layout_dict, qualitative_colors, sequential_colors, template_text,
+    BINARY_COLORS,
+    DIVERGING_SCALE,
+    LABEL_MARKER_COLOR,
+    PROBABILITY_SCALE,
+    WEBGL_THRESHOLD,
+    as_float32,
+    esc,
+    esc_all,
+    layout_dict,
+    qualitative_colors,
+    sequential_colors,
+    template_text,
 )
 
 __all__ = ["embedding_scatter", "instance_scatter", "selection_ids",

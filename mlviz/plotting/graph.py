@@ -18,8 +18,15 @@ import plotly.graph_objects as go
 
 from . import _graph_focus as _focus
 from ._style import (
-    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, esc, esc_all, layout_dict,
-    note_annotation, qualitative_colors,
+    NEGATIVE_COLOR,
+    NEUTRAL_EDGE_COLOR,
+    NODE_COLOR,
+    POSITIVE_COLOR,
+    esc,
+    esc_all,
+    layout_dict,
+    note_annotation,
+    qualitative_colors,
 )
 
 __all__ = ["label_graph_figure", "community_graph_figure", "cooccurrence_graph_figure", "default_min_count",

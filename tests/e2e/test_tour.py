@@ -14,7 +14,6 @@ import json
 import zipfile
 
 import pytest
-
 from test_browser import _shots, assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
 
 pytestmark = pytest.mark.e2e
