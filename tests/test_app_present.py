@@ -495,3 +495,18 @@ def test_compare_takeaway_names_the_best_mean_shown_and_figures_are_enlarged():
     assert not takeaways(plain)
     sizes = [json.loads(c.proto.spec)["layout"].get("font", {}).get("size") for c in plain.get("plotly_chart")]
     assert all(size is None or size < 12 * FIGURE_SCALE for size in sizes)
+
+
+def test_reference_check_shows_the_state_of_the_art_from_the_measured_run():
+    from mlviz.reproductions import standard_splits
+
+    at = run(REFERENCE, ref_data="emotions")
+    frame = standard_splits.recorded()
+    if frame is None:  # a copy without the measured run says how to make it
+        assert any("mlviz reproduce standard-splits" in c.value for c in at.caption)
+        return
+    sota = standard_splits.state_of_the_art(frame)
+    (table,) = at.table
+    assert list(table.value.index) == list(sota["dataset"])
+    assert any(standard_splits.takeaway(sota).split(";")[0][:40] in m.value for m in at.markdown)
+    assert any("Bogatinovski" in c.value for c in at.caption)
