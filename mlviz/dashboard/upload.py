@@ -20,10 +20,9 @@ import io
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
+from mlviz.data.formats import format_of_suffix, strip_compression, upload_types
 
 from . import state
-
-from mlviz.data.formats import format_of_suffix, strip_compression, upload_types
 
 UPLOAD_TYPES = upload_types()
 _ERROR = "mlviz_upload_error"
@@ -174,8 +173,8 @@ def upload_section():
     kinds = "; ".join(f"{f.description} ({', '.join(f'`{s}`' for s in f.suffixes)})" for f in FORMATS)
     st.markdown(
         f"Upload {kinds}. Files may be compressed "
-        f"({', '.join(f'`{s}`' for s in COMPRESSIONS)}). Size limit: **{limit} MB** per file, and a compressed file may "
-        f"inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
+        f"({', '.join(f'`{s}`' for s in COMPRESSIONS)}). Size limit: **{limit} MB** per file, and a "
+        f"compressed file may inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
         "memory- and time-limited process: a broken or hostile file gives one error message here."
     )
     c1, c2 = st.columns(2)
