@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,11 +49,6 @@ def page_test(name=None, **query):
     for k, v in query.items():
         at.query_params[k] = v
     return at.run()
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def charts(at):
@@ -582,7 +578,7 @@ def test_compare_runs_cross_validation_and_timing():
 
 # --------------------------------------------------------------------------- uploads
 
-def _upload(at, name, content, labels=None, label_columns=None):
+def _upload(at, name, content, labels=None, label_columns=None, error_expected=False):
     at.expander  # noqa: B018  (the upload form lives in an expander; widgets are still reachable)
     at.file_uploader(key="upload_file").set_value((name, content, "application/octet-stream"))
     if labels is not None:
@@ -591,7 +587,7 @@ def _upload(at, name, content, labels=None, label_columns=None):
     if label_columns is not None:
         at.multiselect(key="upload_label_columns").set_value(label_columns).run()
     at.button(key="upload_load").click().run()
-    return ok(at)
+    return ok(at, error_expected=error_expected)
 
 
 def _formats(tmp_path):
@@ -656,13 +652,13 @@ def test_broken_upload_shows_one_error_and_keeps_previous_dataset(tmp_path):
     at.selectbox(key="data").set_value("yeast").run()
     ok(at)
     before = metrics(at)
-    _upload(at, "broken.arff", b"@relation x\n@attribute a numeric\n@data\n1,2,3\n")
+    _upload(at, "broken.arff", b"@relation x\n@attribute a numeric\n@data\n1,2,3\n", error_expected=True)
     assert len(at.error) == 1
     assert "broken.arff" in re.sub(r"\\(.)", r"\1", at.error[0].value)  # (shown escaped: literal text)
     assert at.selectbox(key="data").value == "yeast"
     assert metrics(at) == before
     assert at.radio(key="cooc_norm").value == "jaccard"  # settings kept
-    _upload(at, "empty.csv", b"")
+    _upload(at, "empty.csv", b"", error_expected=True)
     assert len(at.error) == 1 and at.selectbox(key="data").value == "yeast"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 from mlviz._text import escape_markdown
@@ -24,11 +25,6 @@ TIMEOUT = 120
 @pytest.fixture(autouse=True)
 def clear_caches(fresh_dashboard):
     yield
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def run(path, **query):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,16 +31,11 @@ def clear_caches(fresh_dashboard):
     yield
 
 
-def run(path, **query):
+def run(path, error_expected=False, **query):
     at = AppTest.from_file(path, default_timeout=TIMEOUT)
     for k, v in query.items():
         at.query_params[k] = str(v)
-    return ok(at.run())
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return ok(at.run(), error_expected=error_expected)
 
 
 def metrics(at):
@@ -128,7 +124,7 @@ def test_sandbox_custom_structure_and_a_bad_one():
     planted = [md.value for md in at.markdown if md.value.startswith("**Planted:**")][0]
     assert escape_markdown("chain:3,xor:2") in planted and "5 labels, 3 dependencies" in planted
     assert metrics(at)["Edge recall"]  # the graph of the custom structure is shown
-    at = run(SANDBOX, sb_preset="custom", sb_structure="chain:x")
+    at = run(SANDBOX, error_expected=True, sb_preset="custom", sb_structure="chain:x")
     assert at.error and "Bad structure item" in at.error[0].value
     assert not at.get("plotly_chart")
 
