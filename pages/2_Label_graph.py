@@ -142,24 +142,23 @@ def _chosen_by_hand():
     st.session_state[AUTO_KEY] = False  # a move of the γ slider chooses γ by hand
 
 
-def model_controls():
-    """γ (a slider and an "automatic" toggle), μ, λ and the variant; a control the variant ignores is disabled.
-
-    Automatic γ is a toggle, not a slider position: while it is on, the γ slider sits at the value it
-    chose (once the path has reached it), so one step of the slider moves to a neighbouring γ (and
-    turns automatic off). The address holds ``cdn_gamma=<value>`` for a γ chosen by hand and no
-    ``cdn_gamma`` when automatic; an old link's ``cdn_gamma=auto`` still means automatic.
-    """
-    c = st.columns([1.2, 1, 1, 1.2])
+def penalty_controls(mu_col, lam_col, variant_col):
+    """``(values, uses_gamma, uses_mu)`` of the variant, μ and λ controls (μ disabled where unused)."""
     variant = CDN.param("variant")
-    values = {"variant": c[3].selectbox(variant.label, variant.grid, key=WIDGETS["variant"], bind="query-params",
-                                        help=variant.help)}
+    values = {"variant": variant_col.selectbox(variant.label, variant.grid, key=WIDGETS["variant"],
+                                               bind="query-params", help=variant.help)}
     _, uses_gamma, uses_mu = VARIANTS[values["variant"]]
-    for name, col in (("mu", c[1]), ("lam", c[2])):
+    for name, col in (("mu", mu_col), ("lam", lam_col)):
         p = CDN.param(name)
         values[name] = col.select_slider(p.label, options=p.grid, value=p.default, key=WIDGETS[name],
                                          format_func=widgets.fmt_value, bind="query-params", help=p.help,
                                          disabled=name == "mu" and not uses_mu)
+    return values, uses_gamma, uses_mu
+
+
+def gamma_control(col, values, uses_gamma):
+    """The γ slider and its "automatic" toggle; returns ``"auto"`` or the γ chosen by hand and keeps the
+    address to ``cdn_gamma=<value>`` (by hand) or no ``cdn_gamma`` (automatic)."""
     gamma = CDN.param("gamma")
     url = st.query_params.get(WIDGETS["gamma"])
     if st.session_state.get("mlviz_cdn_gamma_url", "") != url:  # a link was opened (or the page entered)
@@ -175,14 +174,13 @@ def model_controls():
                                 uses_gamma=uses_gamma)
         if here is not None:
             st.session_state[WIDGETS["gamma"]] = here
-    chosen = c[0].select_slider(
+    chosen = col.select_slider(
         gamma.label, options=GRID, key=WIDGETS["gamma"], format_func=widgets.fmt_value,
         disabled=not uses_gamma, on_change=_chosen_by_hand,
         help=gamma.help + " Moving it chooses γ by hand (automatic off).")
-    c[0].toggle("automatic γ", key=AUTO_KEY, disabled=not uses_gamma,
-                help=f"The largest γ of the slider whose graph keeps at least {focus.AUTO_MIN_EDGES} edges, drawing "
-                     f"at most the {focus.AUTO_MAX_EDGES} strongest; the slider shows the γ it chose.")
-    values["gamma"] = AUTO if automatic else chosen
+    col.toggle("automatic γ", key=AUTO_KEY, disabled=not uses_gamma,
+               help=f"The largest γ of the slider whose graph keeps at least {focus.AUTO_MIN_EDGES} edges, drawing "
+                    f"at most the {focus.AUTO_MAX_EDGES} strongest; the slider shows the γ it chose.")
     link = None if automatic else widgets.fmt_value(chosen)
     if link is None:
         if WIDGETS["gamma"] in st.query_params:
@@ -190,6 +188,20 @@ def model_controls():
     elif st.query_params.get(WIDGETS["gamma"]) != link:
         st.query_params[WIDGETS["gamma"]] = link
     st.session_state["mlviz_cdn_gamma_url"] = link
+    return AUTO if automatic else chosen
+
+
+def model_controls():
+    """γ (a slider and an "automatic" toggle), μ, λ and the variant; a control the variant ignores is disabled.
+
+    Automatic γ is a toggle, not a slider position: while it is on, the γ slider sits at the value it
+    chose (once the path has reached it), so one step of the slider moves to a neighbouring γ (and
+    turns automatic off). The address holds ``cdn_gamma=<value>`` for a γ chosen by hand and no
+    ``cdn_gamma`` when automatic; an old link's ``cdn_gamma=auto`` still means automatic.
+    """
+    c = st.columns([1.2, 1, 1, 1.2])
+    values, uses_gamma, uses_mu = penalty_controls(c[1], c[2], c[3])
+    values["gamma"] = gamma_control(c[0], values, uses_gamma)
     return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
