@@ -188,9 +188,10 @@ class Rows(list):
 
 def wait_figures(page, t0, timeout, main=None, slug="", stop_when_idle=True):
     """Poll (every 0.1 s) until a new figure is drawn and, with ``main`` (part of a title), the page's main
-    figure too, or (``stop_when_idle``) until the page is idle with no notice; return (seconds to the first figure, seconds to the
-    main figure) or None each.  The page counts as idle only once the address is the new page's (``slug``):
-    a page switch can take more than a second under load, and the previous page is idle meanwhile."""
+    figure too, or (``stop_when_idle``) until the page is idle with no notice; return (seconds to the first
+    figure, seconds to the main figure) or None each.  The page counts as idle only once the address is the
+    new page's (``slug``): a page switch can take more than a second under load, and the previous page is idle
+    meanwhile."""
     first = main_at = None
     idle_polls = 0
     end = time.monotonic() + timeout

@@ -131,7 +131,8 @@ def embedding_figure(coords, values, show_test, color, test_color, color_title, 
     if effect is not None and show_test:
         from mlviz.models.cdn_effects import top_instances
 
-        fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP), name="edge effect: top test instances",
+        fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP),
+                            name="edge effect: top test instances",
                             dims=dims, color="#FF7F0E", hover_text=label_sets_test)
     return fig
 
@@ -203,7 +204,8 @@ def selection_panel(rows):
     st.subheader(f"Selected: {n_tr + n_te} instances")
     dropped = st.session_state.get("emb_lasso_dropped", 0) if rows.ids is not None else 0
     st.caption(f"{n_tr} training + {n_te} test instances"
-               + (f" (the lasso held {n_tr + n_te + dropped}; the URL keeps the first {linked.MAX_IDS})" if dropped else "")
+               + (f" (the lasso held {n_tr + n_te + dropped}; the URL keeps the first {linked.MAX_IDS})"
+                  if dropped else "")
                + ". The same instances are ringed in the map above and listed on the Posteriors page.")
     if n_tr + n_te == 0:
         st.info("No instance of this data set is in the selection.")
@@ -298,7 +300,8 @@ def comparison_view(color, color_title):
                 coords, _ = progress.result(job, settings={"random_state": 0}, slot="umap",
                                             label="Computing the UMAP layout once the MLLEM map is done "
                                                   "(first time: compiling numba, ~20 s)")
-                fig = None if coords is None else plotting.instance_scatter(coords, color=color, color_title=color_title,
+                fig = None if coords is None else plotting.instance_scatter(coords, color=color,
+                                                color_title=color_title,
                                                 hover_text=label_sets_train, title="UMAP (random_state=0)",
                                                 axis_title="UMAP")
                 if fig is not None:

@@ -21,7 +21,8 @@ from mlviz.models.cdn import VARIANTS
 
 ctx = state.page_context(__file__)
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
-st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features and the other labels.")
+st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features "
+           "and the other labels.")
 explain.explain("graph")
 
 CDN = methods.METHODS["cdn"]
@@ -71,8 +72,8 @@ def graph_fig(values, step, view):
         if view["collapse"]:
             return plotting.graph.community_graph_figure(
                 step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
-                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"], width_hint=WIDTH_HINT,
-                groups=step_communities(values, step, view["min_w"]),
+                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"],
+                width_hint=WIDTH_HINT, groups=step_communities(values, step, view["min_w"]),
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
@@ -219,7 +220,8 @@ def view_controls(degree, communities):
     max_edges = c[2].select_slider("Edges drawn at most", MAX_EDGES, value=AUTO, key="cdn_max_edges",
                                    bind="query-params",
                                    help="The strongest edges (by |weight| or count) are kept. 'auto': "
-                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, {AUTO_MAX_EDGES_MANUAL} otherwise.")
+                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, "
+                                        f"{AUTO_MAX_EDGES_MANUAL} otherwise.")
     min_w = c[3].select_slider("Minimum |weight|", MIN_WEIGHT, value=0.0, key="cdn_min_w", bind="query-params",
                                format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
@@ -286,7 +288,8 @@ def resolved_step(values, uses_gamma):
 def fit_summary(shown, step, view, uses_gamma, uses_mu, automatic):
     """The metrics, the takeaway and the caption of the fit on screen."""
     m = st.columns(4)
-    m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
+    m[0].metric("edges (non-zero V entries)", step["n_edges"],
+                help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
@@ -437,9 +440,12 @@ def edge_list(step):
                        f"{len(shown):,}. Search for a label to list its edges.")
         st.dataframe(shown.head(EDGE_ROWS), width="stretch", hide_index=True)
         st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(shown),
-                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{ctx.name}_cdn_edges") + ".csv", mime="text/csv",
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_"
+                                             for ch in f"{ctx.name}_cdn_edges") + ".csv",
+                           mime="text/csv",
                            key="dl_edges", on_click="ignore", icon=":material/download:",
-                           help="The edges listed above; cells that a spreadsheet would run as formulas are neutralised.")
+                           help="The edges listed above; cells that a spreadsheet would run as formulas "
+                                "are neutralised.")
 
 
 out = graph_view()

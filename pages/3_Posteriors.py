@@ -118,7 +118,8 @@ def measures_of(result, measures=None, key=None):
         return evaluate(ctx.Y_test, result["P"], threshold=threshold, measures=labels)
 
     out = dict(by_rule() if key is None else cache.memo(
-        f"label-measures|{key}|{mode}|{methods.threshold_key(None if mode == OWN else threshold)}|{','.join(labels)}", by_rule))
+        f"label-measures|{key}|{mode}|{methods.threshold_key(None if mode == OWN else threshold)}"
+        f"|{','.join(labels)}", by_rule))
     if scores:
         build = lambda: evaluate(ctx.Y_test, result["P"], measures=scores)  # noqa: E731
         out.update(build() if key is None else cache.memo(f"score-measures|{key}|{','.join(scores)}", build))
@@ -174,7 +175,8 @@ def notes(m, result, info):
                    f"{escape_markdown(rule or 'predict', 200)}).")
     if about.get("centers"):
         out.append(f":material/hub: Kernel centres: {escape_markdown(about['centers'], 200)}"
-                   + (f" · factorisation {escape_markdown(about['factorisation'], 40)}" if about.get("factorisation") else ""))
+                   + (f" · factorisation {escape_markdown(about['factorisation'], 40)}"
+                      if about.get("factorisation") else ""))
     if "grad_max" in about:
         state_ = "converged" if about.get("converged", True) else "**not converged**"
         out.append(f":material/check_circle: Solver {state_}: largest scaled gradient {about['grad_max']:.2g}"
@@ -186,7 +188,8 @@ def notes(m, result, info):
     if info.get("warm_start"):
         timing = f"fit {info['fit_seconds']:.2f} s, warm-started along the regularisation path (cached)"
     elif info.get("reused"):
-        timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
+        timing += (f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms "
+                   "reusing the cached factorisation")
     out.append(f":material/timer: {timing}.")
     for note in info.get("warnings", [])[:2]:
         out.append(f":material/warning: {escape_markdown(str(note), 300)}")
@@ -257,7 +260,8 @@ def metric_row(vals):
         col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
                    delta=f"{vals[k] - ref:+.3f} vs trivial {ref:.3f}", delta_color="normal" if meas.greater_is_better
                    else "inverse",
-                   help=(f"Decision rule: {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+                   help=(f"Decision rule: {thr_text}." if meas.needs == "labels"
+                         else "Uses the scores (threshold-free).")
                    + f" Trivial reference: {ref:.3f} ({name}; no features used).")
     st.caption(":material/straighten: Trivial references (no features): " + " · ".join(
         f"{MEASURES[k].label} {refs[k][0]:.3f} ({refs[k][1]})" for k in HEADLINE)
@@ -295,7 +299,9 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
+    present.takeaway(lambda: ("{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
+                              "on {n} test instances.").format(
+        m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)

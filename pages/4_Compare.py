@@ -1,4 +1,5 @@
-"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart measures and timings; solver scaling."""
+"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart
+measures and timings; solver scaling."""
 
 import re
 
@@ -29,7 +30,8 @@ scaling = ctx.scaling
 chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
                    help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
-                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), then refit "
+                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), "
+                        "then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
@@ -99,7 +101,8 @@ if chosen:
     long_ones = est[est["expected s"] > LONG_RUN]
     if len(long_ones):
         st.warning(":material/schedule: This run will take long: "
-                   + ", ".join(f"{name} ≈ {sec:.0f} s" for name, sec in zip(long_ones["method"], long_ones["expected s"]))
+                   + ", ".join(f"{name} ≈ {sec:.0f} s"
+                               for name, sec in zip(long_ones["method"], long_ones["expected s"]))
                    + ". It runs in the background (folds appear as they finish) and can be cancelled.")
     st.caption(f":material/schedule: {text}." if text else "")
 b1, b2 = st.columns([1, 4])
@@ -113,7 +116,8 @@ if asked is not None:
     job = compute.task(ctx.key, "cross-validation", asked, compute.cross_validation_fn(ctx, asked),
                        owner=progress.owner("compare"))
     try:
-        res, _ = progress.result(job, settings={"methods": ", ".join(methods.METHODS[k].label for k in asked["settings"]),
+        res, _ = progress.result(job, settings={"methods": ", ".join(methods.METHODS[k].label
+                                                                     for k in asked["settings"]),
                                                 "folds": asked["folds"], "scaling": asked["scaling"],
                                                 "tune": asked["tune"]},
                                  slot="compare", label="Cross-validating")
@@ -186,8 +190,7 @@ def show_results(res, done=True):
     scalings, timings and CSVs of a (partial) result table."""
     from mlviz import plotting
     from mlviz.evaluation import is_reference
-    from mlviz.plotting.tables import (for_display, measure_label, rules_table, summary_table, timing_table,
-                                       wide_summary)
+    from mlviz.plotting.tables import for_display, measure_label, rules_table, summary_table, timing_table, wide_summary
 
     methods_res = res
     res = with_references(res, asked["folds"])

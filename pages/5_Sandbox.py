@@ -151,7 +151,8 @@ story = ("every planted dependency is found and nothing else" if rec["n_false"] 
          f"{rec['n_false']} false and {rec['n_missed']} missed edge(s): "
          + ("raise γ to drop false edges" if rec["n_false"] else "lower γ to let missed edges in"))
 st.info(f"At γ = {ratio:g}·γ_max the sparse CDN keeps {rec['n_true'] + rec['n_false']} edges: {story}.")
-present.takeaway(f"The sparse CDN finds {rec['n_true']} of the {rec['n_true'] + rec['n_missed']} planted edges, plus {rec['n_false']} false edge(s), at γ = {ratio:g}·γ_max.")
+present.takeaway(f"The sparse CDN finds {rec['n_true']} of the {rec['n_true'] + rec['n_missed']} planted edges, "
+                 f"plus {rec['n_false']} false edge(s), at γ = {ratio:g}·γ_max.")
 
 # ------------------------------------------------------------------ predict first, then reveal
 st.subheader("Predict first: who gets whole label sets right?")

@@ -39,7 +39,7 @@ if here not in DATASETS:
     st.caption(f"{ctx.md_name} has no published reference numbers; pick a bundled benchmark set above.")
 with st.expander(":material/description: The stated protocol and the sources", expanded=False):
     st.markdown(reference.PROTOCOL)
-    for name, src in references.SOURCES.items():
+    for src in references.SOURCES.values():
         st.markdown(f"- **{escape_markdown(src.short)}** ({src.kind}): {escape_markdown(src.citation)}"
                     + (f" Reproduce: `{src.reproduce}`." if src.reproduce else ""))
 
@@ -114,7 +114,8 @@ m[1].metric("Within band", within)
 m[2].metric("Off band", len(compared) - within)
 source = references.SOURCES[protocol]
 present.takeaway(f"{within} of the {len(compared)} {source.kind} {protocol} reference numbers on {dataset} "
-                 f"({escape_markdown(source.short)}) are reproduced within their band by our {' and '.join(escape_markdown(m) for m in dict.fromkeys(compared['method']))} runs.")
+                 f"({escape_markdown(source.short)}) are reproduced within their band by our "
+                 f"{' and '.join(escape_markdown(m) for m in dict.fromkeys(compared['method']))} runs.")
 
 for method, rows in compared.groupby("method", sort=False):
     ok = int((rows["status"] == "within band").sum())

@@ -434,7 +434,8 @@ def test_posteriors_cdn_neighbour_move_is_served_ahead_of_time():
     np.testing.assert_allclose(ahead[0]["P"], compute.finite(ref.predict_proba(ctx.X_test)), rtol=0, atol=1e-12)
     at.select_slider(key="post_cdn_lam").set_value(0.01).run()
     assert not ok(at).error, [e.value for e in at.error]
-    expected = evaluate(ctx.Y_test, ahead[0]["P"], threshold=0.5, measures=["micro_f1", "macro_auc"])  # own rule: t = 0.5
+    # own rule: t = 0.5
+    expected = evaluate(ctx.Y_test, ahead[0]["P"], threshold=0.5, measures=["micro_f1", "macro_auc"])
     assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
     assert metrics(at)["Macro AUC ↑"] == f"{expected['macro_auc']:.3f}"
 
@@ -459,7 +460,8 @@ def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_t
     notices = _notices(at)
     if notices:  # (empty if the path point was computed before the rerun looked: a fast machine)
         (notice,) = notices
-        assert "mu = 0.1" in notice and "previous result (gamma = 0.3, mu = 3e-03, lam = 0.1, variant = sparse)" in notice
+        assert "mu = 0.1" in notice and ("previous result (gamma = 0.3, mu = 3e-03, lam = 0.1, "
+                                         "variant = sparse)") in notice
         assert metrics(at) == before and trace_data(charts(at)[0]) == graph_before and _shown_edges(at) == edges_before
         assert at.select_slider(key="cdn_mu").value == 0.1  # the slider stays where the user put it
     settle()
@@ -611,7 +613,8 @@ def _formats(tmp_path):
         save_arff(small, p)
     text = p.read_text()
     if "-C" not in text.split("\n", 3)[0] + text[:500]:  # make it a MEKA header: labels last → -C -6
-        text = text.replace("@relation ", "@relation 'meka: -C -6' ", 1).replace("@RELATION ", "@RELATION 'meka: -C -6' ", 1)
+        text = (text.replace("@relation ", "@relation 'meka: -C -6' ", 1)
+                .replace("@RELATION ", "@RELATION 'meka: -C -6' ", 1))
     out["meka"] = ("meka.arff", text.encode(), None)
     buf = io.BytesIO()
     X = small.X.toarray() if hasattr(small.X, "toarray") else small.X

@@ -73,7 +73,8 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
     (text,) = takeaways(at)
     assert text == (f"{within} of the {len(compared)} measured fixed-split reference numbers on {dataset} "
-                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band by our "
+                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band "
+                    "by our "
                            + " and ".join(escape_markdown(m) for m in dict.fromkeys(compared["method"])) + " runs.")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
@@ -105,7 +106,8 @@ def test_reference_check_progress_counts_every_fit():
     frame = reference.reference_check(("emotions",), methods=("BR-LR", "ML-kNN"),
                                       progress=lambda done, total: calls.append((done, total)))
     assert calls == [(0, 2), (1, 2), (2, 2)]
-    assert list(dict.fromkeys(frame["method"])) == ["BR-LR", "ML-kNN"] == reference.p1_methods("emotions", ("BR-LR", "ML-kNN"))
+    assert list(dict.fromkeys(frame["method"])) == ["BR-LR", "ML-kNN"] == reference.p1_methods(
+        "emotions", ("BR-LR", "ML-kNN"))
 
 
 # ----------------------------------------------------------------------- presentation mode
@@ -267,7 +269,8 @@ def font_sizes(spec):
     def walk(node, path):
         if isinstance(node, dict):
             for k, v in node.items():
-                if (k == "font" or k.endswith("font")) and isinstance(v, dict) and isinstance(v.get("size"), (int, float)):
+                if ((k == "font" or k.endswith("font")) and isinstance(v, dict)
+                        and isinstance(v.get("size"), (int, float))):
                     out[f"{path}{k}"] = v["size"]
                 walk(v, f"{path}{k}.")
         elif isinstance(node, list):

@@ -73,12 +73,16 @@ def test_independent_gradient_matches_finite_differences():
     f, gW, gV, gb = _objective_parts(X, Y, W, V, b, 0.3, 0.2)
     eps = 1e-6
     for (i, j) in [(0, 0), (2, 1)]:
-        Wp = W.copy(); Wp[i, j] += eps
-        Wm = W.copy(); Wm[i, j] -= eps
+        Wp = W.copy()
+        Wp[i, j] += eps
+        Wm = W.copy()
+        Wm[i, j] -= eps
         fd = (_objective_parts(X, Y, Wp, V, b, 0.3, 0.2)[0] - _objective_parts(X, Y, Wm, V, b, 0.3, 0.2)[0]) / (2 * eps)
         assert abs(fd - gW[i, j]) < 1e-7
-    Vp = V.copy(); Vp[0, 2] += eps
-    Vm = V.copy(); Vm[0, 2] -= eps
+    Vp = V.copy()
+    Vp[0, 2] += eps
+    Vm = V.copy()
+    Vm[0, 2] -= eps
     fd = (_objective_parts(X, Y, W, Vp, b, 0.3, 0.2)[0] - _objective_parts(X, Y, W, Vm, b, 0.3, 0.2)[0]) / (2 * eps)
     assert abs(fd - gV[0, 2]) < 1e-7
 
@@ -122,7 +126,8 @@ def test_smooth_cdn_matches_lbfgs():
 
     def unpack(p):
         W = p[:9].reshape(3, 3)
-        V = np.zeros((3, 3)); V[off] = p[9:15]
+        V = np.zeros((3, 3))
+        V[off] = p[9:15]
         return W, V, p[15:]
 
     def fun(p):

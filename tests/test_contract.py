@@ -50,7 +50,7 @@ ESTIMATORS.update({
 
 def _cases(clause, *, needs=None):
     out = []
-    for key, (factory, refit_params, rule) in ESTIMATORS.items():
+    for key, (_factory, refit_params, rule) in ESTIMATORS.items():
         if needs == "refit" and refit_params is None:
             continue
         if needs == "rule" and rule is None:

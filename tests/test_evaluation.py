@@ -530,7 +530,8 @@ def test_bar_notes_name_the_bar_missed_and_why():
     assert set(notes) == {"lp", "mllem"}  # br clears both bars; mlknn 0.29 < 0.30 and < 1.5 x 0.20
     lp = " ".join(notes["lp"])
     assert "P@1 0.460 is below ranking labels by their training frequency (0.500)" in lp
-    assert "LP-LR predicts only label sets seen in training" in lp and "(decision rule: argmax; scaling: standard)" in lp
+    assert ("LP-LR predicts only label sets seen in training" in lp
+            and "(decision rule: argmax; scaling: standard)" in lp)
     assert "Hamming" not in lp  # 0.25 is below both Hamming bars
     mllem = " ".join(notes["mllem"])
     assert "Hamming loss 0.320 is above predicting nothing (0.300)" in mllem

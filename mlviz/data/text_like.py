@@ -69,7 +69,8 @@ def _zipf(k, exponent):
 
 def make_text_like(n_samples=2000, n_features=1000, n_labels=50, *, cardinality=2.5,
                    words_per_row=50.0, n_topics=None, topics_per_doc=1.5, label_zipf=1.0,
-                   word_zipf=1.1, labels_per_topic=6, label_noise=0.1, size_dispersion=None, topic_word_share=0.35, label_word_share=0.1,
+                   word_zipf=1.1, labels_per_topic=6, label_noise=0.1, size_dispersion=None, topic_word_share=0.35,
+                   label_word_share=0.1,
                    duplicate_fraction=0.05, duplicate_noise=0.1, thread_size=3.0, thread_words=20,
                    length_sigma=0.5, long_fraction=0.0, long_coverage=0.85, empty_fraction=0.0, name=None,
                    random_state=None):

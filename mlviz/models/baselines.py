@@ -631,7 +631,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         N, L = Y.shape
         k = int(self.k)
         if k > N - 1:
-            warnings.warn(f"MLkNN: k={k} >= n_samples={N}; using k={N - 1}.", UserWarning)
+            warnings.warn(f"MLkNN: k={k} >= n_samples={N}; using k={N - 1}.", UserWarning, stacklevel=2)
             k = N - 1
         s = float(self.s)
         self.nn_ = NeighborIndex(metric=self.metric, algorithm=self.neighbors, n_neighbors=k,

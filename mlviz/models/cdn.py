@@ -33,7 +33,8 @@ penalties with N; the graph empties for gamma >= ``gamma_max_`` (about 2 on the
 paper's 200-instance Enron/Medical subsets, where its gamma <= 0.1 removes about
 half of the edges). Internally everything is divided by N (mean loss,
 penalties / N), ``tol`` applies to a relative KKT residual (the gradient
-mapping over its Cauchy-Schwarz data scale, see ``tol`` below), and FISTA runs on centred features/labels with a rescaled intercept (exact
+mapping over its Cauchy-Schwarz data scale, see ``tol`` below), and FISTA runs
+on centred features/labels with a rescaled intercept (exact
 reparameterisations, see ``_CDNProblem``). The intercept ``b`` is never
 penalised.
 

@@ -160,7 +160,10 @@ CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a docume
 
 
 _CDN_CHECKS = Checks(params=dict(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50), refit={"gamma": 0.2})
-_CDN_TUNING = (lambda: {"gamma": [1e-3, 1e-2, 1e-1], "mu": [1e-3, 1e-1]})
+
+
+def _CDN_TUNING():
+    return {"gamma": [1e-3, 1e-2, 1e-1], "mu": [1e-3, 1e-1]}
 
 
 def _cdn_variant(key, variant, text):
@@ -241,7 +244,8 @@ _ENTRIES = [
         fixed=dict(random_state=SEED),
         tuning=lambda: {"alpha": [0.1, 1.0, 10.0], "beta": [0.1, 1.0]},
         sliders=(
-            Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 20, "Neighbours in the instance kNN graph."),
+            Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 20,
+                  "Neighbours in the instance kNN graph."),
             Param("k_labels", "k (labels)", [0, 1, 2, 3, 5, 8, 10], 5, "Top co-occurring labels linked to each label."),
             Param("alpha", "α (instance–instance weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_II."),
             Param("beta", "β (label–label weight)", [0.0, 0.1, 0.3, 1.0, 3.0, 10.0], 0.1, "Weight of W_LL."),

@@ -18,8 +18,9 @@ import pandas as pd
 
 from mlviz._text import csv_safe
 
-__all__ = ["to_csv_bytes", "for_display", "MISSING", "trivial_references", "measure_name", "summary_table", "timing_table",
-           "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table", "measure_label", "wide_summary", "rules_table"]
+__all__ = ["to_csv_bytes", "for_display", "MISSING", "trivial_references", "measure_name", "summary_table",
+           "timing_table", "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table", "measure_label",
+           "wide_summary", "rules_table"]
 
 
 def to_csv_bytes(frame, *, index=False):
