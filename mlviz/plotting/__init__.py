@@ -6,6 +6,8 @@ Streamlit, no global state, deterministic. Submodules:
 * :mod:`~mlviz.plotting.data` — label frequencies, co-occurrence heatmap;
 * :mod:`~mlviz.plotting.embedding` — MLLEM joint embedding, UMAP/PCA panels,
   selection mapping;
+* :mod:`~mlviz.plotting.latent` — another method's latent space (CPLST, FaIE, LEML, SLEEC) by PCA,
+  with its label codes;
 * :mod:`~mlviz.plotting.graph` — sparse-CDN label graph, co-occurrence graph;
 * :mod:`~mlviz.plotting.paths` — regularisation path, FISTA convergence;
 * :mod:`~mlviz.plotting.posterior` — posterior heatmaps, reliability curves;
@@ -50,6 +52,7 @@ from .embedding import (
 )
 from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
 from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
+from .latent import latent_scatter, project_codes
 from .paths import convergence_figure, regularization_path_figure
 from .posterior import (
     order_by_labelset,
@@ -67,7 +70,7 @@ __all__ = [
     "signed_matrix_heatmap", "edge_stability_heatmap",
     # embeddings
     "embedding_scatter", "instance_scatter", "selection_ids", "color_kind",
-    "focus_label_indices", "point_style",
+    "focus_label_indices", "point_style", "latent_scatter", "project_codes",
     # graphs
     "label_graph_figure", "cooccurrence_graph_figure", "edge_widths", "default_min_count",
     # solver diagnostics
