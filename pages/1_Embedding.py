@@ -194,6 +194,66 @@ def embedding_view(color, test_color, color_title):
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
 
+#: "Compare with" choices: display name -> method key (issue 30: the label-embedding baselines of paper 002).
+OTHER_EMBEDDINGS = {"none": None, "CPLST": "cplst", "FaIE": "faie", "LEML": "leml", "SLEEC": "sleec"}
+
+
+def latent_codes_job(m, owner):
+    """The job computing ``(transform(X_train), transform(X_test), label_codes_ or None)`` of ``m`` at its defaults."""
+    def codes(model):
+        H = getattr(model, "label_codes_", None)
+        return (np.asarray(model.transform(ctx.X_train), dtype=float), np.asarray(model.transform(ctx.X_test),
+                                                                                  dtype=float),
+                None if H is None else np.array(H, dtype=float))
+    return compute.model_result(ctx, m, m.defaults(), "latent-codes", codes, owner=owner)
+
+
+@st.fragment
+def other_embedding_view(color, test_color, color_title):
+    """Another method's latent space (PCA of its codes, its label codes alike) below the MLLEM map."""
+    from mlviz import plotting
+
+    choice = st.selectbox(
+        "Compare with", list(OTHER_EMBEDDINGS), key="emb_other", bind="query-params",
+        help="Fit a label-embedding method at its default hyperparameters and draw its latent space: its "
+             "instance codes projected to 2-D by PCA, its label codes projected the same way.")
+    if OTHER_EMBEDDINGS.get(choice) is None:
+        return
+    m = methods.METHODS[OTHER_EMBEDDINGS[choice]]
+    job = latent_codes_job(m, progress.owner("embedding|other"))
+    try:
+        out, drawn = progress.result(job, settings={"model": m.label}, slot="embedding|other",
+                                     label=f"Fitting {m.label} at its defaults for its latent space")
+    except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"{m.label} could not be fitted on this data set: {escape_markdown(exc, 200)}")
+        return
+    if out is None:
+        return
+    (T, T_test, H), _ = out
+    name = drawn["model"]  # (while another choice computes: the one drawn before)
+    linear = OTHER_EMBEDDINGS.get(name) != "sleec"
+    show_test = bool(st.session_state.get("emb_test", True))
+    fig = plotting.latent_scatter(
+        T, H, ctx.label_names, method=name, test_codes=T_test if show_test else None, color=color,
+        color_title=color_title, hover_text=label_sets_train, test_hover_text=label_sets_test if show_test else None,
+        test_color=test_color if show_test else None, focus_labels=SELECTION.indices, label_weights=train_counts,
+        max_label_names=min(max(len(SELECTION.indices), 1), 50), label_scale="match" if linear else None,
+        title=f"{name} latent space (default hyperparameters), in 2-D")
+    widgets.show_figure(fig, f"{ctx.name}_{name.lower()}_latent", key="fig_emb_other")
+    decoding = ("label l's score is ȳ_l + ⟨code, label code_l⟩, a linear decoding of the latent space: an instance "
+                "points towards its labels' codes, it need not lie near them (label points rescaled by one factor, "
+                "which changes no score's ranking)" if linear else
+                "SLEEC's codes keep the label-set neighbourhoods of the training instances (its prediction is a "
+                "vote of the nearest codes); a label's point is the mean code of its positive training instances, "
+                "a summary drawn here, not part of the method")
+    st.caption(f"{name} maps each instance to a {T.shape[1]}-D code; " + decoding
+               + ". In MLLEM, labels and instances are nodes of one graph embedded together, so an instance is "
+                 "placed near the labels it carries and the distance between the two is read directly off the map.")
+
+
+st.subheader("Beside MLLEM: another method's latent space")
+other_embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
+
 
 def selection_panel(rows):
     """The linked instance selection: how many, their label sets, their mean posteriors beside everyone's."""
@@ -329,8 +389,8 @@ def report_section():
     values = {p.name: st.session_state.get(f"emb_mllem_{p.name}", p.default) for p in MLLEM.sliders}
     values["n_components"] = int(st.session_state.get("emb_dims") or 2)
     report_pack.section(ctx, {"mllem": MLLEM.complete(values)}, key="emb_pack",
-                        figures=widgets.figures_drawn(["fig_embedding", "fig_upset", "fig_sel_profile", "fig_umap",
-                                                       "fig_pca"]),
+                        figures=widgets.figures_drawn(["fig_embedding", "fig_emb_other", "fig_upset", "fig_sel_profile",
+                                                       "fig_umap", "fig_pca"]),
                         notes=["The measures are MLLEM's posteriors on the test rows at threshold 0.5; the "
                                "figures are the page's (the map, the label sets, UMAP / PCA)."])
 
