@@ -90,7 +90,10 @@ LEDGER = Ledger()
 
 
 def trim() -> bool:
-    """Give freed C-heap memory back to the system (glibc ``malloc_trim(0)``); False elsewhere."""
+    """Give freed C-heap memory back to the system (glibc ``malloc_trim(0)``); False elsewhere or
+    with ``MLVIZ_MALLOC_TRIM=0`` (to measure without it)."""
+    if os.environ.get("MLVIZ_MALLOC_TRIM", "1") == "0":
+        return False
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name) if name else None
