@@ -414,7 +414,7 @@ def init_page(title: str, page: str | None = None) -> DataContext:
     notes += apply_url_schema(page, urls.DataShape(tuple(str(n) for n in ctx.label_names), int(ctx.Y_train.shape[0])))
     if notes:
         st.sidebar.caption(":material/link_off: Not taken from the link: "
-                           + "; ".join(escape_markdown(n) for n in notes[:8]) + ".")
+                           + "; ".join(escape_markdown(n) for n in notes) + ".")
     _missing_upload_notice(page)
     n_tr, n_te = ctx.Y_train.shape[0], ctx.Y_test.shape[0]
     sparse = " (sparse)" if sp.issparse(ctx.X_train) else ""
