@@ -147,9 +147,20 @@ def main(argv=None):
             page.get_by_text("Upload your own data set").click()
             for i, f in enumerate(files):
                 page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(f))
+                # the file is sent, then the script reruns with it (the CSV's label-column picker appears)
+                page.wait_for_function(f"document.body.innerText.includes('{f.name}')", timeout=300_000)
+                page.get_by_text("Label columns").first.wait_for(timeout=300_000)
                 wait_idle(page)
                 page.get_by_role("button", name="Load uploaded data").click()
-                page.wait_for_function(f"document.body.innerText.includes('Loaded {f.stem}')", timeout=300_000)
+                try:
+                    page.wait_for_function(f"document.body.innerText.includes('Loaded {f.stem}') || "
+                                           "document.body.innerText.includes('Upload failed')", timeout=300_000)
+                except Exception:
+                    page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench_session_memory.png"), full_page=True)
+                    print(page.inner_text("body")[-3000:], flush=True)
+                    raise
+                if page.get_by_text("Upload failed").count():
+                    raise RuntimeError(page.get_by_text("Upload failed").first.inner_text())
                 wait_idle(page)
                 note(f"upload {i + 1} loaded")
             during = rss_mb(proc.pid)
