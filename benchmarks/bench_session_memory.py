@@ -151,16 +151,16 @@ def main(argv=None):
                 page.wait_for_function(f"document.body.innerText.includes('{f.name}')", timeout=300_000)
                 page.get_by_text("Label columns").first.wait_for(timeout=300_000)
                 wait_idle(page)
-                page.get_by_role("button", name="Load uploaded data").click()
-                try:
+                for attempt in range(30):  # (the name shows while the bytes are still on their way: "Choose a file first")
+                    page.get_by_role("button", name="Load uploaded data").click()
                     page.wait_for_function(f"document.body.innerText.includes('Loaded {f.stem}') || "
                                            "document.body.innerText.includes('Upload failed')", timeout=300_000)
-                except Exception:
-                    page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench_session_memory.png"), full_page=True)
-                    print(page.inner_text("body")[-3000:], flush=True)
-                    raise
-                if page.get_by_text("Upload failed").count():
-                    raise RuntimeError(page.get_by_text("Upload failed").first.inner_text())
+                    failed = page.get_by_text("Upload failed")
+                    if not failed.count():
+                        break
+                    if "Choose a file first" not in failed.first.inner_text():
+                        raise RuntimeError(failed.first.inner_text())
+                    time.sleep(3)
                 wait_idle(page)
                 note(f"upload {i + 1} loaded")
             during = rss_mb(proc.pid)
