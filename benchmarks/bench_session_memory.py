@@ -146,21 +146,16 @@ def main(argv=None):
             wait_idle(page)
             page.get_by_text("Upload your own data set").click()
             for i, f in enumerate(files):
-                page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(f))
-                # the file is sent, then the script reruns with it (the CSV's label-column picker appears)
-                page.wait_for_function(f"document.body.innerText.includes('{f.name}')", timeout=300_000)
+                with page.expect_response(lambda r: "upload_file" in r.url and r.request.method == "PUT",
+                                          timeout=300_000):  # (the bytes have arrived, not only the name)
+                    page.locator("[data-testid='stFileUploader'] input[type='file']").first.set_input_files(str(f))
                 page.get_by_text("Label columns").first.wait_for(timeout=300_000)
                 wait_idle(page)
-                for attempt in range(30):  # (the name shows while the bytes are still on their way: "Choose a file first")
-                    page.get_by_role("button", name="Load uploaded data").click()
-                    page.wait_for_function(f"document.body.innerText.includes('Loaded {f.stem}') || "
-                                           "document.body.innerText.includes('Upload failed')", timeout=300_000)
-                    failed = page.get_by_text("Upload failed")
-                    if not failed.count():
-                        break
-                    if "Choose a file first" not in failed.first.inner_text():
-                        raise RuntimeError(failed.first.inner_text())
-                    time.sleep(3)
+                page.get_by_role("button", name="Load uploaded data").click()
+                page.wait_for_function(f"document.body.innerText.includes('Loaded {f.stem}') || "
+                                       "document.body.innerText.includes('Upload failed')", timeout=300_000)
+                if page.get_by_text("Upload failed").count():
+                    raise RuntimeError(page.get_by_text("Upload failed").first.inner_text())
                 wait_idle(page)
                 note(f"upload {i + 1} loaded")
             during = rss_mb(proc.pid)

@@ -320,3 +320,26 @@ def test_the_ledger_does_nothing_outside_a_server():
                                       ("set:1.2.3", True), ("ids:train=1-2-3", False), ("set:", False)])
 def test_selected_rows_are_counted_before_anything_is_built(text, ok):
     assert (urls.sanitize({"sel_rows": text})[0] == {"sel_rows": text}) is ok
+
+
+@pytest.mark.parametrize("data", [None, urls.DataShape(LABELS, 391)])
+def test_every_parameter_with_every_extreme_value(data):
+    """Each declared parameter (and a label-indexed one) with each extreme value, alone and as a list."""
+    for name in PARAM_NAMES:
+        for raw in EXTREME:
+            for value in ((raw, [raw] * 300) if name in ("labels_pick", "cmp_methods") else (raw, [raw, "1"])):
+                clean, notes = urls.sanitize({name: value}, data=data)
+                p, _ = urls.lookup(name)
+                for k, v in clean.items():
+                    assert k == name and _valid(p, v, data), (name, raw[:40], v if len(str(v)) < 200 else "…")
+                assert len(str(clean)) <= 45_000
+
+
+def test_the_schema_has_no_streamlit_in_it():
+    import subprocess
+    import sys
+
+    code = ("import sys; from mlviz.dashboard import urls; urls.sanitize({'sel_rows': 'set:1', 'sb_structure': "
+            "'chain:3', 'sel_edge': '0>1@sparse,0.5,0,1'}); print('streamlit' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"

@@ -44,6 +44,8 @@ _QUOTE = 40
 #: The URL value of an uploaded data set: ``upload-`` and the full SHA-256 of the upload
 #: (:func:`mlviz.dashboard.state.upload_id`).
 UPLOAD_TOKEN = re.compile(r"upload-[0-9a-f]{64}")
+#: Most instance ids a selection (``sel_rows=ids:…``) keeps in the URL (:mod:`mlviz.dashboard.linked`).
+MAX_IDS = 500
 #: Most label indices of a data set (``thr_l<j>``, ``sel_*``; the data pass bounds them by its labels).
 MAX_LABEL_INDEX = 100_000
 #: Control groups of presentation mode's ``hide=`` (:data:`mlviz.dashboard.present.GROUPS`; a test keeps
@@ -168,8 +170,6 @@ def _count_ids(ranges: str, cap: int) -> int | None:
 
 
 def _rows_problem(text: str) -> str | None:
-    from .linked import MAX_IDS
-
     if _SET.fullmatch(text):
         return None
     if not _IDS.fullmatch(text):
