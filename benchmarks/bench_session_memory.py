@@ -86,13 +86,13 @@ def start(root: Path, log: Path, env_extra: dict):
     raise RuntimeError("server not healthy")
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and its children (MB)."""
+def rss_mb(pid: int, children: bool = True) -> float:
+    """Resident memory of ``pid`` (and its children: the upload parse worker) in MB."""
     import psutil
 
     p = psutil.Process(pid)
     total = p.memory_info().rss
-    for c in p.children(recursive=True):
+    for c in p.children(recursive=True) if children else ():
         try:
             total += c.memory_info().rss
         except psutil.Error:
@@ -126,7 +126,8 @@ def main(argv=None):
     t0 = time.monotonic()
 
     def note(what):
-        print(f"{time.monotonic() - t0:7.1f} s  {what:<46} server RSS {rss_mb(proc.pid):7.0f} MB", flush=True)
+        print(f"{time.monotonic() - t0:7.1f} s  {what:<46} server RSS {rss_mb(proc.pid, False):7.0f} MB, "
+              f"with its children {rss_mb(proc.pid):7.0f} MB", flush=True)
 
     try:
         with sync_playwright() as pw:
@@ -139,7 +140,7 @@ def main(argv=None):
             wait_idle(warm)
             time.sleep(5)
             note("before: one warm session on Home")
-            before = rss_mb(proc.pid)
+            before, before_server = rss_mb(proc.pid), rss_mb(proc.pid, False)
             ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
             page = ctx.new_page()
             page.goto(url + "/")
@@ -167,14 +168,15 @@ def main(argv=None):
             samples = []
             while time.monotonic() - closed < args.wait:
                 time.sleep(15)
-                samples.append((time.monotonic() - closed, rss_mb(proc.pid)))
+                samples.append((time.monotonic() - closed, rss_mb(proc.pid), rss_mb(proc.pid, False)))
                 note(f"{samples[-1][0]:5.0f} s after the close")
             warm.close()
             browser.close()
-        after = samples[-1][1]
-        print(f"\nbefore {before:.0f} MB, with five uploads {during:.0f} MB, {samples[-1][0]:.0f} s after the close "
-              f"{after:.0f} MB: {after - before:+.0f} MB ({'trim off' if args.no_trim else 'trim on'}; "
-              f"root {args.root.name})", flush=True)
+        t, after, after_server = samples[-1]
+        print(f"\nserver alone: before {before_server:.0f} MB, {t:.0f} s after the close {after_server:.0f} MB "
+              f"({after_server - before_server:+.0f} MB); with its children: before {before:.0f} MB, with the uploads "
+              f"{during:.0f} MB, after {after:.0f} MB ({after - before:+.0f} MB) "
+              f"[{'MLVIZ_MALLOC_TRIM=0' if args.no_trim else 'malloc_trim on'}; root {args.root.name}]", flush=True)
     finally:
         proc.terminate()
         try:

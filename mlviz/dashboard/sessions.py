@@ -7,8 +7,10 @@ drops a session's state some time after the browser closes (``server.disconnecte
 120 s by default), but the shared cache would keep that session's results until other work pushes
 them out (up to ``MLVIZ_CACHE_MB``), and glibc keeps freed memory in its arenas.
 
-:data:`LEDGER` records which session holds which upload. :func:`sweep` compares it with the
-sessions the Streamlit runtime still knows (active, or disconnected within the TTL) and, for each
+:data:`LEDGER` records which session holds which upload. :func:`sweep` first shuts down the
+sessions whose reconnect time is over (:func:`reap_expired`: Streamlit would keep them, and their
+state, until its session store is next touched), then compares the ledger with the sessions the
+Streamlit runtime still knows (active, or disconnected within the TTL) and, for each
 session that is gone: cancels its jobs and forgets it in the runner
 (:meth:`mlviz.dashboard.jobs.Runner.end_session`), drops the cache entries of the uploads that no
 live session holds (:meth:`~mlviz.dashboard.jobs.Runner.drop`), runs the garbage collector and
@@ -29,7 +31,7 @@ import os
 import threading
 import time
 
-__all__ = ["LEDGER", "Ledger", "SWEEP_SECONDS", "alive_sessions", "sweep", "trim", "watch"]
+__all__ = ["LEDGER", "Ledger", "SWEEP_SECONDS", "alive_sessions", "reap_expired", "sweep", "trim", "watch"]
 
 
 def _env_seconds(name: str, default: float) -> float:
@@ -119,6 +121,33 @@ def alive_sessions() -> set | None:
         return None
 
 
+def reap_expired() -> int:
+    """Shut down the sessions whose reconnect time (``server.disconnectedSessionTTL``) is over.
+
+    Streamlit keeps a disconnected session in a TTL cache that drops an expired entry only when the
+    cache is next changed or counted, and never shuts it down: until then the session's state (its
+    uploads), its uploaded files and its downloads stay referenced. Returns how many were reaped.
+    """
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return 0
+        storage = getattr(Runtime.instance()._session_mgr, "_session_storage", None)
+        expire = getattr(getattr(storage, "_cache", None), "expire", None)
+        removed = expire() if expire is not None else []
+    except Exception:  # noqa: BLE001 - internals of another Streamlit version
+        return 0
+    for _, info in removed:
+        try:
+            info.session.shutdown()
+        except Exception:  # noqa: BLE001 - one broken session must not stop the others' release
+            pass
+    n = len(removed)
+    del removed
+    return n
+
+
 def sweep(alive=None) -> dict:
     """Release what the sessions that are gone held (see the module docstring).
 
@@ -134,7 +163,9 @@ def sweep(alive=None) -> dict:
         ``sessions`` (ended), ``data_keys`` (released), ``freed_bytes`` (cache bytes dropped),
         ``trimmed`` (malloc_trim ran).
     """
-    alive = alive_sessions() if alive is None else alive
+    if alive is None:
+        reap_expired()
+        alive = alive_sessions()
     if alive is None or not len(LEDGER):
         return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False}
     runtime_ids, sessions, keys = LEDGER.ended(alive)
