@@ -26,10 +26,12 @@ install-test: $(STAMP_TEST)
 run: $(STAMP_RUN)
 	$(VENV)/bin/streamlit run app.py
 
+# ruff first (configured in pyproject.toml); then the suite on one pytest-xdist worker per core.
 # pytest exit code 5 ("no tests collected") counts as a failure. BLAS runs one thread per process unless
-# OMP_NUM_THREADS says otherwise: the suite's joblib workers and app threads would oversubscribe 2 cores.
+# OMP_NUM_THREADS says otherwise: the workers' joblib jobs and app threads would oversubscribe the cores.
 test: $(STAMP_TEST)
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PY) -m pytest -q -p no:cacheprovider; rc=$$?; \
+	$(VENV)/bin/ruff check .
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PY) -m pytest -q -p no:cacheprovider -n auto --dist worksteal; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
 bench: $(STAMP_TEST)

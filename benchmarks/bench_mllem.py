@@ -11,7 +11,7 @@ Prints markdown tables:
 2. Growth with N on the rotated toy data (300 features, 10 labels).
 3. P@1 and macro AUC on emotions, scene, yeast (the ``mllem-ranking``
    reproduction: MLLEM-L / MLLEM-NL tuned by CV, plus untuned defaults,
-   beside BR-LR and ML-kNN), and ML-kNN / BR-LR micro-F1 beside ANCHORS.md.
+   beside BR-LR and ML-kNN), and ML-kNN / BR-LR micro-F1 beside the fixed-split reference numbers (mlviz.reproductions.references).
 
 Timings are the best of ``--repeat`` runs with BLAS limited to one thread
 (threadpoolctl), so ratios are comparable on a shared machine.
@@ -62,7 +62,7 @@ def accuracy_section(quick):
         print(f"| {ds} | {method} | {cell['p@1']} | {cell['macro_auc']} | {grp['params'].iloc[0]} |")
     print(f"\n(reproduction {'quick' if quick else 'full'} run: {time.perf_counter() - t0:.1f} s)\n")
 
-    print("Baselines beside ANCHORS.md protocol P1 (micro-F1 at 0.5 / macro AUC):\n")
+    print("Baselines beside the fixed-split reference numbers (micro-F1 at 0.5 / macro AUC):\n")
     anchors = {("emotions", "ML-kNN"): (0.687, 0.828), ("scene", "ML-kNN"): (0.715, 0.918),
                ("yeast", "ML-kNN"): (0.629, 0.673), ("emotions", "BR-LR"): (0.640, 0.832),
                ("scene", "BR-LR"): (0.636, 0.883), ("yeast", "BR-LR"): (0.603, 0.661)}

@@ -7,7 +7,8 @@ Usage
     encodings, dropped ID columns). FILE is a path (ARFF/CSV/LIBSVM/NPZ,
     optionally gzipped) or the name of a bundled sample (``emotions``,
     ``scene``, ...). For ``foo.arff[.gz]`` a sibling ``foo.xml`` is used when
-    ``--labels`` is not given. ``--labels 7`` means the first 7 attributes
+    ``--labels`` is not given (for ``foo-train.arff``/``foo-test.arff`` also
+    ``foo.xml``). ``--labels 7`` means the first 7 attributes
     are labels (MEKA), ``--labels -7`` the last 7 (CSV/LIBSVM: a count of
     label columns).
 ``mlviz evaluate FILE [--labels ...] --methods br,mlknn [--cv 5] [--out results.csv]
@@ -32,6 +33,15 @@ Usage
     training fold (nested CV) and prints what it chose and what it cost.
     The sparse CDN's variants are the methods ``cdn`` (sparse, the paper's),
     ``cdn-lr``, ``cdn-cdn``, ``cdn-l1`` and ``cdn-l21``.
+``mlviz evaluate TRAIN --test TEST [--labels XML] [same options]``
+    The standard protocol of multi-label benchmarks: fits every method on
+    TRAIN and scores it once on TEST (:func:`mlviz.evaluation.evaluate_split`),
+    with the same tables (how the numbers were made, the summary with the
+    reference rows and footnotes, seconds) and the same ``--out`` CSV (one
+    "fold", ``fold`` = 0). Scaling and ``--tune`` use TRAIN only. Without
+    ``--labels``, ``NAME.xml`` beside ``NAME-train.arff[.gz]`` /
+    ``NAME-test.arff[.gz]`` is found too. TEST must have TRAIN's features and
+    labels (same names, same order).
 ``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,reference-check,all}... [--quick] [--out-dir DIR]``
     Runs paper-reproduction protocols, prints our numbers beside the
     paper's and merges them into ``DIR/reproductions.md`` and ``.csv``.
@@ -120,11 +130,7 @@ def _load(path, labels):
         if p.is_dir():
             raise CLIError(f"{path} is a directory, expected a data file")
         if labels is None:
-            stem = p.name[:-3] if p.name.endswith(".gz") else p.name
-            if stem.lower().endswith(".arff"):
-                xml = p.with_name(stem[:-5] + ".xml")
-                if xml.exists():
-                    labels = str(xml)
+            labels = _sibling_labels(p)
         elif isinstance(labels, str) and re.fullmatch(r"[+-]?\d+", labels.strip()):
             labels = _label_count(int(labels), p)
         elif isinstance(labels, str) and labels.lower().endswith(".xml"):
@@ -237,6 +243,36 @@ def _bar_footnotes(results):
     return "\n".join(lines)
 
 
+def _sibling_labels(path):
+    """The Mulan XML beside an ARFF file: ``foo.xml`` for ``foo.arff[.gz]``, else, for a split file
+    ``foo-train.arff`` / ``foo-test.arff`` (also ``_train``/``_test``), ``foo.xml``; None if there is none."""
+    p = Path(path)
+    stem = p.name.removesuffix(".gz")
+    if not stem.lower().endswith(".arff"):
+        return None
+    stem = stem[:-5]
+    candidates = [stem] + [stem[: -len(s)] for s in ("-train", "-test", "_train", "_test")
+                           if stem.lower().endswith(s)]
+    for name in candidates:
+        xml = p.with_name(name + ".xml")
+        if xml.exists():
+            return str(xml)
+    return None
+
+
+def _check_same_columns(train, test, args):
+    """The test file must have the training file's features and labels, by name and in order."""
+    if list(train.label_names) != list(test.label_names):
+        raise CLIError(f"{args.test} has labels {', '.join(map(str, test.label_names))[:120]}; "
+                       f"{args.file} has {', '.join(map(str, train.label_names))[:120]}")
+    if list(train.feature_names) != list(test.feature_names):
+        diff = next((i for i, (a, b) in enumerate(zip(train.feature_names, test.feature_names)) if a != b),
+                    min(len(train.feature_names), len(test.feature_names)))
+        raise CLIError(f"{args.test} has {test.n_features} features and {args.file} {train.n_features}; "
+                       f"they differ from feature {diff} on (a nominal value missing in one file changes "
+                       "its one-hot columns)")
+
+
 def _cmd_evaluate(args, out):
     from mlviz._text import shorten
     from mlviz.evaluation import bar_notes, cross_validate, error_rows, is_reference, summarize
@@ -254,7 +290,7 @@ def _cmd_evaluate(args, out):
             get_measure(m)
         except ValueError as exc:
             raise CLIError(str(exc)) from None
-    if args.cv < 2:
+    if args.cv < 2 and args.test is None:
         raise CLIError(f"--cv must be at least 2, got {args.cv}")
     if args.baseline is not None and args.baseline not in methods:
         raise CLIError(f"--baseline {args.baseline!r} is not one of --methods")
@@ -262,7 +298,14 @@ def _cmd_evaluate(args, out):
         raise CLIError(f"--inner-cv must be at least 2, got {args.inner_cv}")
     scaling = "none" if args.no_scale else args.scaling
     ds = _load(args.file, args.labels)
-    if args.cv > ds.n_samples:
+    test = None
+    if args.test is not None:
+        labels = args.labels
+        if labels is None and _sibling_labels(args.test) is None:
+            labels = _sibling_labels(args.file)  # e.g. the training file's --labels-less XML
+        test = _load(args.test, labels)
+        _check_same_columns(ds, test, args)
+    elif args.cv > ds.n_samples:
         raise CLIError(f"--cv {args.cv} exceeds the number of instances ({ds.n_samples})")
     estimators, unavailable = {}, []
     for m in methods:
@@ -273,22 +316,36 @@ def _cmd_evaluate(args, out):
             print(f"mlviz evaluate: {shorten(str(exc), ERROR_LIMIT)}", file=sys.stderr)
     if not estimators:
         raise CLIError("none of the requested methods is available")
-    print(f"{ds.name}: {ds.n_samples} instances, {ds.n_features} features, {ds.n_labels} labels; "
-          f"{args.cv}-fold iterative-stratified CV, seed {args.random_state}"
-          + (f"; hyperparameters tuned by {args.inner_cv}-fold inner CV (nested)" if args.tune else ""),
-          file=out)
-    results = cross_validate(estimators, ds.X, ds.Y, cv=args.cv, measures=measures,
-                             threshold=args.threshold, tune=args.tune, inner_cv=args.inner_cv,
-                             n_jobs=args.n_jobs, random_state=args.random_state,
-                             progress=_tqdm_progress(f"evaluate {ds.name}"), references=True)
+    tuned = f"; hyperparameters tuned by {args.inner_cv}-fold inner CV" if args.tune else ""
+    if test is None:
+        print(f"{ds.name}: {ds.n_samples} instances, {ds.n_features} features, {ds.n_labels} labels; "
+              f"{args.cv}-fold iterative-stratified CV, seed {args.random_state}"
+              + (f"{tuned} (nested)" if args.tune else ""), file=out)
+        results = cross_validate(estimators, ds.X, ds.Y, cv=args.cv, measures=measures,
+                                 threshold=args.threshold, tune=args.tune, inner_cv=args.inner_cv,
+                                 n_jobs=args.n_jobs, random_state=args.random_state,
+                                 progress=_tqdm_progress(f"evaluate {ds.name}"), references=True)
+    else:
+        from mlviz.evaluation import evaluate_split
+
+        print(f"{ds.name} -> {test.name}: trained on {ds.n_samples}, tested on {test.n_samples} instances; "
+              f"{ds.n_features} features, {ds.n_labels} labels; fixed train/test split, seed "
+              f"{args.random_state}" + (f"{tuned} of the training set" if args.tune else ""), file=out)
+        results = evaluate_split(estimators, ds.X, ds.Y, test.X, test.Y, measures=measures,
+                                 threshold=args.threshold, tune=args.tune, inner_cv=args.inner_cv,
+                                 n_jobs=args.n_jobs, random_state=args.random_state,
+                                 progress=_tqdm_progress(f"evaluate {ds.name}"), references=True)
     methods_only = results[~results["method"].map(is_reference)]
     print("\nHow the numbers were made (per method):\n" + _how_table(results, tuned=args.tune).to_string(),
           file=out)
     baseline = args.baseline or next(iter(estimators))
-    summary = summarize(results, baseline=baseline if len(estimators) > 1 else None)
+    paired = len(estimators) > 1 and test is None  # one fixed split: no folds to pair
+    summary = summarize(results, baseline=baseline if paired else None)
     marks = {m: f"{m} [{i}]" for i, m in enumerate(bar_notes(results), start=1)}  # the footnotes' numbers
     summary.table.index = [marks.get(m, m) for m in summary.table.index]
     print(summary.to_string(), file=out)
+    if test is not None and len(estimators) > 1:
+        print("\n(one fixed train/test split: no paired comparison across folds)", file=out)
     print("\n" + _bar_footnotes(results), file=out)
     timing = methods_only.drop_duplicates(["method", "fold"]).groupby("method", sort=False)[
         ["fit_seconds", "predict_seconds"]].mean()
@@ -378,13 +435,16 @@ def build_parser():
     p.add_argument("--labels", help="Mulan XML label file, comma-separated label names, or a label count: "
                    "N = first N attributes, -N = last N (CSV/LIBSVM: N label columns)")
 
-    p = sub.add_parser("evaluate", help="cross-validate methods on a data set")
-    p.add_argument("file", help="data file or bundled sample name")
+    p = sub.add_parser("evaluate", help="cross-validate methods on a data set, or train/test on a fixed split")
+    p.add_argument("file", help="data file or bundled sample name (with --test: the training file)")
+    p.add_argument("--test", help="test file: fit on FILE, score once on this file (the standard train/test "
+                   "protocol) instead of cross-validating; --labels applies to both (default: FILE's XML, "
+                   "also NAME.xml beside NAME-train.arff)")
     p.add_argument("--labels", help="Mulan XML label file, comma-separated label names, or a label count: "
                    "N = first N attributes, -N = last N (CSV/LIBSVM: N label columns)")
     p.add_argument("--methods", default="br,mlknn",
                    help=f"comma-separated, from: {','.join(METHODS)} (default br,mlknn)")
-    p.add_argument("--cv", type=int, default=5, help="number of folds (default 5)")
+    p.add_argument("--cv", type=int, default=5, help="number of folds (default 5; ignored with --test)")
     p.add_argument("--out", help="write the long-form results CSV here")
     p.add_argument("--n-jobs", type=int, default=1, help="parallel jobs (joblib; default 1)")
     p.add_argument("--random-state", type=int, default=0, help="seed for folds and models (default 0)")

@@ -43,12 +43,30 @@ Conventions (all documented, all tested; no measure ever returns NaN)
     its ideal value sum_{r<=min(k,|Y|)} 1/log2(r+1), where the top-k order sorts by
     decreasing score, ties by lower label index; k is capped at n_labels.
 
-  Instances where a ranking measure is undefined are **skipped** (they
-  neither count as 0 nor as 1) and counted in ``details``: instances with no
-  relevant label (all ranking measures) and, for ranking loss, instances
-  where every label is relevant. If every instance is skipped the measure
-  takes its best value (0 for losses, 1 for AP, P@k, nDCG@k), as
-  scikit-learn does for such rows.
+  **Rows where a ranking measure is undefined** -- no relevant label (every
+  ranking measure) and, for ranking loss and instance AUC, every label
+  relevant -- are **skipped** by default (counted in ``details``). Libraries
+  differ here, so ``evaluate(..., undefined=...)`` and each per-measure
+  function offer the other conventions:
+
+  ========================  ===========  ===================================  ========================
+  measure                   ``"skip"``   ``"best"``                           ``"worst"``
+  ========================  ===========  ===================================  ========================
+  ranking loss              mlviz        0: ``sklearn label_ranking_loss``    1
+  one-error                 mlviz        0                                    1: Mulan, published tables
+  coverage                  mlviz        0: Mulan; ``coverage_error`` [*]_    L - 1
+  average precision         mlviz        1: sklearn LRAP                      0
+  P@k                       mlviz        1                                    0: |top-k ∩ Y| / k as is
+  nDCG@k                    mlviz        1                                    0: ``sklearn ndcg_score``
+  instance AUC              mlviz        1                                    0
+  ========================  ===========  ===================================  ========================
+
+  .. [*] scikit-learn's ``coverage_error`` counts such rows as 0 in its own
+     units (without the -1), so there ``coverage(undefined="best")`` equals
+     ``coverage_error - (rows with a relevant label) / n``.
+
+  If every row is skipped the measure takes its best value (0 for losses,
+  1 for AP, P@k, nDCG@k; 0.5 for instance AUC).
 
 References
 ----------
@@ -81,10 +99,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.stats import rankdata
 
-from .models import check_Y
+from ._validation import check_Y
 
 __all__ = [
-    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "binarize", "evaluate", "get_measure",
+    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "binarize", "evaluate",
+    "get_measure", "ranking_loss", "one_error", "coverage", "average_precision", "precision_at_k",
+    "ndcg_at_k", "instance_auc",
 ]
 
 
@@ -230,11 +250,52 @@ def _topk_order(S, k):
     return np.argsort(-S, axis=1, kind="stable")[:, :k]
 
 
-def _ranking_measures(Y, S, out, details, wanted):
+UNDEFINED_CONVENTIONS = ("skip", "best", "worst")
+"""How a ranking measure counts the rows on which it is undefined (the ``undefined`` keyword)."""
+
+
+def _check_undefined(undefined, wanted):
+    """``undefined`` as a dict measure -> convention (a str applies to every measure)."""
+    if isinstance(undefined, str):
+        undefined = dict.fromkeys(wanted, undefined)
+    elif isinstance(undefined, dict):
+        unknown = [k for k in undefined if k not in wanted]
+        if unknown:
+            raise ValueError(f"undefined names measures not requested: {', '.join(map(str, unknown))[:200]}.")
+        undefined = {w: undefined.get(w, "skip") for w in wanted}
+    else:
+        raise TypeError(f"undefined must be one of {UNDEFINED_CONVENTIONS} or a dict, got {undefined!r}.")
+    for w, how in undefined.items():
+        if how not in UNDEFINED_CONVENTIONS:
+            raise ValueError(f"undefined must be one of {UNDEFINED_CONVENTIONS} (for {w!r}), got {how!r}.")
+    return undefined
+
+
+def _row_mean(values, n_undefined, how, best, worst):
+    """Mean of the per-row ``values`` of the defined rows, the undefined rows counted by ``how``.
+
+    ``"skip"``: mean of ``values`` alone; ``"best"`` / ``"worst"``: each of the
+    ``n_undefined`` rows adds the measure's best / worst value. Nothing to
+    average gives ``best``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size + (0 if how == "skip" else int(n_undefined))
+    if n == 0:
+        return float(best)
+    fill = {"skip": 0.0, "best": best, "worst": worst}[how]
+    return float((values.sum() + (n - values.size) * fill) / n)
+
+
+def _ranking_measures(Y, S, out, details, wanted, undefined):
     n, L = Y.shape
     n_rel = Y.sum(axis=1)
     has_rel = n_rel > 0
-    details["ranking_skipped_instances"] = int(np.sum(~has_rel))
+    n_empty = int(np.sum(~has_rel))
+    details["ranking_skipped_instances"] = n_empty
+
+    def how(measure):
+        return undefined.get(measure, "skip")
+
     need_ranks = any(w in wanted for w in ("ranking_loss", "coverage", "average_precision"))
     if need_ranks:
         # rank_all[i, l] = |{l': s_il' >= s_il}|; rank_rel counts only relevant l'.
@@ -247,19 +308,19 @@ def _ranking_measures(Y, S, out, details, wanted):
         details["ranking_loss_skipped_instances"] = int(np.sum(~ok))
         bad_pairs = np.where(Y, rank_all - rank_rel, 0).sum(axis=1)
         loss = bad_pairs[ok] / (n_rel[ok] * n_irr[ok])
-        out["ranking_loss"] = float(loss.mean()) if loss.size else 0.0
+        out["ranking_loss"] = _row_mean(loss, np.sum(~ok), how("ranking_loss"), 0.0, 1.0)
     if "coverage" in wanted:
         cov = np.where(Y, rank_all, 0).max(axis=1, initial=0)[has_rel] - 1.0
-        out["coverage"] = float(cov.mean()) if cov.size else 0.0
+        out["coverage"] = _row_mean(cov, n_empty, how("coverage"), 0.0, max(L - 1, 0))
     if "average_precision" in wanted:
         prec = np.where(Y, rank_rel / np.maximum(rank_all, 1), 0.0).sum(axis=1)
         ap = prec[has_rel] / n_rel[has_rel]
-        out["average_precision"] = float(ap.mean()) if ap.size else 1.0
+        out["average_precision"] = _row_mean(ap, n_empty, how("average_precision"), 1.0, 0.0)
     if "one_error" in wanted:
         if L:
             top = np.argmax(S, axis=1)
             err = ~Y[np.arange(n), top]
-            out["one_error"] = float(err[has_rel].mean()) if has_rel.any() else 0.0
+            out["one_error"] = _row_mean(err[has_rel], n_empty, how("one_error"), 0.0, 1.0)
         else:
             out["one_error"] = 0.0
     ks = sorted({_k_of(w) for w in wanted if _k_of(w) is not None})
@@ -273,20 +334,23 @@ def _ranking_measures(Y, S, out, details, wanted):
             if k is None:
                 continue
             kk = min(k, L)
-            if kk == 0 or not has_rel.any():
+            if kk == 0:
                 out[w] = 1.0
                 continue
             if w.startswith("p@"):
-                out[w] = float((hits[has_rel, :kk].sum(axis=1) / kk).mean())
+                vals = hits[has_rel, :kk].sum(axis=1) / kk
             else:
                 dcg = hits[has_rel, :kk] @ discounts[:kk]
                 ideal_len = np.minimum(n_rel[has_rel], kk)
                 ideal = np.concatenate([[0.0], np.cumsum(discounts[:kk])])[ideal_len]
-                out[w] = float((dcg / ideal).mean())
+                vals = dcg / ideal
+            out[w] = _row_mean(vals, n_empty, how(w), 1.0, 0.0)
     if "instance_auc" in wanted:
         auc, valid = _auc_columns(Y.T, S.T)
         details["instance_auc_skipped_instances"] = int(np.sum(~valid))
-        out["instance_auc"] = float(auc[valid].mean()) if valid.any() else 0.5
+        how_auc = how("instance_auc")
+        out["instance_auc"] = (_row_mean(auc[valid], np.sum(~valid), how_auc, 1.0, 0.0)
+                               if valid.any() or how_auc != "skip" else 0.5)
 
 
 _K_PATTERN = re.compile(r"^(p|ndcg)@([1-9][0-9]*)$")
@@ -349,7 +413,8 @@ def get_measure(name):
 
 
 # ---------------------------------------------------------------- evaluate
-def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, return_details=False):
+def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, return_details=False,
+             undefined="skip"):
     """Compute multi-label measures.
 
     Parameters
@@ -367,6 +432,18 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, retur
         A 0/1 prediction to use for the label-based measures instead of
         ``binarize(scores, threshold)`` (for methods with their own decision
         rule, e.g. a winner-take-all ``predict``).
+    undefined : {"skip", "best", "worst"} or dict[str, str], default "skip"
+        How ranking measures count the rows on which they are undefined
+        (no relevant label; for ranking loss and instance AUC also every label
+        relevant): left out of the mean (``"skip"``, mlviz's default), or
+        counted with the measure's best value (``"best"``: loss 0, AP/P@k/
+        nDCG@k/AUC 1 -- scikit-learn's ``label_ranking_loss``,
+        ``coverage_error`` and ``label_ranking_average_precision_score``) or
+        its worst value (``"worst"``: one-error 1 as in Mulan and the published
+        tables, coverage L - 1, AP/P@k/nDCG@k/AUC 0 -- the plain P@k and
+        scikit-learn's ``ndcg_score``). A dict sets it per measure (others
+        ``"skip"``). See the module docstring and the per-measure functions
+        (:func:`ranking_loss`, :func:`one_error`, ...).
     return_details : bool
         Also return a dict of counts of skipped labels / instances:
         ``auc_skipped_labels``, ``ranking_skipped_instances`` (no relevant
@@ -384,6 +461,7 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, retur
     wanted = list(DEFAULT_MEASURES if measures is None else measures)
     for w in wanted:
         get_measure(w)
+    undefined = _check_undefined(undefined, wanted)
     out, details = {}, {"n_samples": int(Y.shape[0]), "n_labels": int(Y.shape[1])}
     if any(get_measure(w).needs == "labels" for w in wanted):
         if y_pred is None:
@@ -401,6 +479,145 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, retur
     if "micro_auc" in wanted:
         auc, _ = _auc_columns(Y.reshape(-1, 1), S.reshape(-1, 1))
         out["micro_auc"] = float(auc[0])
-    _ranking_measures(Y, S, out, details, wanted)
+    _ranking_measures(Y, S, out, details, wanted, undefined)
     values = {w: out[w] for w in wanted}
     return (values, details) if return_details else values
+
+
+# ------------------------------------------------- one ranking measure each
+def _one(name, Y_true, scores, undefined):
+    return evaluate(Y_true, scores, measures=[name], undefined=undefined)[name]
+
+
+def ranking_loss(Y_true, scores, *, undefined="skip"):
+    """Ranking loss: the fraction of (relevant, irrelevant) label pairs ordered wrongly, averaged over rows.
+
+    rloss_i = |{(a, b) in Y_i x Ybar_i : s_ib >= s_ia}| / (|Y_i| |Ybar_i|) (ties count as errors).
+
+    Parameters
+    ----------
+    Y_true : array-like, shape (n_samples, n_labels), entries in {0, 1}
+    scores : array-like, shape (n_samples, n_labels)
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant or no irrelevant label: skipped (mlviz), counted
+        as 0 (``"best"``: ``sklearn.metrics.label_ranking_loss``) or as 1.
+
+    Returns
+    -------
+    loss : float in [0, 1]
+    """
+    return _one("ranking_loss", Y_true, scores, undefined)
+
+
+def one_error(Y_true, scores, *, undefined="skip"):
+    """One-error: the fraction of rows whose top-scored label is not relevant (ties: lowest index).
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant label: skipped (mlviz), counted as 0, or as an
+        error (``"worst"``: Mulan's ``OneError`` and the published tables,
+        e.g. Bogatinovski et al. 2022). scikit-learn has no one-error.
+
+    Returns
+    -------
+    error : float in [0, 1]
+    """
+    return _one("one_error", Y_true, scores, undefined)
+
+
+def coverage(Y_true, scores, *, undefined="skip"):
+    """Coverage (Tsoumakas et al. 2010): how far down the ranking to go to cover every relevant label, minus 1.
+
+    cov_i = max_{l in Y_i} rank_i(l) - 1, rank_i(l) = |{l' : s_il' >= s_il}|
+    (``sklearn.metrics.coverage_error`` omits the -1).
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant label: skipped (mlviz), counted as 0
+        (``"best"``: Mulan's ``Coverage``; scikit-learn's ``coverage_error``
+        also gives such rows 0, in its units without the -1), or as
+        n_labels - 1.
+
+    Returns
+    -------
+    coverage : float in [0, n_labels - 1]
+    """
+    return _one("coverage", Y_true, scores, undefined)
+
+
+def average_precision(Y_true, scores, *, undefined="skip"):
+    """Label-ranking average precision, averaged over rows.
+
+    AP_i = (1/|Y_i|) Σ_{l in Y_i} |{l' in Y_i : rank_i(l') <= rank_i(l)}| / rank_i(l).
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant label: skipped (mlviz), counted as 1
+        (``"best"``: ``sklearn.metrics.label_ranking_average_precision_score``)
+        or as 0.
+
+    Returns
+    -------
+    ap : float in [0, 1]
+    """
+    return _one("average_precision", Y_true, scores, undefined)
+
+
+def precision_at_k(Y_true, scores, k, *, undefined="skip"):
+    """P@k = |top-k ∩ Y_i| / k (top-k by decreasing score, ties by lower index; k capped at n_labels).
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    k : int >= 1
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant label: skipped (mlviz), counted as 1, or as 0
+        (``"worst"``: the formula taken as it is).
+
+    Returns
+    -------
+    precision : float in [0, 1]
+    """
+    return _one(f"p@{int(k)}", Y_true, scores, undefined)
+
+
+def ndcg_at_k(Y_true, scores, k, *, undefined="skip"):
+    """nDCG@k with binary gains: Σ_{r<=k} [l_r in Y_i] / log2(r + 1) over its ideal value.
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    k : int >= 1
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant label (ideal value 0): skipped (mlviz), counted
+        as 1, or as 0 (``"worst"``: ``sklearn.metrics.ndcg_score``).
+
+    Returns
+    -------
+    ndcg : float in [0, 1]
+    """
+    return _one(f"ndcg@{int(k)}", Y_true, scores, undefined)
+
+
+def instance_auc(Y_true, scores, *, undefined="skip"):
+    """Mean over rows of the ROC AUC of the row's label ranking (ties 1/2; MLLEM paper, section 5).
+
+    Parameters
+    ----------
+    Y_true, scores : array-like, shape (n_samples, n_labels)
+    undefined : {"skip", "best", "worst"}
+        Rows with no relevant or no irrelevant label: skipped (mlviz; 0.5 if
+        every row is), counted as 1, or as 0. (``sklearn.metrics.roc_auc_score``
+        with ``average="samples"`` refuses such rows.)
+
+    Returns
+    -------
+    auc : float in [0, 1]
+    """
+    return _one("instance_auc", Y_true, scores, undefined)

@@ -146,6 +146,7 @@ def embedding_view(color, test_color, color_title):
     with left:
         st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
         widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
+        widgets.remember_figure("fig_embedding", fig)  # (for the report pack)
     if st.session_state.pop("emb_lasso_changed", False):
         st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
     st.caption(
@@ -287,3 +288,19 @@ def comparison_view(color, color_title):
 
 
 comparison_view(COLOR, COLOR_TITLE)
+
+
+# ------------------------------------------------------------------ report pack (issue 29: every page's figures)
+def report_section():
+    from mlviz.dashboard import report_pack
+
+    values = {p.name: st.session_state.get(f"emb_mllem_{p.name}", p.default) for p in MLLEM.sliders}
+    values["n_components"] = int(st.session_state.get("emb_dims") or 2)
+    report_pack.section(ctx, {"mllem": MLLEM.complete(values)}, key="emb_pack",
+                        figures=widgets.figures_drawn(["fig_embedding", "fig_upset", "fig_sel_profile", "fig_umap",
+                                                       "fig_pca"]),
+                        notes=["The measures are MLLEM's posteriors on the test rows at threshold 0.5; the "
+                               "figures are the page's (the map, the label sets, UMAP / PCA)."])
+
+
+report_section()

@@ -67,6 +67,7 @@ def graph_fig(values, step, view):
         graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
         return plotting.label_graph_figure(
             graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
+            totals=None if subset is None else (L, step["n_edges"]),  # (one count source: the whole graph's)
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
 
     return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
@@ -115,28 +116,69 @@ def prepare(values, owner, priority, view, all_points=False):
                         figures_ahead(values, view, all_points), owner=owner, priority=priority)
 
 
-def fmt_gamma(v):
-    return AUTO if v == AUTO else widgets.fmt_value(v)
+AUTO_KEY = "cdn_gamma_auto"  # the "automatic γ" toggle (session state; the address says it through cdn_gamma)
+
+
+def gamma_in_link(raw):
+    """The γ grid value an address's ``cdn_gamma`` names, or None for automatic: no parameter, the old
+    ``auto`` (when "auto" was the slider's left end) or a value not on the grid."""
+    if raw is None or raw == AUTO:
+        return None
+    return next((v for v in GRID if raw in (widgets.fmt_value(v), str(v))), None)
+
+
+def _chosen_by_hand():
+    st.session_state[AUTO_KEY] = False  # a move of the γ slider chooses γ by hand
 
 
 def model_controls():
-    """γ (or automatic), μ, λ and the variant; a slider the variant ignores is disabled."""
+    """γ (a slider and an "automatic" toggle), μ, λ and the variant; a control the variant ignores is disabled.
+
+    Automatic γ is a toggle, not a slider position: while it is on, the γ slider sits at the value it
+    chose (once the path has reached it), so one step of the slider moves to a neighbouring γ (and
+    turns automatic off). The address holds ``cdn_gamma=<value>`` for a γ chosen by hand and no
+    ``cdn_gamma`` when automatic; an old link's ``cdn_gamma=auto`` still means automatic.
+    """
     c = st.columns([1.2, 1, 1, 1.2])
     variant = CDN.param("variant")
     values = {"variant": c[3].selectbox(variant.label, variant.grid, key=WIDGETS["variant"], bind="query-params",
                                         help=variant.help)}
     _, uses_gamma, uses_mu = VARIANTS[values["variant"]]
-    gamma = CDN.param("gamma")
-    values["gamma"] = c[0].select_slider(
-        gamma.label, options=[AUTO] + GRID, value=AUTO, key=WIDGETS["gamma"], format_func=fmt_gamma,
-        bind="query-params", disabled=not uses_gamma,
-        help=gamma.help + f" 'auto': the largest γ of the grid whose graph keeps at least {focus.AUTO_MIN_EDGES} "
-                          f"edges, drawing at most the {focus.AUTO_MAX_EDGES} strongest.")
     for name, col in (("mu", c[1]), ("lam", c[2])):
         p = CDN.param(name)
         values[name] = col.select_slider(p.label, options=p.grid, value=p.default, key=WIDGETS[name],
                                          format_func=widgets.fmt_value, bind="query-params", help=p.help,
                                          disabled=name == "mu" and not uses_mu)
+    gamma = CDN.param("gamma")
+    url = st.query_params.get(WIDGETS["gamma"])
+    if st.session_state.get("mlviz_cdn_gamma_url", "") != url:  # a link was opened (or the page entered)
+        by_hand = gamma_in_link(url)
+        st.session_state[AUTO_KEY] = by_hand is None
+        if by_hand is not None:
+            st.session_state[WIDGETS["gamma"]] = by_hand
+    st.session_state.setdefault(AUTO_KEY, True)
+    st.session_state.setdefault(WIDGETS["gamma"], gamma.default)
+    automatic = bool(st.session_state[AUTO_KEY])
+    if automatic:  # the slider sits where automatic γ is (known once the path has reached it)
+        here = focus.auto_gamma(compute.known_steps(ctx, CDN, {**values, "gamma": gamma.default}), GRID,
+                                uses_gamma=uses_gamma)
+        if here is not None:
+            st.session_state[WIDGETS["gamma"]] = here
+    chosen = c[0].select_slider(
+        gamma.label, options=GRID, key=WIDGETS["gamma"], format_func=widgets.fmt_value,
+        disabled=not uses_gamma, on_change=_chosen_by_hand,
+        help=gamma.help + " Moving it chooses γ by hand (automatic off).")
+    c[0].toggle("automatic γ", key=AUTO_KEY, disabled=not uses_gamma,
+                help=f"The largest γ of the slider whose graph keeps at least {focus.AUTO_MIN_EDGES} edges, drawing "
+                     f"at most the {focus.AUTO_MAX_EDGES} strongest; the slider shows the γ it chose.")
+    values["gamma"] = AUTO if automatic else chosen
+    link = None if automatic else widgets.fmt_value(chosen)
+    if link is None:
+        if WIDGETS["gamma"] in st.query_params:
+            del st.query_params[WIDGETS["gamma"]]
+    elif st.query_params.get(WIDGETS["gamma"]) != link:
+        st.query_params[WIDGETS["gamma"]] = link
+    st.session_state["mlviz_cdn_gamma_url"] = link
     return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
@@ -203,6 +245,8 @@ def graph_view():
     resolved = point(compute.known_steps(ctx, CDN, values))
     if resolved is not None:
         values["gamma"] = resolved
+        if choice == AUTO and uses_gamma and st.session_state.get(WIDGETS["gamma"]) != resolved:
+            st.rerun(scope="fragment")  # (automatic γ became known in this run: the slider moves there)
     ready = resolved is not None and resolved in compute.known_steps(ctx, CDN, values)
     shown = progress.shown(job, ready=ready, settings=values, slot="graph", label="Fitting the sparse CDN γ path",
                            widgets=WIDGETS if choice != AUTO else {k: v for k, v in WIDGETS.items() if k != "gamma"},
@@ -254,7 +298,7 @@ def graph_view():
                 meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
                 st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
             else:
-                st.caption(focus.counts_caption(focus.graph_counts(fig), L, step["n_edges"]))
+                st.caption(focus.counts_caption(focus.graph_counts(fig)))
         with right:
             cooccurrence_view(view)
     left, right = st.columns(2)
@@ -329,11 +373,12 @@ def cooccurrence_view(view):
     else:
         idx = np.asarray(view["labels"], dtype=int)
         args = (C[np.ix_(idx, idx)], [names[i] for i in idx], np.array([pos[i] for i in idx]))
+    n_pairs = int((np.triu(C, 1) >= max(min_count, 1)).sum())
     fig = cache.figure(f"{ctx.key}|cooc-graph|{min_count}|{view_key(view)}", lambda: plotting.cooccurrence_graph_figure(
-        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT, **kw))
+        *args, min_count=min_count, title="Plain co-occurrence graph (for contrast)", width_hint=WIDTH_HINT,
+        totals=(L, n_pairs), **kw))
     widgets.show_figure(fig, f"{ctx.name}_cooccurrence_graph", key="fig_cooc_graph")
-    n_pairs = int((np.triu(C, 1) >= min_count).sum())
-    st.caption(focus.counts_caption(focus.graph_counts(fig), L, n_pairs))
+    st.caption(focus.counts_caption(focus.graph_counts(fig)))
 
 
 EDGE_ROWS = 1000  # rows of the edge list drawn (all of them go to the CSV)
@@ -400,3 +445,18 @@ if shown["gamma"] in steps:
     from mlviz.dashboard import linked
 
     linked.graph_hook(ctx, shown, steps[shown["gamma"]])
+
+
+# ------------------------------------------------------------------ report pack (issue 29: every page's figures)
+def report_section():
+    from mlviz.dashboard import report_pack
+
+    values = {k: shown[k] for k in ("gamma", "mu", "lam", "variant")}
+    report_pack.section(ctx, {"cdn": CDN.complete(values)}, key="cdn_pack",
+                        figures=widgets.figures_drawn(["fig_cdn_graph", "fig_cooc_graph", "fig_cdn_path", "fig_fista",
+                                                       "fig_stability"]),
+                        notes=["The measures are the sparse CDN's posteriors on the test rows at threshold 0.5; the "
+                               "figures are the page's (label graph, co-occurrence graph, γ path, convergence)."])
+
+
+report_section()

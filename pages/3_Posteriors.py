@@ -9,6 +9,7 @@ import streamlit as st
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
 from mlviz.dashboard import present
+from mlviz.plotting.tables import for_display
 
 ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
@@ -245,13 +246,33 @@ def prepare(m):
     return submit
 
 
+def references():
+    """The trivial references of the headline measures on this data set's split (no features used):
+    ``{measure: (value, which reference)}``, kept per data set."""
+    from mlviz.plotting.tables import trivial_references
+
+    table = cache.memo(f"trivial-references|{ctx.key}|{','.join(HEADLINE)}",
+                       lambda: trivial_references(ctx.Y_train, ctx.Y_test, HEADLINE))
+    return {r.measure: (r.value, r.reference) for r in table.itertuples()}
+
+
 def metric_row(vals):
+    """The headline measures, each with its difference to the best trivial reference (issue 29: a weak
+    default has context), and a caption naming the references."""
     from mlviz.metrics import MEASURES
 
+    refs = references()
     for col, k in zip(st.columns(len(HEADLINE)), HEADLINE):
         meas = MEASURES[k]
+        ref, name = refs[k]
         col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
-                   help=f"Decision rule: {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+                   delta=f"{vals[k] - ref:+.3f} vs trivial {ref:.3f}", delta_color="normal" if meas.greater_is_better
+                   else "inverse",
+                   help=(f"Decision rule: {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+                   + f" Trivial reference: {ref:.3f} ({name}; no features used).")
+    st.caption(":material/straighten: Trivial references (no features): " + " · ".join(
+        f"{MEASURES[k].label} {refs[k][0]:.3f} ({refs[k][1]})" for k in HEADLINE)
+        + ". A model at or below one of them learned nothing useful for that measure here.")
 
 
 def downloads(m, result, table):
@@ -343,10 +364,16 @@ def side_by_side(keys):
     if mode == OWN and grid_t is None:
         st.caption("The models' own rules are not one common probability cut, so the figure shows the "
                    "probabilities; pick a global threshold to see every model's decisions.")
-    table = pd.DataFrame(rows)
+    refs = references()
+    rows.append({"model": "trivial reference (best per measure, no features)",
+                 **{MEASURES[k].label: refs[k][0] for k in HEADLINE}, "fit s": float("nan")})
+    table = for_display(pd.DataFrame(rows), digits=3)
     st.dataframe(table, width="stretch", hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
-    st.caption(f"Decision rule of the label measures: {thr_text}. ↑ higher is better, ↓ lower is better.")
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]
+                                if table[c].dtype.kind == "f"})
+    st.caption(f"Decision rule of the label measures: {thr_text}. ↑ higher is better, ↓ lower is better. "
+               "The last row: each measure's best trivial predictor (" + "; ".join(
+                   f"{MEASURES[k].label}: {references()[k][1]}" for k in HEADLINE) + ").")
     if reliability_on:
         st.markdown("**Reliability (calibration) of each model**" + (
             f" — the {len(RELIABILITY)} most frequent labels drawn" if len(RELIABILITY) < L else ""))
@@ -438,4 +465,9 @@ if chosen:
         rule, param = "threshold", 0.5
         pack_notes.append("The page used each model's own predict; the report applies threshold 0.5 to every "
                           "model's probabilities (identical for models whose rule is that cut).")
-    report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack")
+    grid = len(chosen) > 1 and view == "side by side"
+    shown_figures = widgets.figures_drawn(  # (the figures on screen now: a hidden or other view's are left out)
+        (["fig_post_grid"] if grid else [f"fig_post_{k}" for k in chosen])
+        + ([f"fig_rel_{k}" for k in chosen] if reliability_on else []))
+    report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack",
+                        figures=shown_figures)

@@ -157,7 +157,7 @@ def show_results(res, done=True):
     from mlviz import plotting
     from mlviz.evaluation import error_rows, is_reference
     from mlviz.metrics import MEASURES
-    from mlviz.plotting.tables import measure_name, summary_table, timing_table, to_csv_bytes
+    from mlviz.plotting.tables import for_display, measure_name, summary_table, timing_table, to_csv_bytes
 
     methods_res = res
     res = with_references(res, asked["folds"])
@@ -204,7 +204,7 @@ def show_results(res, done=True):
         tune_seconds=("tune_seconds", "median")).reset_index()
     per = per.rename(columns={"decision_rule": "decision rule", "tuned_params": "tuned (per fold)",
                               "tune_seconds": "tuning s per fold (median)"})
-    st.dataframe(per, width="stretch", hide_index=True)
+    st.dataframe(for_display(per, digits=2), width="stretch", hide_index=True)  # ("—" where not tuned)
     timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
     st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else

@@ -9,12 +9,13 @@ marked.  Every setting is in the URL (keys ``dr_*``).
 import numpy as np
 import streamlit as st
 
-from mlviz._text import escape_html, escape_markdown
+from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
 from mlviz.dashboard import present
 from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
                             rule_curve, scut_cv)
 from mlviz.metrics import evaluate
+from mlviz.plotting.tables import for_display
 from mlviz.plotting.teach import measure_label, rule_curve_figure
 
 ctx = state.page_context(__file__)
@@ -138,7 +139,7 @@ current = {"threshold": param, "rcut": param, "per_label": param[label] if label
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)
 fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
-                        title=f"{m.label} on {escape_html(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
+                        title=f"{m.label} on {shorten(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
 widgets.show_figure(fig, f"{ctx.name}_{m.key}_{rule}_curves", key="dr_curves")
 if rule in ("threshold", "rcut", "per_label"):
     st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "
@@ -167,7 +168,7 @@ if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
                                                       else f" You guessed {RULES[guess]}.")
             st.success(f"**{' and '.join(winners)}**: subset accuracy "
                        f"{table.loc[top, 'subset_accuracy']:.4f}.{verdict}")
-            st.dataframe(table.rename(index=RULES), key="dr_compare")
+            st.dataframe(for_display(table.rename(index=RULES)), key="dr_compare")  # ("—": MCut has no parameter)
             st.caption("Threshold and RCut are shown at their best parameter **chosen on the test set** (an "
                        "oracle: what the rule can reach at best); MCut has no parameter; SCut's thresholds were "
                        "tuned for per-label F1 on 3 training folds only — the one honest test number here.")

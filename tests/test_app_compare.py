@@ -66,7 +66,6 @@ def frame_with(at, column):
 
 def reference(methods, folds, scaling, tune=False):
     """The same cross-validation, run directly on the library (estimators built by hand)."""
-    from sklearn.linear_model import LogisticRegression
 
     from mlviz.data import load_sample
     from mlviz.evaluation import cross_validate
@@ -74,7 +73,7 @@ def reference(methods, folds, scaling, tune=False):
 
     ds = load_sample("emotions")
     make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0),
-            "BR-LR": lambda: BinaryRelevance(LogisticRegression(C=1.0, max_iter=2000)),
+            "BR-LR": lambda: BinaryRelevance(C=30.0),
             "ML-kNN": lambda: MLkNN(k=10, s=1.0)}
     return cross_validate({m: make[m]() for m in methods}, ds.X, ds.Y, cv=folds, random_state=0,
                           threshold="predict", scaling=scaling, tune=tune)
@@ -135,7 +134,9 @@ def test_tune_reports_the_chosen_parameters_and_their_cost():
     ref = reference(["ML-kNN"], 2, "auto", tune=True)
     chosen = " · ".join(dict.fromkeys(ref["tuned_params"]))
     assert rules.loc["ML-kNN", "tuned (per fold)"] == chosen and chosen.startswith("k=")
-    assert rules.loc["ML-kNN", "tuning s per fold (median)"] > 0
+    assert float(rules.loc["ML-kNN", "tuning s per fold (median)"]) > 0
+    for r in REFS:  # a reference is not tuned: a dash, not "None" (issue 29, item 8)
+        assert rules.loc[r, "tuning s per fold (median)"] == "—"
     assert rules.loc["ML-kNN", "scaling"] == "standard"  # auto on dense emotions
     summary = frame_with(at, "Micro F1 ↑")
     mean = ref[ref["measure"] == "micro_f1"]["value"].mean()

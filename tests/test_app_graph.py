@@ -147,6 +147,43 @@ def test_default_graph_is_the_automatic_path_point_and_cooccurrence_is_non_empty
     assert any(f"of {int((pairs >= cut).sum())} edges" in c.value for c in at.caption)
 
 
+def test_automatic_gamma_is_a_toggle_and_a_nudge_moves_to_a_neighbour():
+    """Issue 29, item 4: "auto" is not the slider's left end; while automatic, the slider sits at the γ it
+    chose, and one step of the slider moves to the neighbouring γ (automatic off, γ in the address)."""
+    from mlviz.dashboard.widgets import fmt_value
+
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    ok(at.run())
+    X, Y, _ = sample_xy("emotions")
+    path = reference_path(X, Y, stop_at_auto=False)
+    auto = max(r for r in GRID if path[r].label_graph_.number_of_edges() >= MIN_EDGES)
+    slider, toggle = at.select_slider(key="cdn_gamma"), at.toggle(key="cdn_gamma_auto")
+    assert toggle.value is True and "auto" not in slider.options and len(slider.options) == len(GRID)
+    assert slider.value == auto                                   # the slider sits where automatic is
+    assert "cdn_gamma" not in at.query_params
+    below = GRID[GRID.index(auto) - 1]                              # one step to the left
+    ok(at.select_slider(key="cdn_gamma").set_value(below).run())
+    assert at.toggle(key="cdn_gamma_auto").value is False
+    assert int(metrics(at)["edges (non-zero V entries)"]) == path[below].label_graph_.number_of_edges()
+    assert at.query_params["cdn_gamma"] == fmt_value(below)
+    ok(at.toggle(key="cdn_gamma_auto").set_value(True).run())       # back to automatic
+    assert at.select_slider(key="cdn_gamma").value == auto and "cdn_gamma" not in at.query_params
+    assert int(metrics(at)["edges (non-zero V entries)"]) == path[auto].label_graph_.number_of_edges()
+
+
+@pytest.mark.parametrize("link, automatic, value", [("auto", True, None), ("0.1", False, 0.1), (None, True, None)])
+def test_old_and_new_gamma_links_open_as_they_were_meant(link, automatic, value):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    if link is not None:
+        at.query_params["cdn_gamma"] = link
+    ok(at.run())
+    assert at.toggle(key="cdn_gamma_auto").value is automatic
+    if value is not None:
+        assert at.select_slider(key="cdn_gamma").value == value and at.query_params["cdn_gamma"] == link
+    else:
+        assert "cdn_gamma" not in at.query_params  # (the old "auto" is dropped from the address)
+
+
 def load_full_y(name):
     from mlviz.data import load_sample
 
@@ -184,6 +221,10 @@ def test_174_labels_draw_at_most_50_names_and_say_what_is_hidden():
     assert edges == min(len(among), MAX_DRAWN)
     caption = next(c.value for c in at.caption if c.value.startswith("Showing") and "174 labels" in c.value)
     assert f"Showing 30 of 174 labels and {edges} of {n_edges} edges" in caption
+    # one count source: the figure's own note and the automatic-γ text say the same numbers (issue 29, item 5)
+    note = " ".join(a.get("text", "") for a in charts(at)[0]["layout"].get("annotations", []))
+    assert f"showing 30 of 174 labels and {edges} of {n_edges} edges" in note
+    assert any(f"it keeps {n_edges}" in c.value for c in at.caption)
     assert "hover" in caption and "neighbourhood" in caption
     cooc_labels, cooc_written, _ = drawn(charts(at)[1])
     assert set(cooc_labels) == top30 and len(cooc_written) <= 50

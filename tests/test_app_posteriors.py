@@ -72,6 +72,19 @@ def test_measures_are_the_models_own_predict(method):
     expected = evaluate(Yte, P, measures=HEADLINE, y_pred=model.predict(Xte))
     at = run({"post_models": [METHODS[method].label], "post_rel": "true"})
     assert shown_values(at) == {k: f"{v:.3f}" for k, v in expected.items()}
+    # beside each measure: its difference to the best trivial reference (issue 29, item 9), hand-checked in
+    # tests/test_plotting_trivial_references.py
+    from mlviz.metrics import MEASURES
+    from mlviz.plotting.tables import trivial_references
+
+    refs = trivial_references(Ytr, Yte, HEADLINE).set_index("measure")
+    deltas = {m.label: m.delta for m in at.metric}
+    for k in HEADLINE:
+        ref = refs.loc[k, "value"]
+        label = f"{MEASURES[k].label} {'↑' if MEASURES[k].greater_is_better else '↓'}"
+        assert deltas[label] == f"{expected[k] - ref:+.3f} vs trivial {ref:.3f}"
+    assert any(c.value.startswith(":material/straighten: Trivial references") and refs.loc["macro_auc", "reference"]
+               in c.value for c in at.caption)
     rule = model.decision_rule_
     assert any("Decision rule (own predict)" in c.value and rule.split()[0] in c.value for c in at.caption)
     heat = chart(at, f"fig_post_{method}")
@@ -177,6 +190,15 @@ def test_side_by_side_measures_table_equals_each_models_predict():
         row = table[table["model"] == label].iloc[0]
         for k in HEADLINE:
             assert row[MEASURES[k].label] == pytest.approx(expected[k], abs=1e-12)
+    # the trivial references as the last row, as on Compare (issue 29, item 9); no "None" in the table
+    from mlviz.plotting.tables import trivial_references
+
+    refs = trivial_references(Ytr, Yte, HEADLINE).set_index("measure")
+    last = table.iloc[-1]
+    assert last["model"].startswith("trivial reference")
+    for k in HEADLINE:
+        assert last[MEASURES[k].label] == pytest.approx(refs.loc[k, "value"], abs=1e-12)
+    assert last["fit s"] == "—" and not table.isna().any().any()
 
 
 def test_model_notes_read_monte_carlo_error_and_convergence():
@@ -196,3 +218,30 @@ def test_model_notes_read_monte_carlo_error_and_convergence():
     about = describe_model(klr)
     assert about["converged"] is bool(klr.converged_) and about["grad_max"] == pytest.approx(klr.grad_max_.max())
     assert about["centers"] == klr.centers_note_ and about["threshold"] == 0.5
+
+
+def test_report_pack_holds_the_figures_on_the_page(monkeypatch):
+    """Issue 29, item 7: the Posteriors pack's report.html holds the page's figures (offline), not "No figures"."""
+    import io
+    import zipfile
+
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def capture(self, path_or_data, *args, **kwargs):
+        file_id = original(self, path_or_data, *args, **kwargs)
+        stored[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", capture)
+    at = run({"post_models": ["ML-kNN"], "post_rel": "true"})
+    at.button(key="post_pack_go").click().run()
+    (button,) = [b for b in at.get("download_button") if "report pack" in b.proto.label]
+    html = zipfile.ZipFile(io.BytesIO(stored[button.proto.url.rsplit("/", 1)[-1].split(".")[0]])).read(
+        "report.html").decode()
+    assert "No figures" not in html
+    for caption in ("ML-kNN: P(y=1|x) beside the truth", "ML-kNN: reliability"):
+        assert f"<figcaption>{caption}" in html.replace("&#x27;", "'")
+    assert html.count("Plotly.newPlot") == 2 and '<script src="http' not in html  # offline: plotly.js inside

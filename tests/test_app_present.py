@@ -56,18 +56,18 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     assert not at.dataframe and not takeaways(at), "nothing is computed before the click"
     at.button(key="ref_run").click()
     ok(at.run())
-    expected = reference.reference_check((dataset,), ("ANCHORS-P1",), random_state=0)
+    expected = reference.reference_check((dataset,), ("fixed-split",), random_state=0)
     compared = expected[expected["published"].notna()].reset_index(drop=True)
     shown = at.dataframe[0].value
     assert list(shown["Method"]) == list(compared["method"])
     assert list(shown["Measure"]) == list(compared["measure"])
     np.testing.assert_array_equal(shown["Ours"].to_numpy(float), compared["ours"].to_numpy(float))
-    np.testing.assert_array_equal(shown["Published"].to_numpy(float), compared["published"].to_numpy(float))
+    np.testing.assert_array_equal(shown["Reference"].to_numpy(float), compared["published"].to_numpy(float))
     np.testing.assert_array_equal(shown["Difference"].to_numpy(float), compared["diff"].to_numpy(float))
-    assert [s.split(" ", 1)[1] for s in shown["Status"]] == list(compared["status"])
+    assert list(shown["Status"]) == list(compared["status"])  # words, no emoji
     assert list(shown["Source"]) == list(compared["source"])
     within = int((compared["status"] == "within band").sum())
-    assert metrics(at) == {"Published numbers compared": str(len(compared)), "Within band": str(within),
+    assert metrics(at) == {"Reference numbers compared": str(len(compared)), "Within band": str(within),
                            "Off band": str(len(compared) - within)}
     text = markdown(at)
     for method, rows in compared.groupby("method"):
@@ -76,14 +76,23 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     # every published number's citation is written out beside the table
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
     (text,) = takeaways(at)
-    assert text == (f"{within} of the {len(compared)} published ANCHORS-P1 numbers on {dataset} are "
-                           "reproduced within their band by our "
+    assert text == (f"{within} of the {len(compared)} measured fixed-split reference numbers on {dataset} "
+                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band by our "
                            + " and ".join(escape_markdown(m) for m in dict.fromkeys(compared["method"])) + " runs.")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
     plain = at.dataframe[1].value.set_index("method")
-    for r in extra.itertuples():
-        assert plain.loc[r.method, r.measure] == r.ours
+    for r in extra.itertuples():  # (a column with a blank is text: "—" there, 4 decimals elsewhere)
+        cell = plain.loc[r.method, r.measure]
+        assert cell == r.ours if isinstance(cell, float) else cell == f"{r.ours:.4f}"
+    assert not plain.isna().any().any()  # blanks read "—", not "None"
+
+
+def test_the_fixed_split_protocol_cites_the_script_that_measures_it():
+    at = run(REFERENCE, ref_data="emotions", ref_protocol="fixed-split")
+    assert at.radio(key="ref_protocol").value == "fixed-split"
+    page = "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+    assert "benchmarks/reference_numbers.py" in page and "ANCHORS" not in page
 
 
 def test_reference_check_on_a_set_without_a_protocol_says_so():
@@ -231,6 +240,24 @@ def test_projector_figure_scales_fonts_markers_and_lines_of_a_copy():
     assert fig.layout.font.size is None
 
 
+def test_projector_figure_makes_room_for_its_larger_title():
+    """Issue 29: in presentation mode the FISTA title overlapped its first subplot title. The top margin
+    grows with the fonts (the figure grows by as much, so the plots keep their height)."""
+    from mlviz.dashboard.present import projector_figure
+    from mlviz.plotting import convergence_figure
+
+    fig = convergence_figure(np.geomspace(10, 1, 30), title="FISTA convergence at γ = 0.5·γ_max")
+    big = projector_figure(fig, scale=1.5)
+    t, h = fig.layout.margin.t, fig.layout.height
+    assert big.layout.margin.t == 1.5 * t and big.layout.height == h + 0.5 * t
+    # plotly centres the title (font: 1.4 × the layout's) in the top margin; the subplot titles stand on the top
+    # of the plot area, one font size high: the title's lower edge stays above their upper edge (it did not
+    # with the unscaled margin: 30 + 13.7 > 60 - 24)
+    title_font = big.layout.font.size * 1.4
+    sub_font = max(a.font.size or big.layout.font.size for a in big.layout.annotations)
+    assert big.layout.margin.t / 2 + 0.5 * title_font <= big.layout.margin.t - sub_font
+
+
 def drawn_figures(at):
     """``{chart key: (figure dict, proto)}`` of the Plotly charts a run drew."""
     import json
@@ -324,6 +351,20 @@ def test_tour_steps_parse_and_comparison_summary_picks_the_best_mean():
     # means: A 0.6, B 0.7, C 0.15 -> B first, A second
     assert got["best"] == "B" and got["best_mean"] == pytest.approx(0.7) and got["runner_up"] == "A"
     assert got["best_std"] == pytest.approx(np.std([0.8, 0.6], ddof=1)) and got["n_methods"] == 3
+    assert got["best_seed"] is None  # no seed method among A, B, C
+
+
+def test_comparison_says_plainly_when_a_seed_method_loses_to_a_baseline():
+    from mlviz.dashboard import tour
+    from mlviz.plotting.tables import summary_table
+
+    res = pd.DataFrame([dict(method=m, fold=f, measure="micro_f1", value=v)
+                        for m, vals in (("RF-PCT", (0.72, 0.70)), ("ML-LSPC", (0.66, 0.68)), ("MLRH", (0.5, 0.6)))
+                        for f, v in enumerate(vals)])
+    got = tour.comparison_summary(summary_table(res), 2)
+    assert (got["best"], got["best_seed"]) == ("RF-PCT", "ML-LSPC")
+    assert got["best_seed_mean"] == pytest.approx(0.67)
+    assert tour.comparison_text(got).endswith("ML\\-LSPC, loses to this baseline by 0.040 micro-F1.")
 
 
 # ----------------------------------------------------------------------- guided tour: the panel (AppTest)

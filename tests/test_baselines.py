@@ -18,11 +18,40 @@ def test_br_equals_per_label_sklearn_fits():
     X, Y = contract_data(n=80, d=4, L=3, random_state=1)
     br = BinaryRelevance().fit(X, Y)
     P = br.predict_proba(X)
+    C = BinaryRelevance().C / np.mean(np.sum(X ** 2, axis=1))  # C in units of 1 / mean ||x||^2
+    assert br.C_ == pytest.approx(C, rel=1e-12)
     for l in range(Y.shape[1]):
-        ref = LogisticRegression(C=1.0, max_iter=2000).fit(X, Y[:, l])
+        ref = LogisticRegression(C=C, max_iter=2000).fit(X, Y[:, l])
         np.testing.assert_allclose(P[:, l], ref.predict_proba(X)[:, 1], atol=1e-12)
         np.testing.assert_allclose(br.estimators_[l].coef_, ref.coef_, atol=1e-12)
     np.testing.assert_array_equal(br.predict(X), (P >= 0.5).astype(np.uint8))
+
+
+@pytest.mark.parametrize("scale_C", [True, False])
+def test_br_scaled_C_equals_sklearn_on_sparse_rows(scale_C):
+    X, Y = contract_data(n=90, d=6, L=3, random_state=4)
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+    br = BinaryRelevance(C=3.0, scale_C=scale_C).fit(Xs, Y)
+    r2 = Xs.multiply(Xs).sum() / Xs.shape[0]
+    C = 3.0 / r2 if scale_C else 3.0
+    for l in range(Y.shape[1]):
+        ref = LogisticRegression(C=C, max_iter=2000).fit(Xs.toarray(), Y[:, l])
+        np.testing.assert_allclose(br.predict_proba(Xs)[:, l], ref.predict_proba(Xs.toarray())[:, 1], atol=1e-7)
+    assert br.x_scale_ == pytest.approx(r2, rel=1e-12)
+    # the same C whatever the units of the features: scaling X by 10 leaves the scaled fit unchanged
+    if scale_C:
+        big = BinaryRelevance(C=3.0).fit(Xs * 10.0, Y)
+        assert big.C_ == pytest.approx(br.C_ / 100.0, rel=1e-12)
+
+
+def test_br_C_validation_and_user_estimator_ignores_C():
+    X, Y = contract_data(n=40, d=3, L=2, random_state=5)
+    with pytest.raises(ValueError, match="The 'C' parameter of BinaryRelevance must be > 0"):
+        BinaryRelevance(C=0).fit(X, Y)
+    with pytest.raises(ValueError, match="The 'scale_C' parameter of BinaryRelevance must be one of"):
+        BinaryRelevance(scale_C="yes").fit(X, Y)
+    br = BinaryRelevance(LogisticRegression(C=0.5, max_iter=2000), C=99.0).fit(X, Y)
+    assert br.C_ is None and br.estimators_[0].C == 0.5
 
 
 def test_br_custom_estimator_and_decision_function_path():
@@ -193,9 +222,9 @@ def test_mlknn_contract():
     check_estimator_contract(MLkNN(k=5), sparse=True)
 
 
-# ---------------------------------------------------------------- anchors (ANCHORS.md, protocol P1)
+# ---------------------------------------------------------------- anchors (fixed-split references, mlviz.reproductions.references)
 def test_scene_anchors_br_lr_and_mlknn():
-    """scene official split, StandardScaler: numbers measured independently in ANCHORS.md."""
+    """scene official split, StandardScaler: numbers measured independently (benchmarks/reference_numbers.py)."""
     from sklearn.preprocessing import StandardScaler
 
     from mlviz.data import load_sample_split
@@ -209,7 +238,8 @@ def test_scene_anchors_br_lr_and_mlknn():
     assert knn["micro_f1"] == pytest.approx(0.715, abs=0.006)
     assert knn["subset_accuracy"] == pytest.approx(0.594, abs=0.006)
     assert knn["macro_auc"] == pytest.approx(0.918, abs=0.006)
-    br = evaluate(test.Y, BinaryRelevance().fit(X, train.Y).predict_proba(Xt), measures=measures + ["p@1"])
+    br_lr = BinaryRelevance(C=1.0, scale_C=False)  # the anchors' BR-LR: LogisticRegression(C=1) per label
+    br = evaluate(test.Y, br_lr.fit(X, train.Y).predict_proba(Xt), measures=measures + ["p@1"])
     assert br["micro_f1"] == pytest.approx(0.636, abs=0.006)
     assert br["macro_auc"] == pytest.approx(0.883, abs=0.006)
     assert br["p@1"] == pytest.approx(0.707, abs=0.006)
@@ -282,7 +312,13 @@ def test_mlknn_cosine_and_l2_rows_equal_loop_reference(k):
 
 def test_decision_rules_and_neighbor_algorithm():
     X, Y = contract_data()
-    assert BinaryRelevance().fit(X, Y).decision_rule_ == "threshold 0.5 on per-label probabilities"
+    r2 = float(np.mean(np.sum(np.asarray(X) ** 2, axis=1)))
+    assert BinaryRelevance().fit(X, Y).decision_rule_ == (
+        f"threshold 0.5 on per-label probabilities; LR C = 30 / mean‖x‖² = {30 / r2:.3g}")
+    assert BinaryRelevance(C=1, scale_C=False).fit(X, Y).decision_rule_ == (
+        "threshold 0.5 on per-label probabilities; LR C = 1")
+    assert BinaryRelevance(SVC()).fit(X, Y).decision_rule_ == (
+        "threshold 0.5 on per-label sigmoid of decision_function")
     m = MLkNN(k=3).fit(X, Y)
     assert m.decision_rule_ == "threshold 0.5 on the ML-kNN posterior" and m.neighbor_algorithm_ == "exact"
     with pytest.raises(ValueError, match="'metric' parameter of MLkNN"):

@@ -51,3 +51,15 @@ def test_scene_keeps_its_official_split():
     train, test = load_sample_split("scene")
     assert ctx.X_train.shape[0] == train.n_samples == 1211 and ctx.X_test.shape[0] == 1196
     np.testing.assert_array_equal(ctx.Y_test, test.Y)
+
+
+@pytest.mark.parametrize("name", ["emotions", "enron", "yeast"])
+def test_standard_halves_together_hold_the_full_files_rows(name):
+    """The bundled standard train/test files are a partition of the full file (rows compared as sets)."""
+    from mlviz.data import load_standard_split
+
+    full = load_sample(name)
+    train, test = load_standard_split(name)
+    assert train.label_names == test.label_names == full.label_names
+    rows = lambda ds: sorted(map(tuple, np.hstack([_dense(ds.X), ds.Y]).round(6).tolist()))  # noqa: E731
+    assert rows(full) == sorted(rows(train) + rows(test))

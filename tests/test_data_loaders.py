@@ -140,8 +140,8 @@ def test_seeded_split_is_partition_and_deterministic():
 
 
 def test_samples_listed_cached_and_copied():
-    assert list_samples() == ["emotions", "scene", "scene-train", "scene-test", "yeast",
-                              "enron", "medical"]
+    assert list_samples() == ["emotions", "scene", "yeast", "enron", "medical",
+                              *[f"{n}-{h}" for n in ("emotions", "enron", "scene", "yeast") for h in ("train", "test")]]
     first = load_sample("emotions")
     first.X[0, 0] = 1e9
     first.Y[0, 0] = 1 - first.Y[0, 0]

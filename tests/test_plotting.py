@@ -111,7 +111,10 @@ def test_many_labels_ticks_stay_legible():
     C = np.eye(53) * 5
     fig = mp.cooccurrence_heatmap(C, names)
     ax = fig.layout.xaxis
-    assert ax.dtick == 1 and ax.tickangle <= -45
+    # rows: every name; the rotated column names: at most MAX_X_NAMES (25), so every 3rd (issue 29: 44 rotated
+    # names smeared in a half-page column)
+    assert fig.layout.yaxis.dtick == 1 and ax.dtick == 3 and ax.tickangle <= -45
+    assert "every 3rd of 53 names written; hover for each" in ax.title.text
     assert ax.tickfont.size <= 9
     few = mp.label_frequency_bar(NAMES, np.arange(L))
     assert few.layout.xaxis.tickfont.size > ax.tickfont.size

@@ -315,14 +315,22 @@ def test_collapse_max_edges_keeps_the_strongest_links_and_empty_graph_has_a_note
 @pytest.mark.parametrize("L", [60, 61, 174, 983])
 def test_label_axes_write_at_most_about_50_names(L):
     names = [f"tag_{j:03d}" for j in range(L)]
-    for fig in (mp.label_frequency_bar(names, np.arange(L)), mp.cooccurrence_heatmap(np.eye(L), names)):
-        ax = fig.layout.xaxis
+    heat = mp.cooccurrence_heatmap(np.eye(L), names)
+    # a bar chart's axis and a heat map's rows: every name up to 60, else every ceil(L / 50)-th; a heat map's
+    # rotated columns: every name up to 25, else at most ~25, every k-th with k a multiple of the rows' step
+    # (the columns name a subset of the rows' names: at most ~50 different names a figure; issue 29)
+    for ax, most, cut in ((mp.label_frequency_bar(names, np.arange(L)).layout.xaxis, 50, 60),
+                          (heat.layout.yaxis, 50, 60), (heat.layout.xaxis, 25, 25)):
         written = len(range(0, L, int(ax.dtick)))             # a category axis writes every dtick-th name
-        assert written == (L if L <= 60 else len(range(0, L, int(np.ceil(L / 50)))))
-        assert written <= 60 and (L <= 60 or written <= 50)
-        assert ("hover for each" in ax.title.text) == (L > 60)
-        if L > 60:
+        if ax is not heat.layout.xaxis:
+            assert written == (L if L <= cut else len(range(0, L, int(np.ceil(L / most)))))
+        assert written <= 60 and (L <= cut or written <= most)
+        assert ("hover for each" in ax.title.text) == (L > cut)
+        if L > cut:
             assert f"of {L} names written" in ax.title.text
+    assert int(heat.layout.xaxis.dtick) % int(heat.layout.yaxis.dtick) == 0
+    assert len(set(range(0, L, int(heat.layout.xaxis.dtick))) | set(range(0, L, int(heat.layout.yaxis.dtick)))) \
+        <= (L if L <= 60 else 50)
 
 
 def test_collapse_with_precomputed_groups_is_the_same_figure():

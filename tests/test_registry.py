@@ -45,6 +45,19 @@ def test_entry_has_every_part(key):
     assert type(spec.make()) is cls and type(spec.from_sliders({}, SCALE)) is cls
 
 
+@pytest.mark.parametrize("key", list(METHODS))
+def test_every_slider_reaches_its_estimator(key):
+    """Each slider, moved off its default, changes the estimator the dashboard builds (no fit needed)."""
+    spec = METHODS[key]
+    base = spec.from_sliders({}, SCALE).get_params(deep=False)
+    for p in spec.sliders:
+        if p.name == spec.path_param:
+            continue
+        other = next(v for v in p.grid if v != p.default)
+        moved = spec.from_sliders({p.name: other}, SCALE).get_params(deep=False)
+        assert repr(moved) != repr(base), (key, p.name)
+
+
 def test_every_estimator_class_is_registered():
     """Walk mlviz.models like scikit-learn's all_estimators: each public estimator class is an entry."""
     found = set()

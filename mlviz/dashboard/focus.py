@@ -168,6 +168,7 @@ def graph_counts(fig) -> dict:
     figure), read from its traces' ``meta`` (see :func:`mlviz.plotting.label_graph_figure`)."""
     data = fig["data"] if isinstance(fig, dict) else [t.to_plotly_json() for t in fig.data]
     labels = names = edges = 0
+    totals = {}
     for t in data:
         meta = t.get("meta") if isinstance(t.get("meta"), dict) else {}
         if meta.get("kind") == "edges":
@@ -175,11 +176,19 @@ def graph_counts(fig) -> dict:
         elif meta.get("kind") == "nodes":
             labels = len(t.get("x") if not isinstance(t.get("x"), dict) else t.get("text") or [])
             names = labels - int(meta.get("names_hidden", 0))
-    return {"labels": labels, "edges": edges, "names": names}
+            totals = {k: int(meta[k]) for k in ("labels_total", "edges_total") if k in meta}
+    return {"labels": labels, "edges": edges, "names": names, **totals}
 
 
-def counts_caption(counts: dict, n_labels: int, n_edges: int, *, what="labels") -> str:
-    """"Showing 30 of 174 labels and 12 of 798 edges; 25 names written — hover a node for the others."""
+def counts_caption(counts: dict, n_labels: int = None, n_edges: int = None, *, what="labels") -> str:
+    """"Showing 30 of 174 labels and 12 of 798 edges; 25 names written — hover a node for the others."
+
+    The totals are the figure's own (``labels_total`` / ``edges_total`` of :func:`graph_counts`), so
+    the caption says what the figure's note says; ``n_labels`` / ``n_edges`` are used only for a
+    figure that does not carry them.
+    """
+    n_labels = counts.get("labels_total", n_labels)
+    n_edges = counts.get("edges_total", n_edges)
     parts = [f"Showing {counts['labels']} of {n_labels} {what} and {counts['edges']} of {n_edges} edges"]
     if counts["names"] < counts["labels"]:
         parts.append(f"{counts['names']} names written where they fit — hover a node for the others")

@@ -193,6 +193,13 @@ def projector_figure(fig, scale: float = FIGURE_SCALE, base_font: float = 13.0):
     layout.setdefault("font", {})
     if not isinstance(layout["font"].get("size"), (int, float)):
         layout["font"]["size"] = base_font * scale
+    margin = layout.get("margin")
+    if isinstance(margin, dict):  # larger text needs larger margins: a title must not reach a subplot title
+        for side in ("t", "l", "b"):
+            if isinstance(margin.get(side), (int, float)):
+                margin[side] = margin[side] * scale
+    if isinstance(layout.get("height"), (int, float)) and isinstance((margin or {}).get("t"), (int, float)):
+        layout["height"] = layout["height"] + (scale - 1) * (margin["t"] / scale)  # (the plot keeps its size)
     out.layout = layout
     for trace in out.data:
         marker = getattr(trace, "marker", None)

@@ -96,11 +96,30 @@ def shown(job, *, ready: bool, settings: dict, slot: str, label: str, widgets: d
     if ready:
         st.session_state[state_key] = dict(settings)
         st.session_state[state_key + "|key"] = job.key
+        st.session_state[state_key + "|data"] = data_identity()
         return settings
-    previous = st.session_state.get(state_key)
+    previous = _previous(slot)
     what = "" if previous is None else f" Below: the previous result ({describe(previous)})."
     _notice(job, f"**{label}** at {describe(settings)}", what, slot, previous, widgets or {}, until)
     return previous
+
+
+def data_identity() -> tuple:
+    """The data set this run shows: the sidebar's data set and feature scaling (session state)."""
+    return (st.session_state.get("data"), st.session_state.get("scaling"))
+
+
+def _previous(slot: str):
+    """The settings drawn last in ``slot`` -- only if they were drawn for the data set of this run.
+
+    A result of another data set (the one shown before an upload or a switch in the sidebar) is
+    never offered as "the previous result": its shapes and names do not match this data set's
+    (issue 29: emotions' 6-label map met an upload's 159 names).
+    """
+    state_key = f"mlviz_shown|{slot}"
+    if st.session_state.get(state_key + "|data") != data_identity():
+        return None
+    return st.session_state.get(state_key)
 
 
 def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None = None):
@@ -117,6 +136,8 @@ def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None =
     drawn = shown(job, ready=ready, settings=settings, slot=slot, label=label, widgets=widgets)
     if ready:
         return job.result(), settings
+    if drawn is None:  # (nothing drawn yet in this slot for this data set)
+        return None, None
     value = RUNNER.peek(st.session_state.get(f"mlviz_shown|{slot}|key", ""))
     return (value, drawn) if value is not None else (None, None)
 

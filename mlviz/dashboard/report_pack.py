@@ -102,7 +102,8 @@ def build(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_leas
 def _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures):
     param = np.asarray(rule_param).round(12).tolist() if rule_param is not None else None
     parts = {"methods": {k: METHODS[k].complete(v) for k, v in method_values.items()}, "rule": rule,
-             "param": param, "alo": bool(at_least_one_label), "figures": sorted(figures or {})}
+             "param": param, "alo": bool(at_least_one_label), "figures": sorted(figures or {}),
+             "drawn": sorted(id(f) for f in (figures or {}).values())}  # (a figure redrawn: a new pack)
     return cache_key(ctx.key, "report-pack", parts)
 
 

@@ -62,7 +62,7 @@ def sample_names() -> list:
     """Bundled sample names, default first (``scene`` pooled, its halves omitted)."""
     from mlviz import data
 
-    names = [n for n in data.list_samples() if n not in ("scene-train", "scene-test")]
+    names = [n for n in data.list_samples() if not n.endswith(("-train", "-test"))]
     names.sort(key=lambda n: (n != DEFAULT_DATASET, n))
     return names
 

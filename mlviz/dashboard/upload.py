@@ -47,9 +47,7 @@ def _base_name(name: str) -> str:
 def upload_limits():
     """The :class:`mlviz.data.Limits` of an upload: ``MLVIZ_*`` environment variables, with the
     upload size tied to Streamlit's ``server.maxUploadSize`` (MB)."""
-    from mlviz.data import Limits
-
-    from mlviz.data._limits import UPLOAD_MB
+    from mlviz.data import UPLOAD_MB, Limits
 
     return Limits.from_env(max_upload_bytes=int(st.get_option("server.maxUploadSize")) * UPLOAD_MB)
 

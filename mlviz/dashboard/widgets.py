@@ -214,4 +214,38 @@ def show_figure(fig, name: str, key: str, **kwargs):
     kwargs.setdefault("theme", None)
     event = st.plotly_chart(present.screen_figure(fig), key=key, **kwargs)
     download_figure(fig, name, key=f"dl_{key}")
+    remember_figure(key, fig)
     return event
+
+
+_DRAWN = "mlviz_figures_drawn"
+
+
+def remember_figure(key: str, fig) -> None:
+    """Note ``fig`` as drawn under chart ``key`` for this data set (:func:`figures_drawn`); :func:`show_figure`
+    does it, a page drawing a chart itself calls it."""
+    st.session_state.setdefault(_DRAWN, {})[key] = (st.session_state.get("data"), fig)
+
+
+def figure_caption(fig, default=""):
+    """A figure's title as plain text (tags dropped, entities decoded once), else ``default``."""
+    import html
+    import re
+
+    title = fig.layout.title.text if fig.layout.title and fig.layout.title.text else ""
+    text = html.unescape(re.sub(r"<[^>]*>", " ", title)).strip()
+    return re.sub(r"\s+", " ", text) or default
+
+
+def figures_drawn(keys) -> dict:
+    """``{caption: figure}`` of the figures :func:`show_figure` drew last under ``keys`` (in that order)
+    for the data set shown now: what a page's report pack holds (issue 29: every pack holds its page's
+    figures)."""
+    drawn = st.session_state.get(_DRAWN, {})
+    out = {}
+    for key in keys:
+        data, fig = drawn.get(key, (None, None))
+        if fig is not None and data == st.session_state.get("data"):
+            caption = figure_caption(fig, key)
+            out[caption if caption not in out else f"{caption} ({key})"] = fig
+    return out

@@ -23,7 +23,11 @@ Encoding rules for a non-label attribute
 
 Label attributes must be nominal with values in {0, 1} or numeric holding
 only 0 and 1.  Missing values (``?``) are refused with their line number, and
-so is a sparse row naming the same attribute index twice.
+so is a sparse row naming the same attribute index twice.  An *empty* item in
+a sparse row (``{,3125 1}``, ``{0 1,,5 1}``, ``{0 1,}``; one public Mulan
+training split has the first) is skipped with a note, as Weka's reader does
+(its tokenizer treats commas as whitespace), so such files load as Mulan and
+MEKA load them.
 """
 
 from __future__ import annotations
@@ -337,8 +341,13 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
     if not header.data_lines:
         raise DataError("no data rows after @data; expected at least 2 instances",
                         source=display)
-    obj = parse_with_liac(lines, header, display)
     notes = list(src.notes)
+    if header.sparse:
+        n_fixed = _drop_empty_sparse_items(lines, header)
+        if n_fixed:
+            notes.append(f"{n_fixed} sparse row(s) with an empty item (e.g. '{{,3 1}}'); the empty items "
+                         "were skipped, as Weka's ARFF reader does")
+    obj = parse_with_liac(lines, header, display)
     if header.sparse:
         data, rows, cols = obj["data"]
         n = len(header.data_lines)
@@ -387,6 +396,59 @@ def load_arff(source, labels=None, *, name=None, drop_ids=True, limits=None):
             stem = stem[: -len(suffix)]
     notes.insert(0, f"read {display} (relation {shorten(unescape_arff_name(header.relation))!r})")
     return finish_dataset(X, Y, feature_names, label_names, name or stem, notes, display)
+
+
+_EMPTY_ITEM = re.compile(r"[{,]\s*[,}]")
+"""A comma right after ``{`` or another comma, or right before ``}``: a possibly empty sparse item."""
+
+
+def _sparse_items(inner):
+    """Split the inside of a sparse row at the commas outside quotes (backslash escapes kept)."""
+    if "'" not in inner and '"' not in inner:
+        return inner.split(",")
+    items, start, quote, k = [], 0, None, 0
+    while k < len(inner):
+        c = inner[k]
+        if quote:
+            if c == "\\":
+                k += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == ",":
+            items.append(inner[start:k])
+            start = k + 1
+        k += 1
+    items.append(inner[start:])
+    return items
+
+
+def _drop_empty_sparse_items(lines, header):
+    """Rewrite, in place, sparse data rows with empty items (``{,3125 1}``, ``{0 1,,2 1}``, ``{0 1,}``).
+
+    Weka's ARFF reader tokenises with commas as whitespace, so it reads such
+    rows as if the empty items were not there; Mulan and MEKA load public
+    splits containing them. Only items that are empty or blank are dropped; a
+    row that is not of the form ``{...}`` is left for the parser to report.
+
+    Returns
+    -------
+    n_rows : int
+        Rows rewritten.
+    """
+    fixed = 0
+    for line_no in header.data_lines:
+        line = lines[line_no - 1]
+        text = line.strip()
+        if not (text.startswith("{") and text.endswith("}")) or not _EMPTY_ITEM.search(text):
+            continue
+        items = _sparse_items(text[1:-1])
+        kept = [item for item in items if item.strip()]
+        if len(kept) < len(items) and (kept or len(items) > 1):
+            lines[line_no - 1] = "{" + ",".join(kept) + "}"
+            fixed += 1
+    return fixed
 
 
 def _sparse_entry_count(line):

@@ -19,18 +19,23 @@ from ._errors import DataError
 from .arff import load_arff
 from .dataset import MultiLabelDataset
 
-__all__ = ["list_samples", "load_sample", "load_sample_split", "sample_dir", "SAMPLES"]
+__all__ = ["list_samples", "load_sample", "load_sample_split", "load_standard_split", "sample_dir", "SAMPLES",
+           "STANDARD_SPLITS"]
 
 #: name -> (ARFF file, Mulan XML file); "scene" pools the official train and test files.
 SAMPLES = {
     "emotions": ("emotions.arff.gz", "emotions.xml"),
     "scene": (None, "scene.xml"),
-    "scene-train": ("scene-train.arff.gz", "scene.xml"),
-    "scene-test": ("scene-test.arff.gz", "scene.xml"),
     "yeast": ("yeast.arff.gz", "yeast.xml"),
     "enron": ("enron.arff.gz", "enron.xml"),
     "medical": ("medical.arff.gz", "medical.xml"),
 }
+#: Data sets with the standard Mulan train/test files (the protocol of the multi-label literature and of
+#: Bogatinovski et al. 2022, Expert Systems with Applications 203:117215): emotions 391/202, enron 1123/579,
+#: scene 1211/1196, yeast 1500/917.
+STANDARD_SPLITS = ("emotions", "enron", "scene", "yeast")
+SAMPLES.update({f"{name}-{half}": (f"{name}-{half}.arff.gz", f"{name}.xml")
+                for name in STANDARD_SPLITS for half in ("train", "test")})
 
 
 def sample_dir() -> Path:
@@ -55,7 +60,8 @@ def list_samples() -> list:
     Returns
     -------
     list of str
-        Subset of ``emotions, scene, scene-train, scene-test, yeast, enron, medical``.
+        Subset of ``emotions, scene, yeast, enron, medical`` and the standard halves
+        ``<name>-train`` / ``<name>-test`` of :data:`STANDARD_SPLITS`.
     """
     return [name for name in SAMPLES if all(path.exists() for path in _files(name))]
 
@@ -94,8 +100,10 @@ def load_sample(name: str) -> MultiLabelDataset:
 
     Parameters
     ----------
-    name : {"emotions", "scene", "scene-train", "scene-test", "yeast", "enron", "medical"}
-        ``"scene"`` pools the official train and test files (2407 rows).
+    name : str
+        A key of :data:`SAMPLES`: ``emotions``, ``scene``, ``yeast``, ``enron``, ``medical``, or a
+        standard half such as ``emotions-train``. ``"scene"`` pools the official train and test
+        files (2407 rows).
 
     Returns
     -------
@@ -128,6 +136,27 @@ def load_sample_split(name: str, random_state=0):
         return load_sample("scene-train"), load_sample("scene-test")
     ds = load_sample(name)
     return split_dataset(ds, random_state=random_state)
+
+
+def load_standard_split(name: str):
+    """The standard Mulan train/test files of a bundled data set.
+
+    Parameters
+    ----------
+    name : {"emotions", "enron", "scene", "yeast"}
+
+    Returns
+    -------
+    train, test : MultiLabelDataset
+
+    Raises
+    ------
+    DataError
+        A data set without standard files.
+    """
+    if name not in STANDARD_SPLITS:
+        raise DataError(f"no standard train/test split is bundled for {name!r}; expected one of {STANDARD_SPLITS}")
+    return load_sample(f"{name}-train"), load_sample(f"{name}-test")
 
 
 def split_indices(n_samples, train_fraction=2 / 3, random_state=0):

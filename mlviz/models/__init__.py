@@ -23,7 +23,7 @@ from importlib import import_module
 
 from sklearn.exceptions import NotFittedError
 
-from ._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
+from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
 
 from .registry import estimator_classes
 

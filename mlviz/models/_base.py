@@ -20,7 +20,7 @@ The estimator contract (tested by ``tests/contract.py``)
   before any work starts, with an estimate and the alternative.
 
 Validation (``check_X``, ``check_Y``, ``check_X_Y``, ``check_param``) and
-:class:`TooLargeError` live in :mod:`mlviz.models._validation` and are
+:class:`TooLargeError` live in :mod:`mlviz._validation` and are
 re-exported here so the model modules keep importing them from ``_base``.
 """
 
@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: F401  (re-expor
 from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
+from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
 
 DEFAULT_SCORE = "micro_f1"
 """The measure of :meth:`MultiLabelClassifierMixin.score` (a key of :data:`mlviz.metrics.MEASURES`)."""

@@ -34,7 +34,7 @@ class Param:
         return {self.name: value} if self.convert is None else self.convert(value, scale)
 
 
-@dataclass(frozen=True)
+@dataclass
 class PathSpec:
     """A warm-started path over one slider's grid, from its largest value downwards.
 

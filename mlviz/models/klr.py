@@ -141,7 +141,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
     #: memory budget checked before fitting (TooLargeError above it), bytes
     max_memory_bytes = 4e9
 
-    def __init__(self, lam=0.01, sigma="median", n_centers="auto", center_selection="random",
+    def __init__(self, *, lam=0.01, sigma="median", n_centers="auto", center_selection="random",
                  fit_intercept=True, max_iter=100, tol=1e-6, random_state=None):
         self.lam = lam
         self.sigma = sigma

@@ -110,7 +110,7 @@ class LSPC(_LSPCBase):
 
     _has_gamma = False
 
-    def __init__(self, lam=0.1, sigma="median", n_centers="auto", center_selection="random",
+    def __init__(self, *, lam=0.1, sigma="median", n_centers="auto", center_selection="random",
                  random_state=None):
         self.lam = lam
         self.sigma = sigma
@@ -168,7 +168,7 @@ class MTLSPC(_LSPCBase):
         As in :class:`LSPC`.
     """
 
-    def __init__(self, lam=1.0, gamma=1.0, sigma="median", n_centers="auto",
+    def __init__(self, *, lam=1.0, gamma=1.0, sigma="median", n_centers="auto",
                  center_selection="random", random_state=None):
         self.lam = lam
         self.gamma = gamma
@@ -262,7 +262,7 @@ class MLLSPC(_LSPCBase):
     cg_maxiter = None
     naive_max_size = 5000
 
-    def __init__(self, lam=0.01, gamma=0.1, sigma="median", similarity="pearson", n_centers="auto",
+    def __init__(self, *, lam=0.01, gamma=0.1, sigma="median", similarity="pearson", n_centers="auto",
                  center_selection="random", solver="eig", random_state=None):
         self.lam = lam
         self.gamma = gamma

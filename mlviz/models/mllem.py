@@ -342,7 +342,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, n_components=10, k_instances=20, k_labels=5, alpha=0.1, beta=0.1,
+    def __init__(self, *, n_components=10, k_instances=20, k_labels=5, alpha=0.1, beta=0.1,
                  mapping="nonlinear", k_test=20, ridge=1.0, calibration="platt", calibration_folds=3,
                  threshold=0.5, metric="euclidean", neighbors="auto", random_state=None,
                  eigen_solver="auto"):

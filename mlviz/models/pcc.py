@@ -106,7 +106,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     (40, 2)
     """
 
-    def __init__(self, estimator=None, order=None, n_samples=500, inference="auto", random_state=None,
+    def __init__(self, estimator=None, *, order=None, n_samples=500, inference="auto", random_state=None,
                  C=PCC_C, scale_C=True):
         self.estimator = estimator
         self.C = C
@@ -141,7 +141,8 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         else:
             order = np.asarray(self.order, dtype=int)
             if sorted(order.tolist()) != list(range(L)):
-                raise ValueError(f"The 'order' parameter of PCC must be a permutation of 0..{L - 1}, "
+                raise ValueError(f"The 'order' parameter of {type(self).__name__} must be a permutation of "
+                                 f"0..{L - 1}, "
                                  f"got {self.order!r}.")
         self.x_scale_ = mean_squared_norm(X)
         self.C_ = None if self.estimator is not None else float(self.C) / (self.x_scale_ if self.scale_C else 1.0)

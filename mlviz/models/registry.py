@@ -29,7 +29,7 @@ import numpy as np
 from ._spec import Capabilities, Checks, MethodSpec, Param, PathSpec, Scale
 
 __all__ = ["Capabilities", "Checks", "MethodSpec", "Param", "PathSpec", "Scale", "PAPERS", "METHODS",
-           "get_method", "method_keys", "spec_for_estimator", "estimator_classes"]
+           "get_method", "method_keys", "spec_for_estimator", "estimator_classes", "SEED_PAPERS", "seed_labels"]
 
 SEED = 0
 LOG_SMALL = [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0, 3.0, 10.0]
@@ -49,6 +49,27 @@ PAPERS = {
     "lp": "Tsoumakas, Katakis — *Multi-label classification: an overview*, IJDWM 2007 (label powerset).",
     "pcc": "Dembczyński, Cheng, Hüllermeier — *Bayes optimal multilabel classification via probabilistic classifier "
            "chains*, ICML 2010.",
+    "rfpct": "Kocev, Vens, Struyf, Džeroski — *Tree ensembles for predicting structured outputs*, Pattern "
+             "Recognition 2013 (random forests of PCTs); compared on the standard splits by Bogatinovski, "
+             "Todorovski, Džeroski, Kocev — *Comprehensive comparative study of multi-label classification "
+             "methods*, Expert Systems with Applications 203:117215, 2022.",
+    "rfbr": "Breiman — *Random forests*, Machine Learning 2001, one per label (RFDTBR in Bogatinovski et al., "
+            "Expert Systems with Applications 203:117215, 2022).",
+    "et": "Geurts, Ernst, Wehenkel — *Extremely randomized trees*, Machine Learning 2006 (multi-output).",
+    "cc": "Read, Pfahringer, Holmes, Frank — *Classifier chains for multi-label classification*, Machine Learning "
+          "85(3), 2011 (CC and ECC).",
+    "rakel": "Tsoumakas, Katakis, Vlahavas — *Random k-labelsets for multilabel classification*, IEEE TKDE 23(7), "
+             "2011.",
+    "clr": "Fürnkranz, Hüllermeier, Loza Mencía, Brinker — *Multilabel classification via calibrated label "
+           "ranking*, Machine Learning 73(2), 2008.",
+    "cplst": "Chen, Lin — *Feature-aware label space dimension reduction for multi-label classification*, "
+             "NIPS 2012 (CPLST).",
+    "faie": "Lin, Ding, Hu, Wang — *Multi-label classification via feature-aware implicit label space encoding*, "
+            "ICML 2014 (FaIE).",
+    "leml": "Yu, Jain, Kar, Dhillon — *Large-scale multi-label learning with missing labels*, ICML 2014 (LEML).",
+    "sleec": "Bhatia, Jain, Kar, Varma, Jain — *Sparse local embeddings for extreme multi-label classification*, "
+             "NIPS 2015 (SLEEC).",
+    "insdif": "Zhang, Zhou — *Multi-label learning by instance differentiation*, AAAI 2007 (InsDif).",
     "stats": "Charte, Rivera, del Jesus, Herrera — *Addressing imbalance in multilabel classification* (IRLbl, "
              "MeanIR), and *Dealing with difficult minority labels* (SCUMBLE).",
 }
@@ -66,12 +87,6 @@ def _cdn_mu(value, scale):  # the loss is a sum over N instances (paper 001, eq.
 
 def _cdn_lam(value, scale):
     return {"lam1": float(value), "lam2": float(value)}
-
-
-def _br_c(value, scale):
-    from sklearn.linear_model import LogisticRegression
-
-    return {"estimator": LogisticRegression(C=float(value), max_iter=2000)}
 
 
 def _n_centers(value, scale):
@@ -121,6 +136,13 @@ def _cdn_describe(model) -> dict:
                     "Larger λ or μ converge faster."))
 
 
+_EMB_LAM = Param("lam", "λ (ridge)", [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], 1.0,
+                 "ℓ2 penalty of the regression from features to label codes (cross-validation chose 100–1000 on "
+                 "standardised features: benchmarks/RESULTS.md, label-embedding section).")
+_EMB_DIM = Param("n_components", "Code dimension (fraction of L)", [0.2, 0.5, 0.8, 1.0], 0.8,
+                 "Dimension of the label codes as a fraction of the number of labels (0.8 in the MLLEM paper's "
+                 "setup).")
+
 CDN_PATH = PathSpec(start=_cdn_start, step=_cdn_step, describe=_cdn_describe)
 
 #: The sparse CDN's slider defaults, chosen by the documented sweep of benchmarks/sweep_cdn_dashboard.py
@@ -137,12 +159,6 @@ CDN_EVIDENCE_SHORT = ("Default chosen jointly with the other sliders by a docume
                       "(benchmarks/RESULTS.md, “sparse-CDN slider defaults”; see the λ slider's help).")
 
 
-def _lr_grid():
-    from sklearn.linear_model import LogisticRegression
-
-    return {"estimator": [LogisticRegression(C=c, max_iter=2000) for c in (0.1, 1.0, 10.0)]}
-
-
 _CDN_CHECKS = Checks(params=dict(gamma=0.5, mu=0.5, tol=1e-8, n_burn=10, n_samples=50), refit={"gamma": 0.2})
 _CDN_TUNING = (lambda: {"gamma": [1e-3, 1e-2, 1e-1], "mu": [1e-3, 1e-1]})
 
@@ -152,6 +168,18 @@ def _cdn_variant(key, variant, text):
         key, f"Sparse CDN ({variant})", "SparseCDN", "cdn", "001", text,
         fixed=dict(variant=variant, random_state=SEED), tuning=_CDN_TUNING, dashboard=False, checks=_CDN_CHECKS)
 
+
+# The strong baselines of the standard-split comparison (benchmarks/RESULTS.md, "strong baselines"):
+# C of cc/ecc/rakel/clr in units of 1 / mean ||x||^2 (scale_C=True).
+_C_GRID = [0.1, 1.0, 10.0, 100.0, 1000.0]
+_FOREST_GRID = {"threshold": [0.25, 0.35, 0.5], "min_samples_leaf": [1, 3, 10]}
+_LINK_C = Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 10.0, 100.0, 1000.0], 10.0,
+                "Inverse ℓ2 regularisation of each logistic-regression link, in units of 1 / mean ‖x‖² of the "
+                "training rows. Default 10: chosen by inner CV on the standard training halves "
+                "(benchmarks/RESULTS.md, “strong baselines”).")
+_FOREST_SLIDERS = (
+    Param("n_estimators", "Trees", [25, 50, 100, 200], 100, "Number of trees of the forest."),
+    Param("min_samples_leaf", "Min. instances per leaf", [1, 3, 10], 1, "Larger leaves give smoother votes."))
 
 _ENTRIES = [
     MethodSpec(
@@ -175,8 +203,7 @@ _ENTRIES = [
     MethodSpec(
         "mlrh", "MLRH", "MLRH", "mlrh", "003",
         "Multi-label logistic regression with hidden variables; Z by a DP (paper 003).",
-        fixed=dict(prediction="marginal"),
-        tuning=lambda: {"reg": [1e-3, 1e-2, 1e-1]},
+        tuning=lambda: {"reg": [1e-4, 1e-3, 1e-2, 1e-1, 1.0]},
         sliders=(
             Param("reg", "regularisation", [1e-4, 1e-3, 1e-2, 0.1, 1.0], 1e-3, "ℓ2 penalty on the weights."),
             Param("kernel", "Features", ["linear", "rbf"], "linear", "linear inputs or Gaussian-kernel features.")),
@@ -228,9 +255,13 @@ _ENTRIES = [
     MethodSpec(
         "br", "BR-LR", "BinaryRelevance", "baselines", "br",
         "Binary relevance: one logistic regression per label.",
-        tuning=_lr_grid,
-        sliders=(Param("C", "C (inverse ℓ2)", [0.01, 0.1, 1.0, 10.0, 100.0], 1.0,
-                       "Inverse regularisation of each logistic regression.", convert=_br_c),),
+        tuning=lambda: {"C": [0.1, 1.0, 10.0, 100.0, 1000.0]},
+        sliders=(Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0], 30.0,
+                       "Inverse ℓ2 regularisation of each logistic regression, in units of 1 / mean ‖x‖² of the "
+                       "training rows (as LP and PCC), so one value means the same penalty on standardised and on "
+                       "L2-normalised features. Default 30 (the estimator's): the best worst-case ratio to each "
+                       "set's best over inner CV of the standard training halves (benchmarks/RESULTS.md, "
+                       "“standard splits”)."),),
     ),
     MethodSpec(
         "mlknn", "ML-kNN", "MLkNN", "baselines", "mlknn",
@@ -285,9 +316,112 @@ _ENTRIES = [
                  _sigma_factor(), _centres()),
         checks=Checks(params=dict(lam=1.0, tol=1e-8)),
     ),
+    MethodSpec(
+        "cplst", "CPLST", "CPLST", "label_embedding", "cplst",
+        "Conditional principal label space transformation: ridge to label codes, linear decoding "
+        "(a baseline of paper 002).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "n_components": [0.5, 0.8, 1.0]},
+        sliders=(_EMB_LAM, _EMB_DIM),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(n_components=3)),
+    ),
+    MethodSpec(
+        "faie", "FaIE", "FaIE", "label_embedding", "faie",
+        "Feature-aware implicit label space encoding (a baseline of paper 002).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "alpha": [0.1, 1.0, 10.0]},
+        sliders=(_EMB_LAM, _EMB_DIM,
+                 Param("alpha", "α (feature awareness)", [0.0, 0.1, 1.0, 10.0], 1.0,
+                       "Weight of predictability from the features in the code's objective.")),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(n_components=3)),
+    ),
+    MethodSpec(
+        "leml", "LEML", "LEML", "label_embedding", "leml",
+        "Low-rank empirical risk minimisation by alternating least squares (a baseline of paper 002).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "n_components": [0.2, 0.5, 0.8]},
+        sliders=(_EMB_LAM, _EMB_DIM),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(n_components=3)),
+    ),
+    MethodSpec(
+        "sleec", "SLEEC", "SLEEC", "sleec", "sleec",
+        "Sparse local embeddings: distance-preserving codes, regression, kNN label vote (a baseline of paper 002).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"k_test": [5, 10, 20], "n_neighbors": [10, 25, 50], "lam": [0.01, 0.1, 1.0, 10.0, 100.0]},
+        sliders=(Param("k_test", "k (test neighbours)", [5, 10, 20, 30], 10, "Neighbours voting a test label set."),
+                 Param("lam", "λ (ridge)", [0.01, 0.1, 1.0, 10.0, 100.0], 1.0, "ℓ2 penalty of the regression.")),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(n_components=3)),
+    ),
+    MethodSpec(
+        "insdif", "InsDif", "InsDif", "insdif", "insdif",
+        "Instance differentiation: bags of label-prototype differences, Hausdorff k-medoids, least-squares "
+        "second level (a baseline of paper 000; slow by design, refuses fits estimated above 300 s).",
+        fixed=dict(random_state=SEED),
+        tuning=lambda: {"medoid_fraction": [0.1, 0.2, 0.3]},
+        sliders=(Param("medoid_fraction", "Medoids (fraction of N)", [0.1, 0.2, 0.3], 0.2,
+                       "Number of bag clusters as a fraction of the training instances."),),
+        capabilities=Capabilities(many_labels=False, output="calibrated"),
+    ),
+    MethodSpec(
+        "rf-pct", "RF-PCT", "RandomForestML", "forest", "rfpct",
+        "One multi-output random forest for all labels (RF-PCT family); vote share >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: dict(_FOREST_GRID), sliders=_FOREST_SLIDERS,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "et-pct", "ET-PCT", "RandomForestML", "forest", "et",
+        "One multi-output extra-trees forest for all labels; vote share >= 0.35.",
+        fixed=dict(kind="extra", random_state=SEED), tuning=lambda: dict(_FOREST_GRID), dashboard=False,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "rf-br", "RF-BR", "RandomForestBR", "forest", "rfbr",
+        "One random forest per label; vote share >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"threshold": [0.25, 0.35, 0.5]}, sliders=_FOREST_SLIDERS,
+        checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "cc", "CC", "ClassifierChain", "chains", "cc",
+        "Classifier chain: logistic-regression links, labels predicted greedily in chain order.",
+        tuning=lambda: {"C": list(_C_GRID)}, sliders=(_LINK_C,),
+    ),
+    MethodSpec(
+        "ecc", "ECC", "EnsembleClassifierChains", "chains", "cc",
+        "Ensemble of 10 classifier chains in random orders on 67 % subsamples; mean >= 0.35.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "threshold": [0.25, 0.35, 0.5]},
+        sliders=(_LINK_C,),
+        checks=Checks(params=dict(n_chains=3, random_state=0)),
+    ),
+    MethodSpec(
+        "rakel", "RAkEL", "RAkEL", "chains", "rakel",
+        "RAkELo: label powersets on 2L random 3-labelsets, votes averaged, >= 0.5.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "k": [2, 3, 4]},
+        sliders=(Param("k", "k (labels per labelset)", [2, 3, 4], 3, "Size of each random labelset."),),
+        capabilities=Capabilities(output="calibrated"),
+        checks=Checks(params=dict(k=2, random_state=0)),
+    ),
+    MethodSpec(
+        "clr", "CLR", "CalibratedLabelRanking", "clr", "clr",
+        "Calibrated label ranking: pairwise logistic regressions plus a virtual label.",
+        tuning=lambda: {"C": list(_C_GRID)}, sliders=(_LINK_C,),
+        capabilities=Capabilities(many_labels=False, output="calibrated"),
+    ),
 ]
 
 METHODS = {m.key: m for m in _ENTRIES}
+
+
+#: The five papers mlviz implements (the seed methods); every other paper key is a baseline's.
+SEED_PAPERS = ("000", "001", "002", "003", "004")
+
+
+def seed_labels() -> set:
+    """Display names of the seed methods (those whose paper is one of :data:`SEED_PAPERS`)."""
+    return {m.label for m in METHODS.values() if m.paper in SEED_PAPERS}
 
 
 def get_method(key: str) -> MethodSpec:

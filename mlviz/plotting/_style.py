@@ -133,22 +133,39 @@ def tick_font_size(n_ticks):
 MAX_TICK_NAMES = 60
 
 
-def label_tick_step(n):
+#: Most names written on the rotated x axis of a square label × label heat map (~17 px a name in a
+#: half-page column: rotated names of 8-9 px smeared at 44 names, issue 29).
+MAX_X_NAMES = 25
+
+
+def label_tick_step(n, max_names=None):
     """Every how many categories a label axis writes a name: 1 up to :data:`MAX_TICK_NAMES`
-    labels, else ``ceil(n / 50)`` (no figure writes more than ~50 names)."""
+    labels, else ``ceil(n / 50)`` (no figure writes more than ~50 names); with
+    ``max_names``, 1 up to ``max_names`` labels, else ``ceil(n / max_names)``."""
+    if max_names is not None:
+        return 1 if n <= max_names else int(np.ceil(n / max_names))
     return 1 if n <= MAX_TICK_NAMES else int(np.ceil(n / 50))
 
 
-def label_axis_title(title, n):
-    """``title`` plus, when the axis writes every k-th of ``n`` names, how to read the others."""
-    k = label_tick_step(n)
+def column_tick_step(n):
+    """Every how many columns a square label × label heat map writes a name: at most about
+    :data:`MAX_X_NAMES`, and a multiple of the rows' step, so the columns name a subset of the
+    labels the rows name (a figure then writes at most ~50 different names)."""
+    rows, cols = label_tick_step(n), label_tick_step(n, MAX_X_NAMES)
+    return rows * int(np.ceil(cols / rows))
+
+
+def label_axis_title(title, n, max_names=None, step=None):
+    """``title`` plus, when the axis writes every k-th of ``n`` names (``step``, or as
+    :func:`label_tick_step` says), how to read the others."""
+    k = label_tick_step(n, max_names) if step is None else int(step)
     if k == 1:
         return title
     nth = f"{k}{'th' if k % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
     return f"{title} (every {nth} of {n} names written; hover for each)"
 
 
-def label_axis_style(names):
+def label_axis_style(names, max_names=None):
     """Axis properties for a categorical axis of label names.
 
     All names are shown up to :data:`MAX_TICK_NAMES` labels, every k-th above
@@ -159,6 +176,8 @@ def label_axis_style(names):
     ----------
     names : sequence of str
         Tick labels, in axis order.
+    max_names : int, optional
+        At most about this many names written (see :func:`label_tick_step`).
 
     Returns
     -------
@@ -167,7 +186,7 @@ def label_axis_style(names):
     """
     names = [str(n) for n in names]
     n = len(names)
-    step = label_tick_step(n)
+    step = label_tick_step(n, max_names)
     longest = max((len(s) for s in names), default=0)
     if n <= 8 and longest <= 10:
         angle = 0
@@ -210,6 +229,36 @@ def template_text(text):
     return esc(text).replace("%{", "%&#123;")
 
 
+#: Longest subtitle line (characters): ~12 px text in a half-page column of a 1600 px window.
+SUBTITLE_CHARS = 80
+
+
+def wrap_text(text, width=SUBTITLE_CHARS):
+    """``text`` as lines of at most ``width`` characters (a longer word stays whole), broken between its
+    " · "-separated parts where possible, else between words (plotly does not wrap titles: a long
+    subtitle ran past the figure's right edge).
+
+    Examples
+    --------
+    >>> wrap_text("a · b", 80), wrap_text("one two three", 8)
+    (['a · b'], ['one two', 'three'])
+    """
+    lines = []
+    for part in str(text).split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+            continue
+        line = ""
+        for w in part.split(" "):
+            if line and len(line) + 1 + len(w) > width:
+                lines.append(line)
+                line = w
+            else:
+                line = f"{line} {w}" if line else w
+        lines.append(line)
+    return [line for line in lines if line]
+
+
 def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     """The shared layout (template, title, height, responsiveness) as a dict.
 
@@ -239,7 +288,8 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     -------
     dict
     """
-    top = (60 if title else 30) + (24 if subtitle else 0)
+    sub_lines = wrap_text(subtitle) if subtitle else []
+    top = (60 if title else 30) + 18 * len(sub_lines) + (14 if sub_lines else 0)  # (clear of subplot titles)
     out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:
@@ -247,7 +297,8 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     if title or subtitle:
         out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left")
         if subtitle:
-            out["title"]["subtitle"] = dict(text=esc(subtitle), font=dict(size=12, color="#555555"))
+            out["title"]["subtitle"] = dict(text="<br>".join(esc(line) for line in sub_lines),
+                                            font=dict(size=12, color="#555555"))
     return out
 
 

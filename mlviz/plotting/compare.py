@@ -50,6 +50,22 @@ def clean_results(results):
     return df[~is_error & df["value"].notna()].reset_index(drop=True)
 
 
+#: Fill of the trivial-reference bars (with a white diagonal hatch), unlike every method colour.
+REFERENCE_COLOR = "#9E9E9E"
+
+
+def _is_reference(method):
+    from mlviz.evaluation.baselines import is_reference
+
+    return is_reference(method)
+
+
+def reference_name(method):
+    """Legend name of a trivial reference row: ``"ref: predict nothing"`` -> ``"trivial reference: predict nothing"``."""
+    text = str(method)
+    return "trivial reference: " + (text[len("ref: "):] if text.startswith("ref: ") else text)
+
+
 def _measure_info(name):
     """(display label, greater_is_better or None) from mlviz.metrics."""
     try:
@@ -84,7 +100,11 @@ def measure_bars(summary, *, measures=None, title=None):
         better)" / "(lower is better)"; in each, one ``Bar`` per method
         (x = method, y = mean over folds, ``error_y`` = sample std over folds,
         0 for a single fold), coloured by :func:`method_colors`; the legend
-        toggles a method in every panel.
+        toggles a method in every panel. The trivial references of
+        :func:`mlviz.evaluation.reference_results` (methods ``"ref: …"``) are
+        drawn last in a panel, grey with a diagonal hatch, and named in the
+        legend "trivial reference: …" (``meta["reference"]`` True); every
+        method has one legend entry, in the first panel where it has a bar.
     """
     df = clean_results(summary)
     present = list(dict.fromkeys(df["measure"]))
@@ -94,7 +114,9 @@ def measure_bars(summary, *, measures=None, title=None):
                             "or none were requested)", title=title)
     df = df[df["measure"].isin(chosen)]
     methods = list(dict.fromkeys(df["method"]))
-    colors = method_colors(methods)
+    refs = [m for m in methods if _is_reference(m)]
+    methods = [m for m in methods if m not in refs] + refs  # (references drawn last, beside the methods)
+    colors = {**method_colors([m for m in methods if m not in refs]), **{m: REFERENCE_COLOR for m in refs}}
     stats = (df.groupby(["measure", "method"], sort=False)["value"]
              .agg(["mean", "std", "count"]).fillna({"std": 0.0}))
     rows, cols = _grid(len(chosen))
@@ -107,6 +129,7 @@ def measure_bars(summary, *, measures=None, title=None):
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
                         vertical_spacing=0.32 / rows + 0.06,
                         horizontal_spacing=0.08)
+    in_legend = set()
     for k, m in enumerate(chosen):
         r, c = divmod(k, cols)
         for meth in methods:
@@ -114,21 +137,26 @@ def measure_bars(summary, *, measures=None, title=None):
                 continue
             s = stats.loc[(m, meth)]
             label = _measure_info(m)[0]
+            ref = meth in refs
+            shown = reference_name(meth) if ref else meth
             fig.add_trace(go.Bar(
-                x=[esc(meth)], y=[s["mean"]], name=esc(meth), legendgroup=esc(meth),
-                showlegend=k == 0, marker_color=colors[meth],
+                x=[esc(shown)], y=[s["mean"]], name=esc(shown), legendgroup=esc(meth),
+                showlegend=meth not in in_legend, marker_color=colors[meth],
+                marker_pattern=dict(shape="/", fgcolor="#FFFFFF", size=6) if ref else None,
+                marker_line=dict(color="#616161", width=1) if ref else None,
                 error_y=dict(type="data", array=[s["std"]], visible=True,
                              thickness=1.5, width=4),
-                meta={"measure": m, "method": meth},
-                hovertemplate=(f"<b>{template_text(meth)}</b><br>{template_text(label)} "
+                meta={"measure": m, "method": meth, "reference": ref},
+                hovertemplate=(f"<b>{template_text(shown)}</b><br>{template_text(label)} "
                                f"({template_text(m)}): %{{y:.4f}} ± "
                                f"{s['std']:.4f}<br>{int(s['count'])} fold(s)"
                                "<extra></extra>")),
                 row=r + 1, col=c + 1)
+            in_legend.add(meth)
         fig.update_xaxes(showticklabels=False, row=r + 1, col=c + 1)
         fig.update_yaxes(title_text="mean ± std over folds" if c == 0 else None,
                          row=r + 1, col=c + 1)
-    fig.update_layout(legend=dict(title=dict(text="method"), orientation="h",
+    fig.update_layout(legend=dict(title=dict(text="method", side="top"), orientation="h",
                                   y=-0.08, yanchor="top"), bargap=0.25)
     return finish_layout(fig, title=title, height=260 * rows + 120)
 

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from ._style import (
     BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, esc, esc_all, finish_layout,
-    label_axis_style, label_axis_title, template_text,
+    MAX_X_NAMES, column_tick_step, label_axis_style, label_axis_title, label_tick_step, template_text,
 )
 
 __all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",
@@ -170,7 +170,9 @@ def cooccurrence_heatmap(cooccurrence, label_names, *, normalize=None,
         ygap=1 if len(names) <= 30 else 0,
     ))
     style = label_axis_style(names)
-    fig.update_xaxes(title_text=label_axis_title("label", len(names)), **style)
+    kx = column_tick_step(len(names))  # (rotated names need more room than rows)
+    fig.update_xaxes(title_text=label_axis_title("label", len(names), step=kx),
+                     **dict(label_axis_style(names, MAX_X_NAMES), dtick=kx))
     ystyle = dict(style, tickangle=0)
     fig.update_yaxes(title_text=label_axis_title("label", len(names)), autorange="reversed", **ystyle)
     height = int(np.clip(220 + 14 * len(names), 420, 900))
@@ -208,8 +210,10 @@ def signed_matrix_heatmap(matrix, row_names, col_names, *, title=None,
         colorbar=dict(title=dict(text=esc(colorbar_title))),
         hovertemplate="row: <b>%{y}</b><br>column: <b>%{x}</b><br>"
                       + template_text(colorbar_title) + " = %{z:+.4g}<extra></extra>"))
-    fig.update_xaxes(title_text=esc(x_title), **label_axis_style(cols))
-    fig.update_yaxes(title_text=esc(y_title), autorange="reversed",
+    kx = column_tick_step(len(cols)) if len(cols) == len(rows) else label_tick_step(len(cols), MAX_X_NAMES)
+    fig.update_xaxes(title_text=esc(label_axis_title(x_title, len(cols), step=kx)),
+                     **dict(label_axis_style(cols, MAX_X_NAMES), dtick=kx))
+    fig.update_yaxes(title_text=esc(label_axis_title(y_title, len(rows))), autorange="reversed",
                      **dict(label_axis_style(rows), tickangle=0))
     height = int(np.clip(220 + 14 * len(rows), 420, 900))
     return finish_layout(fig, title=title, height=height)

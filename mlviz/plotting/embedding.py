@@ -460,7 +460,8 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     legend = dict(itemsizing="constant", orientation="h", x=0.0, xanchor="left",
                   y=-0.02 if dims == 3 else -0.12, yanchor="top")
     if not continuous and color_title:
-        legend["title"] = dict(text=esc(color_title), side="left")
+        legend["title"] = dict(text=esc(color_title), side="top")  # (beside the entries it pushed them
+        # past the right edge: plotly wraps a horizontal legend without counting a title at its left)
     layout["legend"] = legend
     hidden = len(names) - len(focus)
     unwritten = 0 if positions is None else sum(p is None for p in positions)

@@ -235,8 +235,32 @@ def _names_and_notes(P, names, sizes, priority, axes, *, height, width_hint, max
                     xanchor="left", yanchor="bottom", align="left", showarrow=False,
                     font=dict(size=11, color="#555555"))
     meta = {"kind": "nodes", "names_hidden": len(names) - n_named, "labels_hidden": n_total - n_kept,
-            "edges_hidden": e_total - e_kept, "width_hint": int(width_hint), "font_size": font}
+            "edges_hidden": e_total - e_kept, "labels_total": int(n_total), "edges_total": int(e_total),
+            "width_hint": int(width_hint), "font_size": font}
     return positions, font, margin, note, meta
+
+
+def _name_priority(driver, src, dst, n):
+    """Who is named first: the endpoints of drawn edges (by ``driver``), then the other labels
+    (by ``driver``) -- an isolated label's name never takes the place of an edge's end."""
+    driver = np.asarray(driver, dtype=float)
+    on_edge = np.zeros(n, dtype=bool)
+    on_edge[np.asarray(src, dtype=int)] = True
+    on_edge[np.asarray(dst, dtype=int)] = True
+    finite = driver[np.isfinite(driver)]
+    span = (float(np.abs(finite).max()) if finite.size else 0.0) * 2 + 1.0
+    return driver + span * on_edge
+
+
+def _totals(totals, n_labels, n_edges):
+    """``(labels, edges)`` of the whole graph: ``totals`` when the one drawn from is a part of it."""
+    if totals is None:
+        return n_labels, n_edges
+    t_labels, t_edges = (int(t) for t in totals)
+    if t_labels < n_labels or t_edges < n_edges:
+        raise ValueError(f"totals {tuple(totals)} are smaller than the graph given ({n_labels} labels, "
+                         f"{n_edges} edges).")
+    return t_labels, t_edges
 
 
 def _community_colors(comm):
@@ -247,7 +271,7 @@ def _community_colors(comm):
 def label_graph_figure(graph, pos, *, label_names=None, title=None,
                        node_size=None, focus=None, radius=1, top_k=None,
                        min_abs_weight=None, max_edges=None, communities=False,
-                       max_names=50, width_hint=650):
+                       max_names=50, width_hint=650, totals=None):
     """The directed, signed label-dependency graph of a sparse CDN.
 
     Parameters
@@ -282,6 +306,12 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     width_hint : int, default 650
         Smallest expected plot width in pixels: names are placed so that no
         two overlap at this width (or any wider one) and the figure height.
+        Endpoints of drawn edges are named before labels without a drawn edge.
+    totals : (int, int), optional
+        ``(labels, edges)`` of the whole graph when ``graph`` is a part of it
+        (e.g. the subgraph of the labels chosen on the page): the note and the
+        node trace's ``meta`` (``labels_total``, ``edges_total``) then count
+        against the whole graph, so figure, caption and page text agree.
 
     Returns
     -------
@@ -364,13 +394,14 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     sizes = _node_sizes(driver)
     axes = _hidden_axes(P)
     strength = np.bincount(src, weights=np.abs(w), minlength=n) + np.bincount(dst, weights=np.abs(w), minlength=n)
-    priority = np.asarray(driver, dtype=float) + 1e-9 * strength
+    priority = _name_priority(np.asarray(driver, dtype=float) + 1e-9 * strength, src, dst, n)
     if focus is not None:
         priority[list(kept).index(_resolve_focus(focus, nodes, names_all))] = np.inf
     height = 600
+    n_total, e_total = _totals(totals, len(nodes), len(edges))
     positions, font, margin, note, meta = _names_and_notes(
         P, names, sizes, priority, axes, height=height, width_hint=width_hint, max_names=max_names,
-        title=title, n_total=len(nodes), n_kept=n, e_total=len(edges), e_kept=len(src))
+        title=title, n_total=n_total, n_kept=n, e_total=e_total, e_kept=len(src))
     data.append(_node_trace(P, names, sizes, node_hover, positions=positions, font_size=font,
                             colors=None if comm is None else _community_colors(comm), meta=meta))
     if note:
@@ -380,7 +411,7 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
                                            "(try a smaller γ)" if not len(edges) else
                                            "No edge passes the filters", y=0.02))
     layout = dict(annotations=annotations, **axes,
-                  legend=dict(title=dict(text="edges (width ∝ |weight|)"),
+                  legend=dict(title=dict(text="edges (width ∝ |weight|)", side="top"),
                               orientation="h", y=-0.02, yanchor="top"))
     lay = layout_dict(title=title, height=height, **layout)
     lay["margin"] = margin
@@ -583,7 +614,7 @@ def _arrows(A, B, w, widths):
 
 def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
                               title=None, focus=None, radius=1, top_k=None, max_edges=None,
-                              communities=False, max_names=50, width_hint=650):
+                              communities=False, max_names=50, width_hint=650, totals=None):
     """Undirected graph of label co-occurrence counts, for contrast.
 
     Parameters
@@ -598,8 +629,9 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
         :func:`default_min_count` (from the pair counts: the strongest few
         pairs, never empty when two labels co-occur).
     title : str, optional
-    focus, radius, top_k, max_edges, communities, max_names, width_hint
-        As in :func:`label_graph_figure` (``top_k`` ranks labels by frequency).
+    focus, radius, top_k, max_edges, communities, max_names, width_hint, totals
+        As in :func:`label_graph_figure` (``top_k`` ranks labels by frequency;
+        ``totals`` counts the pairs of the whole data set at ``min_count``).
 
     Returns
     -------
@@ -653,13 +685,14 @@ def cooccurrence_graph_figure(cooccurrence, label_names, pos, *, min_count=1,
              for i in range(n)]
     sizes = _node_sizes(freq)
     axes = _hidden_axes(P)
-    priority = freq.astype(float)
+    priority = _name_priority(freq.astype(float), src, dst, n)
     if focus is not None:
         priority[list(kept).index(_resolve_focus(focus, list(range(L)), names_all))] = np.inf
     height = 600
+    n_total, e_total = _totals(totals, L, int(keep.sum()))
     positions, font, margin, note, meta = _names_and_notes(
         P, names, sizes, priority, axes, height=height, width_hint=width_hint, max_names=max_names,
-        title=title, n_total=L, n_kept=n, e_total=int(keep.sum()), e_kept=len(src))
+        title=title, n_total=n_total, n_kept=n, e_total=e_total, e_kept=len(src))
     data.append(_node_trace(P, names, sizes, hover, positions=positions, font_size=font,
                             colors=None if comm is None else _community_colors(comm), meta=meta))
     annotations = [note] if note else []

@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz._text import shorten
+
 from ._style import (
     PROBABILITY_SCALE, as_float32, esc, esc_all, finish_layout, label_axis_style, layout_dict,
     qualitative_colors, template_text,
@@ -19,6 +21,10 @@ def _dense(a, dtype=float):
     if hasattr(a, "toarray"):
         a = a.toarray()
     return np.asarray(a, dtype=dtype)
+
+
+#: Longest label name written under a heat map (characters; hover shows it whole).
+TICK_CHARS = 18
 
 
 def order_by_labelset(Y):
@@ -276,12 +282,21 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
         sub.append(f"decision at {threshold_text(threshold)}")
     specs = [[{} for _ in range(ncols)]]
     heights = [1.0]
+    height = int(np.clip(250 + 3 * len(order), 450, 800)) + (140 if show_strip else 0)
+    # the names under the heat maps: shortened (hover has each in full), rotated, and room made for them
+    # above the strip, whose title they ran into at 174 labels (issue 29)
+    ticks = [shorten(names[j], TICK_CHARS) for j in cols]
+    style = label_axis_style(ticks)
+    room = (max((len(t) for t in ticks), default=0) * 0.6 * style["tickfont"]["size"]
+            * abs(np.sin(np.radians(style["tickangle"]))) + 12 + 40 + 30)  # names, axis title, strip title
     if show_strip:
         specs.append([{"colspan": ncols}] + [None] * (ncols - 1))
         sub.append(f"every label ({L}): AUC and F1" + ("" if threshold is not None else " at t = 0.50"))
         heights = [0.86, 0.14]
+    plot_h = height - (60 + 24 + 14 if title else 30 + 24 + 14) - 50
     fig = make_subplots(rows=len(specs), cols=ncols, specs=specs, shared_yaxes=False,
-                        horizontal_spacing=0.03, vertical_spacing=0.16 if show_strip else 0.05,
+                        horizontal_spacing=0.03,
+                        vertical_spacing=float(np.clip(room / plot_h, 0.16, 0.45)) if show_strip else 0.05,
                         row_heights=heights, subplot_titles=sub)
     cb_len = 0.45 if threshold is not None else (0.8 if show_strip else 1.0)
     cb_y = 1.0 if threshold is not None or show_strip else 0.5
@@ -317,7 +332,8 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
                           yanchor="top" if show_strip else "bottom", tickvals=[0, 1, 2, 3],
                           ticktext=["TN", "FP", "FN", "TP"]),
             hovertemplate=hover), row=1, col=3)
-    style = label_axis_style([names[j] for j in cols])
+    k = int(style.pop("dtick", 1) or 1)  # (every k-th name above MAX_TICK_NAMES labels)
+    style = dict(style, tickmode="array", tickvals=shown[::k], ticktext=esc_all(ticks[::k]))
     for c in range(1, ncols + 1):
         fig.update_xaxes(title_text="label" if c == 1 else None, row=1, col=c, **style)
         fig.update_yaxes(type="category", autorange="reversed", row=1, col=c,
@@ -344,7 +360,6 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
             f"all {L} labels by decreasing AUC ({int(drawn.sum())} drawn above); hover for names"),
             row=2, col=1)
         fig.update_yaxes(type="category", autorange="reversed", row=2, col=1)
-    height = int(np.clip(250 + 3 * len(order), 450, 800)) + (140 if show_strip else 0)
     return finish_layout(fig, title=title, height=height, subtitle="; ".join(notes) or None)
 
 

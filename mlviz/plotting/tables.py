@@ -18,7 +18,7 @@ import pandas as pd
 
 from mlviz._text import csv_safe
 
-__all__ = ["to_csv_bytes", "measure_name", "summary_table", "timing_table",
+__all__ = ["to_csv_bytes", "for_display", "MISSING", "trivial_references", "measure_name", "summary_table", "timing_table",
            "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table"]
 
 
@@ -36,6 +36,96 @@ def to_csv_bytes(frame, *, index=False):
     bytes
     """
     return csv_safe(frame).to_csv(index=index).encode("utf-8")
+
+
+MISSING = "—"
+"""What a table on screen shows for a missing value (never "None", "nan" or "<NA>")."""
+
+
+def for_display(frame, digits=None):
+    """A copy of ``frame`` for showing on screen: missing cells read :data:`MISSING`.
+
+    Numeric columns with a missing value become text (each number formatted with
+    ``digits`` decimals, or ``:g`` when ``digits`` is None); complete numeric columns stay
+    numeric, so the table can still format and sort them. Not for CSV export (use the
+    numeric frame with :func:`to_csv_bytes`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    digits : int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> for_display(pd.DataFrame({"a": [1.5, None], "b": ["x", None]}), digits=2).values.tolist()
+    [['1.50', 'x'], ['—', '—']]
+    """
+    out = frame.copy()
+    for col in range(out.shape[1]):
+        series = out.iloc[:, col]
+        missing = series.isna()
+        if not missing.any():
+            continue
+        if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+            fmt = (lambda v: f"{v:.{digits}f}") if digits is not None else (lambda v: f"{v:g}")
+            text = [MISSING if m else fmt(float(v)) for v, m in zip(series, missing)]
+        else:
+            text = [MISSING if m else v for v, m in zip(series, missing)]
+        out.isetitem(col, pd.Series(text, index=out.index, dtype=object))
+    return out
+
+
+NOTHING, EVERY, SAME_SCORES = ("predict nothing", "predict every label",
+                               "training frequencies as every instance's scores")
+"""Names of the trivial references of :func:`trivial_references` (none uses the features)."""
+
+
+def trivial_references(Y_train, Y_test, measures):
+    """Each measure's value for the best trivial predictor that looks at no feature.
+
+    Label measures: the better of predicting nothing and predicting every label; score measures
+    (AUC, ranking): the training frequencies as every test instance's scores (the same ranking for
+    everyone, so a per-label AUC of 0.5). A model below these numbers learned nothing useful for that
+    measure -- the context a weak default needs (Compare shows the same references per fold).
+
+    Parameters
+    ----------
+    Y_train : array-like, shape (n_train, n_labels), entries in {0, 1}
+    Y_test : array-like, shape (n_test, n_labels), entries in {0, 1}
+    measures : sequence of str
+        Codes of :data:`mlviz.metrics.MEASURES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``measure`` (code), ``reference`` (one of :data:`NOTHING`, :data:`EVERY`,
+        :data:`SAME_SCORES`), ``value``; one row per measure, in the order given.
+    """
+    from mlviz.metrics import MEASURES, evaluate
+
+    dense = lambda Y: np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y, dtype=float)  # noqa: E731
+    Ytr, Yte = dense(Y_train), dense(Y_test)
+    P = np.tile(Ytr.mean(axis=0) if len(Ytr) else np.zeros(Yte.shape[1]), (Yte.shape[0], 1))
+    labels = [k for k in measures if MEASURES[k].needs == "labels"]
+    scores = [k for k in measures if k not in labels]
+    by = {}
+    if labels:
+        for name, D in ((NOTHING, np.zeros_like(Yte)), (EVERY, np.ones_like(Yte))):
+            by[name] = evaluate(Yte, P, measures=labels, y_pred=D.astype(np.uint8))
+    same = evaluate(Yte, P, measures=scores) if scores else {}
+    rows = []
+    for k in measures:
+        if k in same:
+            rows.append((k, SAME_SCORES, float(same[k])))
+            continue
+        pick = max if MEASURES[k].greater_is_better else min
+        name = pick((NOTHING, EVERY), key=lambda n: by[n][k])
+        rows.append((k, name, float(by[name][k])))
+    return pd.DataFrame(rows, columns=["measure", "reference", "value"])
 
 
 def measure_name(code):

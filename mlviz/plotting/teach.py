@@ -59,7 +59,7 @@ def recovery_graph_figure(edge_status_rows, pos, label_names, *, title=None, hei
     label_names : sequence of str
         Every label (also those without an edge), in column order.
     title : str, optional
-        Plain text; it is HTML-escaped here.
+        Plain text; escaped once, by :func:`~mlviz.plotting._style.layout_dict`.
     height : int
 
     Returns
@@ -116,7 +116,7 @@ def recovery_graph_figure(edge_status_rows, pos, label_names, *, title=None, hei
         yaxis = dict(axes, range=[lo[1] - pad, hi[1] + pad], scaleanchor="x", scaleratio=1)
     else:
         xaxis, yaxis = axes, axes
-    layout = layout_dict(title=escape_html(title) if title else None, height=height, xaxis=xaxis, yaxis=yaxis,
+    layout = layout_dict(title=title, height=height, xaxis=xaxis, yaxis=yaxis,
                          legend=dict(orientation="h", yanchor="top", y=-0.02, x=0))
     if not edge_status_rows:
         layout["annotations"] = [note_annotation("no edges learned and none planted")]
@@ -213,7 +213,7 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
                                 text=f"current: {float(current):g}", yanchor="bottom",
                                 font=dict(size=12)))
     layout = layout_dict(
-        title=escape_html(title) if title else None, height=height, shapes=shapes, annotations=annotations,
+        title=title, height=height, shapes=shapes, annotations=annotations,
         xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None,
                    type="log" if log_x and not no_param else "-"),
         yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02]),

@@ -79,14 +79,18 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
         Trace 0: the bars (``meta="intersections"``, ``customdata`` = rank 0..k-1,
         ``y`` = counts); then the matrix: grey dots (``meta="matrix-empty"``), member dots
         (``meta="matrix"``), and one line per multi-label set.  The figure's ``layout.meta``
-        holds ``{"sets": [[indices], ...], "counts": [...], "rows": [label indices of the matrix]}``.
+        holds ``{"sets": [[indices], ...], "counts": [...], "rows": [label indices of the matrix],
+        "n_distinct": ..., "all_unique": ...}``; the subtitle says how many distinct label sets
+        there are and, when every set occurs once, that no combination repeats (the bars are
+        then examples).
     """
     names = [str(n) for n in label_names]
     Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
     if Y.ndim != 2 or Y.shape[1] != len(names):
         raise ValueError(f"Y has {Y.shape[-1] if Y.ndim else 0} label columns but {len(names)} label names were given.")
     k = min(max(int(top_k), 1), MAX_INTERSECTIONS)
-    top = labelset_intersections(Y, k)
+    every = labelset_intersections(Y)
+    top = every[:k]
     sets = [s for s, _ in top]
     counts = [c for _, c in top]
     used = sorted({j for s in sets for j in s})
@@ -119,8 +123,12 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
     n_rows = max(len(rows), 1)
     h = int(height or (260 + 16 * n_rows))
     split = min(0.75, max(0.35, 1.0 - 16 * n_rows / h))
+    unique = bool(every) and every[0][1] == 1  # (every label set occurs once: bars of height 1 say nothing)
+    note = (f"every one of the {len(every)} label sets occurs once: no combination repeats (the {len(sets)} "
+            "drawn are examples, by fewest labels)" if unique else
+            f"{len(every)} distinct label sets; the {len(sets)} drawn cover {sum(counts)} of {len(Y)} instances")
     layout = layout_dict(
-        title=title or f"The {len(sets)} most frequent label sets (exact intersections)", height=h,
+        title=title or f"The {len(sets)} most frequent label sets (exact intersections)", subtitle=note, height=h,
         xaxis=dict(tickvals=x, ticktext=[str(i + 1) for i in x], title="label set (rank)", anchor="y2",
                    range=[-0.6, len(sets) - 0.4]),
         yaxis=dict(domain=[split, 1.0], title="instances"),
@@ -128,7 +136,8 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
                     ticktext=[esc(names[j]) for j in rows], autorange="reversed", showgrid=False,
                     range=[-0.5, n_rows - 0.5]),
         bargap=0.3,
-        meta={"sets": [list(s) for s in sets], "counts": counts, "rows": rows},
+        meta={"sets": [list(s) for s in sets], "counts": counts, "rows": rows, "n_distinct": len(every),
+              "all_unique": unique},
     )
     return go.Figure(data=traces, layout=layout)
 

@@ -17,6 +17,8 @@ EXPERIMENTS = {
     "cdn-tables": "cdn_tables",
     "mlrh-table": "mlrh_table",
     "mllem-ranking": "mllem_ranking",
+    "embedding-baselines": "embedding_baselines",
+    "standard-splits": "standard_splits",
     "reference-check": "reference",
 }
 

@@ -1,0 +1,207 @@
+"""Defaults of BR (C) and ML-kNN (feature handling) chosen on the standard splits.
+
+Protocol
+--------
+Data: the standard Mulan train/test splits of emotions, enron, scene and yeast
+(``sample_data/NAME-{train,test}.arff.gz`` + ``NAME.xml``) and the seeded split of
+medical (:func:`mlviz.data.load_sample_split`, ``random_state=0``).
+
+For every candidate, ``--cv``-fold iterative-stratified CV *of the training half only*
+(:func:`mlviz.evaluation.cross_validate`, ``random_state=0``, each method's own
+``predict``) gives the inner micro-F1 the choice is made on; the test half is then
+scored once per candidate (:func:`mlviz.evaluation.evaluate_split`) for the record,
+never for the choice. Features: ``mlviz.preprocessing.default_scaling`` of the
+training half, fitted inside each (inner or outer) training fold, except where a
+candidate names another feature handling.
+
+Choice: the candidate with the largest worst-case ratio min over data sets of
+(inner micro-F1 / best inner micro-F1 on that set); the mean ratio is printed too.
+
+Candidates
+----------
+- ``br``: ``BinaryRelevance(C=c)`` (C in units of 1 / mean ||x||², ``scale_C=True``)
+  for c in ``BR_CS``, plus the old default ``C=1, scale_C=False``.
+- ``mlknn``: ``MLkNN()`` (k = 10) after ``auto`` (the default scaling), ``minmax``
+  (dense: MinMaxScaler; sparse: MaxAbsScaler, the same map on non-negative
+  features), ``auto+minmax`` (min-max applied after the default scaling: what a
+  min-max step inside the estimator does under the evaluation's default), ``l2|minmax``
+  (the default's ``l2`` where it picks ``l2``, min-max where it picks ``standard``),
+  ``maxabs``, ``l2`` and ``none``.
+- ``br-svc``: ``BinaryRelevance(SVC(C=c, gamma="scale"))`` (RBF kernel, label on iff the
+  decision function >= 0) for c in {1, 10}: the base learner of the published BR, for the
+  record (not a candidate default of BR-LR).
+- ``lp``: ``LabelPowerset(C=c)`` for c in ``LP_CS`` (units of 1 / mean ||x||²; the
+  default is 10), for the record (LP's default was not revisited here).
+
+Usage::
+
+    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/sweep_protocol.py [--methods br,mlknn] [--datasets ...]
+"""
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1] / "sample_data"
+STANDARD = ["emotions", "enron", "scene", "yeast"]
+DATASETS = [*STANDARD, "medical"]
+BR_CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
+LP_CS = (1.0, 3.0, 10.0, 30.0, 100.0)
+MLKNN_FEATURES = ("auto", "minmax", "auto+minmax", "l2|minmax", "maxabs", "l2", "none")
+PUBLISHED = {  # Bogatinovski et al. 2022, ESWA 203:117215, micro-F1 on the standard splits
+    "br-svc": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
+    "br": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
+    "mlknn": {"emotions": .625, "enron": .479, "scene": .735, "yeast": .649},
+    "lp": {"emotions": .665, "enron": .507, "scene": .776, "yeast": .612},
+}
+
+
+def load_split(name):
+    """(train, test) MultiLabelDataset: the standard split, or medical's seeded one."""
+    from mlviz.data import load_dataset, load_sample_split
+
+    if name in STANDARD:
+        xml = str(ROOT / f"{name}.xml")
+        return (load_dataset(str(ROOT / f"{name}-train.arff.gz"), labels=xml),
+                load_dataset(str(ROOT / f"{name}-test.arff.gz"), labels=xml))
+    return load_sample_split(name, random_state=0)
+
+
+def _minmax(X):
+    import scipy.sparse as sp
+    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler
+
+    return MaxAbsScaler() if sp.issparse(X) else MinMaxScaler()
+
+
+def candidates(method, X):
+    """Candidate name -> estimator (with its own feature handling in a Pipeline)."""
+    import scipy.sparse as sp
+    from sklearn.pipeline import Pipeline
+
+    from mlviz.models import BinaryRelevance, LabelPowerset, MLkNN
+    from mlviz.preprocessing import default_scaling, make_scaler
+
+    auto = default_scaling(X)
+    sparse = sp.issparse(X)
+
+    def scaled(steps, model):
+        steps = [(f"s{i}", s) for i, s in enumerate(steps) if s is not None]
+        return Pipeline([*steps, ("model", model)]) if steps else model
+
+    if method == "br":
+        out = {f"C={c:g}": scaled([make_scaler(auto, sparse=sparse)], BinaryRelevance(C=c)) for c in BR_CS}
+        out["raw C=1 (old)"] = scaled([make_scaler(auto, sparse=sparse)], BinaryRelevance(C=1.0, scale_C=False))
+        return out
+    if method == "br-svc":  # the base learner of the published BR (RBF SVM), for the record
+        from sklearn.svm import SVC
+
+        return {f"SVC rbf C={c:g}": scaled([make_scaler(auto, sparse=sparse)], BinaryRelevance(SVC(C=c, gamma="scale")))
+                for c in (1.0, 10.0)}
+    if method == "mlknn":
+        out = {}
+        for f in MLKNN_FEATURES:
+            if f == "auto":
+                steps = [make_scaler(auto, sparse=sparse)]
+            elif f == "minmax":
+                steps = [_minmax(X)]
+            elif f == "auto+minmax":
+                steps = [make_scaler(auto, sparse=sparse), _minmax(X)]
+            elif f == "l2|minmax":  # the default's l2 for sparse/count X, min-max instead of standard
+                steps = [make_scaler("l2", sparse=sparse) if auto == "l2" else _minmax(X)]
+            else:
+                steps = [make_scaler(f, sparse=sparse)]
+            out[f] = scaled(steps, MLkNN())
+        return out
+    if method == "lp":
+        return {f"C={c:g}": scaled([make_scaler(auto, sparse=sparse)], LabelPowerset(C=c)) for c in LP_CS}
+    raise ValueError(method)
+
+
+TRUE_EMPTY = {}
+
+
+def run(datasets, methods, *, cv=3, inner=True, log=print):
+    from sklearn.base import clone
+
+    from mlviz.evaluation import cross_validate, evaluate_split
+
+    rows = []
+    for name in datasets:
+        train, test = load_split(name)
+        TRUE_EMPTY[name] = float(np.mean(np.asarray(test.Y).sum(axis=1) == 0))
+        log(f"== {name}: {train.n_samples} train / {test.n_samples} test, {train.n_features} features, "
+            f"{train.n_labels} labels")
+        for method in methods:
+            ests = candidates(method, train.X)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t0 = time.perf_counter()
+                cvres = (cross_validate(ests, train.X, train.Y, cv=cv, measures=["micro_f1"], random_state=0)
+                         if inner else None)
+                t1 = time.perf_counter()
+                test_res = evaluate_split(ests, train.X, train.Y, test.X, test.Y,
+                                          measures=["micro_f1", "hamming_loss", "p@1"], random_state=0)
+                empty = {c: float(np.mean(np.asarray(clone(e).fit(train.X, train.Y).predict(test.X)).sum(axis=1) == 0))
+                         for c, e in ests.items()}
+                t2 = time.perf_counter()
+            for cand in ests:
+                inner_f1 = (float(cvres.loc[(cvres.method == cand) & (cvres.measure == "micro_f1"), "value"].mean())
+                            if cvres is not None else np.nan)
+                t = test_res[test_res.method == cand].set_index("measure")["value"]
+                rows.append({"dataset": name, "method": method, "candidate": cand, "inner_micro_f1": inner_f1,
+                             "test_micro_f1": t.get("micro_f1", np.nan), "test_hamming": t.get("hamming_loss"),
+                             "test_p@1": t.get("p@1"), "test_empty_rows": empty[cand],
+                             "published": PUBLISHED.get(method, {}).get(name, np.nan)})
+            log(f"   {method}: inner CV {t1 - t0:.0f} s, test {t2 - t1:.0f} s")
+    return pd.DataFrame(rows)
+
+
+def choose(table, method):
+    """Inner micro-F1 per candidate x data set, its ratio to the best, worst-case and mean ratio."""
+    part = table[table.method == method]
+    inner = part.pivot(index="candidate", columns="dataset", values="inner_micro_f1")
+    inner = inner.loc[list(dict.fromkeys(part.candidate))]
+    ratio = inner / inner.max(axis=0)
+    summary = inner.round(3)
+    summary["worst ratio"] = ratio.min(axis=1).round(3)
+    summary["mean ratio"] = ratio.mean(axis=1).round(3)
+    best = summary["worst ratio"].idxmax()
+    return summary, best
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", default=",".join(DATASETS))
+    p.add_argument("--methods", default="br,mlknn")
+    p.add_argument("--cv", type=int, default=3)
+    p.add_argument("--csv", help="also write the long table here")
+    args = p.parse_args(argv)
+    pd.set_option("display.width", 200)
+    table = run(args.datasets.split(","), args.methods.split(","), cv=args.cv)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+    for method in args.methods.split(","):
+        part = table[table.method == method]
+        if part.inner_micro_f1.notna().any():
+            summary, best = choose(table, method)
+            print(f"\n{method}: inner {args.cv}-fold CV micro-F1 on the training halves (choice: {best!r})")
+            print(summary.to_string())
+        test = part.pivot(index="candidate", columns="dataset", values="test_micro_f1")
+        test = test.loc[list(dict.fromkeys(part.candidate))].round(3)
+        pub = part.drop_duplicates("dataset").set_index("dataset")["published"]
+        test.loc["published"] = pub.reindex(test.columns)
+        print(f"\n{method}: test micro-F1 (record only, not used for the choice)")
+        print(test.to_string())
+        empty = part.pivot(index="candidate", columns="dataset", values="test_empty_rows")
+        print(f"\n{method}: fraction of test rows predicted empty (truth: "
+              + ", ".join(f"{d} {v:.3f}" for d, v in TRUE_EMPTY.items() if d in empty.columns) + ")")
+        print(empty.loc[list(dict.fromkeys(part.candidate))].round(3).to_string())
+
+
+if __name__ == "__main__":
+    main()

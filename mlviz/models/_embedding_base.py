@@ -1,0 +1,285 @@
+"""Shared pieces of the label-embedding baselines (CPLST, FaIE, LEML, SLEEC, InsDif).
+
+Two building blocks, numpy/scipy/scikit-learn only:
+
+* :class:`CenteredGram` — the eigendecomposition of the centred Gram matrix
+  of X (primal F × F when F <= N, dual N × N otherwise), computed once and
+  reused for ridge regressions with any λ and for the Kronecker-structured
+  solves of LEML. X may be CSR: centring is implicit (X − 1 μᵀ is never formed).
+* :class:`ScoreCalibrationMixin` — turns a method's native real-valued label
+  scores into probabilities. ``calibration="platt"`` reuses MLLEM's mechanism
+  (:func:`mlviz.models.mllem.platt_fit` on cross-fitted training scores:
+  ``calibration_folds`` shuffled folds, a clone fitted on the other folds
+  scores each held-out fold, one monotone σ(a_l s + b_l) per label is fitted
+  to the pooled held-out scores); ``calibration="clip"`` reads the score as a
+  linear-probability estimate and clips it to [0, 1] (so ``threshold=0.5``
+  is the paper's own rounding rule).
+"""
+
+import warnings
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+from sklearn.utils import check_random_state
+
+from .._validation import TooLargeError
+from .mllem import _sigmoid, platt_fit
+
+GRAM_MAX_BYTES = 1.5 * 2 ** 30
+"""Largest min(N, F)² Gram (in bytes, float64, with its eigenvectors) a fit may form."""
+EIGH_FLOPS_PER_SECOND = 2e9
+"""Rough single-core rate of ``scipy.linalg.eigh`` used for the time estimate (≈ 9 n³ flops)."""
+MAX_EIGH_SECONDS = 600.0
+
+
+def resolve_n_components(owner, value, n_labels):
+    """K from an int (used as is) or a fraction of L in (0, 1] (rounded, at least 1).
+
+    Returns
+    -------
+    K : int, 1 <= K <= n_labels
+    """
+    if isinstance(value, (float, np.floating)) and 0.0 < value <= 1.0:
+        return max(1, round(float(value) * n_labels))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1:
+        return int(min(value, n_labels))
+    raise ValueError(f"The 'n_components' parameter of {owner} must be an int >= 1 or a float in "
+                     f"(0, 1], got {value!r}.")
+
+
+class CenteredGram:
+    """Eigendecomposition of the centred Gram of X, for ridge solves with an intercept.
+
+    With Xc = X − 1 μᵀ (μ the column means), the primal form (F <= N)
+    decomposes Xcᵀ Xc = Q diag(ev) Qᵀ, the dual form (F > N)
+    Xc Xcᵀ = U diag(ev) Uᵀ. Either way the ridge solution of
+    min_W ‖Xc W − R‖² + λ‖W‖² is available for any λ and any R in
+    O(min(N, F)·(N + F)·n_cols) after one O(min(N, F)³) eigendecomposition.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix, shape (N, F)
+    owner : str
+        Estimator name for the :class:`TooLargeError` message.
+
+    Attributes
+    ----------
+    mean : ndarray, shape (F,)
+    primal : bool
+    evals : ndarray, shape (r,), r = min(N, F), clipped at 0
+    evecs : ndarray, shape (F, r) if primal else (N, r)
+    """
+
+    def __init__(self, X, owner="estimator"):
+        N, F = X.shape
+        n = min(N, F)
+        nbytes = 3 * 8.0 * n * n
+        seconds = 9.0 * n ** 3 / EIGH_FLOPS_PER_SECOND
+        if nbytes > GRAM_MAX_BYTES or seconds > MAX_EIGH_SECONDS:
+            raise TooLargeError(
+                f"{owner} needs the eigendecomposition of a {n} × {n} Gram matrix: about "
+                f"{nbytes / 2 ** 30:.1f} GB and {seconds:.0f} s. Reduce the features (e.g. TruncatedSVD) "
+                f"or the training rows, or use BinaryRelevance.",
+                estimate_seconds=seconds, estimate_bytes=nbytes, alternative="reduce min(N, F)")
+        self.X = X
+        self.mean = np.asarray(X.mean(axis=0)).ravel()
+        self.primal = F <= N
+        if self.primal:
+            G = X.T @ X
+            G = G.toarray() if sp.issparse(G) else np.asarray(G)
+            G = G - N * np.outer(self.mean, self.mean)
+        else:
+            G = X @ X.T
+            G = G.toarray() if sp.issparse(G) else np.asarray(G)
+            Xmu = np.asarray(X @ self.mean).ravel()
+            G = G - Xmu[:, None] - Xmu[None, :] + self.mean @ self.mean
+        ev, V = la.eigh((G + G.T) / 2.0)
+        self.evals = np.clip(ev, 0.0, None)
+        self.evecs = V
+
+    # implicit centring -------------------------------------------------------
+    def xc_dot(self, B, X=None):
+        """(X − 1 μᵀ) B for the training X (or another X centred by the training μ)."""
+        X = self.X if X is None else X
+        return np.asarray(X @ B) - self.mean @ B
+
+    def xct_dot(self, R):
+        """Xcᵀ R, shape (F, n_cols)."""
+        return np.asarray(self.X.T @ R) - np.outer(self.mean, R.sum(axis=0))
+
+    def rotate(self, R):
+        """G = Qᵀ Xcᵀ R (primal) or diag(√ev) Uᵀ R (dual), shape (r, n_cols).
+
+        In these coordinates Xcᵀ Xc acts as diag(ev): for W = unrotate(Wr),
+        (Xc W)ᵀ R = Wrᵀ G, (Xc W)ᵀ (Xc W) = Wrᵀ diag(ev) Wr and ‖W‖ = ‖Wr‖.
+        """
+        R = np.asarray(R, dtype=np.float64)
+        if self.primal:
+            return self.evecs.T @ self.xct_dot(R)
+        return np.sqrt(self.evals)[:, None] * (self.evecs.T @ R)
+
+    def unrotate(self, Wr):
+        """The feature-space coefficients W (F, k) of rotated coefficients Wr (r, k)."""
+        if self.primal:
+            return self.evecs @ Wr
+        inv = np.divide(1.0, np.sqrt(self.evals), out=np.zeros_like(self.evals), where=self.evals > 1e-12)
+        return self.xct_dot(self.evecs @ (Wr * inv[:, None]))
+
+    def ridge(self, R, lam):
+        """W = argmin ‖Xc W − Rc‖² + λ‖W‖² with Rc = R − column means; shape (F, n_cols).
+
+        Parameters
+        ----------
+        R : ndarray, shape (N, n_cols)
+        lam : float > 0
+
+        Returns
+        -------
+        W : ndarray, shape (F, n_cols)
+            Predictions are ``xc_dot(W, X_new) + R.mean(axis=0)``.
+        """
+        R = np.asarray(R, dtype=np.float64)
+        return self.unrotate(self.rotate(R - R.mean(axis=0)) / (self.evals + lam)[:, None])
+
+    def hat_apply(self, u, lam):
+        """B u for the square root B (N, r) of the ridge hat matrix, B Bᵀ = Xc (Xcᵀ Xc + λI)⁻¹ Xcᵀ.
+
+        Primal: B = Xc Q diag((ev + λ)^{-1/2}); dual: B = U diag(√(ev / (ev + λ))).
+        In both, Bᵀ B = diag(ev / (ev + λ)) and Bᵀ R = rotate(R) / √(ev + λ).
+        """
+        if self.primal:
+            return self.xc_dot(self.evecs @ (u / np.sqrt(self.evals + lam)[:, None]))
+        return self.evecs @ (u * np.sqrt(self.evals / (self.evals + lam))[:, None])
+
+
+class CenteredRidge:
+    """One ridge problem min_W ‖Xc W − Rc‖² + λ‖W‖² factorised once by Cholesky (any right-hand side).
+
+    The primal (F <= N) or dual (F > N) system is factorised in
+    O(min(N, F)³ / 3) — cheaper than :class:`CenteredGram`'s eigendecomposition
+    when only one λ is needed (SLEEC's regressor and its ADMM steps).
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix, shape (N, F)
+    lam : float > 0
+    owner : str
+    """
+
+    def __init__(self, X, lam, owner="estimator"):
+        N, F = X.shape
+        n = min(N, F)
+        nbytes = 2 * 8.0 * n * n
+        seconds = n ** 3 / 3.0 / EIGH_FLOPS_PER_SECOND
+        if nbytes > GRAM_MAX_BYTES or seconds > MAX_EIGH_SECONDS:
+            raise TooLargeError(
+                f"{owner} needs the Cholesky factor of a {n} × {n} Gram matrix: about "
+                f"{nbytes / 2 ** 30:.1f} GB and {seconds:.0f} s. Reduce the features or the rows.",
+                estimate_seconds=seconds, estimate_bytes=nbytes, alternative="reduce min(N, F)")
+        self.X = X
+        self.lam = float(lam)
+        self.mean = np.asarray(X.mean(axis=0)).ravel()
+        self.primal = F <= N
+        G = X.T @ X if self.primal else X @ X.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        if self.primal:
+            G = G - N * np.outer(self.mean, self.mean)
+        else:
+            Xmu = np.asarray(X @ self.mean).ravel()
+            G = G - Xmu[:, None] - Xmu[None, :] + self.mean @ self.mean
+        self.factor = la.cho_factor((G + G.T) / 2.0 + self.lam * np.eye(n))
+
+    xc_dot = CenteredGram.xc_dot
+    xct_dot = CenteredGram.xct_dot
+
+    def solve(self, R):
+        """W = argmin ‖Xc W − (R − column means)‖² + λ‖W‖², shape (F, n_cols)."""
+        R = np.asarray(R, dtype=np.float64)
+        Rc = R - R.mean(axis=0)
+        if self.primal:
+            return la.cho_solve(self.factor, self.xct_dot(Rc))
+        return self.xct_dot(la.cho_solve(self.factor, Rc))
+
+
+class ScoreCalibrationMixin:
+    """``predict_proba`` from a native score by cross-fitted Platt scaling or clipping.
+
+    Subclasses implement ``decision_function(X)`` (native scores, larger = more
+    likely, shape (n, L)), ``_clip_probability(scores)`` (the ``"clip"`` map),
+    ``_fit_core(X, Y)`` and call :meth:`_fit_calibration` at the end of ``fit``.
+    Parameters used: ``calibration``, ``calibration_folds``, ``threshold``,
+    ``random_state``.
+    """
+
+    def _validate_calibration(self, check_param):
+        check_param(self, "calibration", self.calibration, options=("platt", "clip"))
+        check_param(self, "calibration_folds", self.calibration_folds, low=2)
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
+
+    def cross_fitted_scores(self, X, Y):
+        """Held-out native scores of the training rows, shape (N, L).
+
+        Each of ``calibration_folds`` shuffled folds (``KFold``, seeded from
+        ``random_state``) is scored by a clone fitted on the other folds with
+        ``calibration="clip"`` (no nested calibration).
+        """
+        N = X.shape[0]
+        n_folds = min(int(self.calibration_folds), N // 2)
+        if n_folds < 2:
+            raise ValueError(f"{type(self).__name__}: Platt calibration needs at least 4 training rows, got {N}.")
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        S = np.empty(Y.shape)
+        for train, held in KFold(n_splits=n_folds, shuffle=True, random_state=seed).split(np.zeros(N)):
+            sub = clone(self).set_params(calibration="clip")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sub.fit(X[train], Y[train])
+            S[held] = sub.decision_function(X[held])
+        return S
+
+    def _fit_calibration(self, X, Y):
+        if self.calibration == "clip":
+            self.calibration_ = None
+            return
+        S = self.cross_fitted_scores(X, Y)
+        scale = float(np.std(S))
+        scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+        a, b = platt_fit(S / scale, Y)
+        self.calibration_ = {"a": a, "b": b, "scale": scale}
+
+    def _probability_from_scores(self, S):
+        if self.calibration_ is None:
+            return np.clip(self._clip_probability(S), 0.0, 1.0)
+        cal = self.calibration_
+        return _sigmoid(S / cal["scale"] * cal["a"] + cal["b"])
+
+    def predict_proba(self, X):
+        """P(y_l = 1 | x), shape (n, L): the calibrated native score (class Notes).
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix, shape (n, F)
+
+        Returns
+        -------
+        P : ndarray, shape (n, L), in [0, 1]
+        """
+        return self._probability_from_scores(self.decision_function(X))
+
+    def predict(self, X):
+        """``predict_proba(X) >= threshold`` (the rule in ``decision_rule_``).
+
+        Returns
+        -------
+        Y_pred : ndarray of uint8, shape (n, L)
+        """
+        return (self.predict_proba(X) >= self.threshold).astype(np.uint8)
+
+    def _describe_rule(self, native):
+        if self.calibration == "clip":
+            return f"threshold {float(self.threshold):g} on {native} clipped to [0, 1]"
+        return (f"threshold {float(self.threshold):g} on per-label Platt-calibrated {native} "
+                f"({int(self.calibration_folds)}-fold cross-fitted)")

@@ -1,0 +1,341 @@
+"""Random forests for multi-label data: one forest for all labels (RF-PCT) or one per label (RF-BR).
+
+In the largest published comparison of multi-label methods on the standard
+Mulan train/test splits (Bogatinovski et al. 2022, 26 methods), a random forest
+of predictive clustering trees (RF-PCT) -- one forest whose trees predict every
+label at once -- had the best micro-F1 on emotions, enron and yeast, and a
+forest per label (RF-BR, "RFDTBR" there) was close behind.
+
+:class:`RandomForestML` is the scikit-learn counterpart of RF-PCT: a
+multi-output :class:`~sklearn.ensemble.RandomForestClassifier` (or
+:class:`~sklearn.ensemble.ExtraTreesClassifier` with ``kind="extra"``). Each
+split minimises the Gini impurity *summed over the labels* (scikit-learn's
+multi-output criterion). For a 0/1 label with frequency p the Gini index
+2 p (1 - p) is twice its variance p (1 - p), so this is the variance
+heuristic of PCTs except that PCTs divide each label's variance by its
+variance on the whole training set (Kocev et al. 2013, §3.1): here a frequent
+label weighs more in the choice of a split than a rare one. This difference
+and CLUS's other settings are possible reasons why our RF-PCT stays below the
+published numbers (benchmarks/RESULTS.md). :class:`RandomForestBR` fits one
+single-output forest per label.
+
+Both return P(y_l = 1 | x) as the mean over trees of the leaf's fraction of
+positive training rows (scikit-learn's ``predict_proba``), thresholded at
+``threshold`` (default 0.35, chosen by inner cross-validation on the training
+halves; see :class:`RandomForestML`).
+
+References
+----------
+.. [1] J. Bogatinovski, L. Todorovski, S. Dzeroski, D. Kocev, "Comprehensive
+   comparative study of multi-label classification methods", Expert Systems
+   with Applications 203:117215, 2022.
+.. [2] D. Kocev, C. Vens, J. Struyf, S. Dzeroski, "Tree ensembles for predicting
+   structured outputs", Pattern Recognition 46(3):817-833, 2013 (RF of PCTs).
+.. [3] L. Breiman, "Random forests", Machine Learning 45:5-32, 2001.
+.. [4] P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine
+   Learning 63:3-42, 2006.
+"""
+
+import numpy as np
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.utils import check_random_state
+
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+
+__all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "FOREST_THRESHOLD"]
+
+_KINDS = {"random": RandomForestClassifier, "extra": ExtraTreesClassifier}
+FOREST_THRESHOLD = 0.35
+"""Default decision threshold of the forests' vote share (see :class:`RandomForestML`, ``threshold``)."""
+_NODE_BYTES = 64
+"""Bytes of one scikit-learn tree node besides its value array (the ``Node`` struct)."""
+
+
+def forest_bytes_estimate(n_samples, n_outputs, *, n_estimators, min_samples_leaf=1, max_depth=None,
+                          n_forests=1, bootstrap=False, max_leaves=None):
+    """Upper estimate of the memory of fitted scikit-learn forests.
+
+    A tree grown on ``m`` distinct rows with leaves of at least
+    ``min_samples_leaf`` rows has at most ``m / min_samples_leaf`` leaves (and
+    at most ``2^max_depth``), so at most ``2 * leaves - 1`` nodes; each node
+    stores a 64-byte struct and a value array of ``n_outputs × 2`` doubles.
+    Without bootstrap m = n; a bootstrap sample holds 1 - (1 - 1/n)^n ≈ 63.2 %
+    distinct rows (copies of one row cannot be split apart), counted here as
+    64 %. On enron (1,123 rows, 53 labels, 20 trees) the fitted RF-PCT used
+    0.86 of this estimate with ``min_samples_leaf=1``.
+
+    Parameters
+    ----------
+    n_samples, n_outputs : int
+    n_estimators, min_samples_leaf : int
+    max_depth : int or None
+    n_forests : int
+        Number of forests (one per label for RF-BR).
+    bootstrap : bool
+        Trees grown on bootstrap samples (RandomForestClassifier's default).
+    max_leaves : float or None
+        A further cap on the leaves of one tree (RF-BR's empirical one, see
+        :class:`RandomForestBR`).
+
+    Returns
+    -------
+    nbytes : float
+    """
+    distinct = 0.64 * n_samples if bootstrap else float(n_samples)
+    leaves = max(1.0, distinct / float(min_samples_leaf))
+    if max_depth is not None:
+        leaves = min(leaves, 2.0 ** int(max_depth))
+    if max_leaves is not None:
+        leaves = min(leaves, max(1.0, float(max_leaves)))
+    nodes = 2.0 * leaves - 1.0
+    return float(n_forests) * n_estimators * nodes * (_NODE_BYTES + 16.0 * n_outputs)
+
+
+def _positive_column(proba, classes):
+    """P(class 1) from one output of a forest's ``predict_proba`` (0 when 1 was never seen)."""
+    hit = np.flatnonzero(np.asarray(classes) == 1)
+    return proba[:, hit[0]] if hit.size else np.zeros(proba.shape[0])
+
+
+class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
+    """Shared validation, forest factory and memory guard."""
+
+    def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
+                 max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None):
+        self.kind = kind
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
+        self.max_depth = max_depth
+        self.threshold = threshold
+        self.max_model_bytes = max_model_bytes
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _validate(self, X, Y):
+        check_param(self, "kind", self.kind, options=tuple(_KINDS))
+        check_param(self, "n_estimators", self.n_estimators, low=1)
+        check_param(self, "min_samples_leaf", self.min_samples_leaf, low=1)
+        check_param(self, "max_depth", self.max_depth, low=1, allow_none=True)
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
+        check_param(self, "max_model_bytes", self.max_model_bytes, low=0.0, low_inclusive=False)
+        mf = self.max_features
+        if not (mf is None or mf in ("sqrt", "log2") or (isinstance(mf, (int, float)) and not isinstance(mf, bool)
+                                                         and mf > 0)):
+            raise ValueError(f"The 'max_features' parameter of {type(self).__name__} must be 'sqrt', 'log2', "
+                             f"None, an int >= 1 or a float in (0, 1], got {mf!r}.")
+        X, Y = check_X_Y(X, Y)
+        return X, Y
+
+    def _guard(self, nbytes, n, L):
+        if nbytes > self.max_model_bytes:
+            raise TooLargeError(
+                f"{type(self).__name__}: {int(self.n_estimators)} trees on {n} rows x {L} labels may need "
+                f"~{nbytes / 1e9:.1f} GB (upper estimate; max_model_bytes={self.max_model_bytes:.3g}); "
+                "raise min_samples_leaf, lower n_estimators or set max_depth.",
+                estimate_bytes=nbytes, alternative="min_samples_leaf=5")
+
+    def _make_forest(self, random_state):
+        return _KINDS[self.kind](n_estimators=int(self.n_estimators), max_features=self.max_features,
+                                 min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
+                                 n_jobs=self.n_jobs, random_state=random_state)
+
+    def _rule(self):
+        what = "random forest" if self.kind == "random" else "extra-trees"
+        return f"threshold {float(self.threshold):g} on the {what} vote share (mean leaf frequency of the label)"
+
+
+class RandomForestML(_ForestBase):
+    """One multi-output forest predicting all labels at once (the RF-PCT family).
+
+    Parameters
+    ----------
+    kind : {"random", "extra"}, default "random"
+        ``"random"``: :class:`~sklearn.ensemble.RandomForestClassifier` (bootstrap
+        samples, best split of ``max_features`` features; Breiman 2001).
+        ``"extra"``: :class:`~sklearn.ensemble.ExtraTreesClassifier` (whole
+        training set, random thresholds; Geurts et al. 2006).
+    n_estimators : int >= 1, default 100
+        Number of trees.
+    max_features : {"sqrt", "log2"}, int, float or None, default "sqrt"
+        Features tried at each split (scikit-learn's meaning).
+    min_samples_leaf : int >= 1, default 1
+        Fewest training rows in a leaf.
+    max_depth : int >= 1 or None, default None
+    threshold : float in [0, 1], default FOREST_THRESHOLD (0.35)
+        ``predict`` is ``predict_proba >= threshold``. Why not 0.5: the vote
+        share of a forest is shrunk towards the label's frequency (a leaf
+        that is pure in one bootstrap sample is mixed in others), so most
+        labels, which are rare, seldom reach 0.5. In 3-fold inner
+        cross-validation on the four standard training halves (emotions,
+        enron, scene, yeast; ``benchmarks/tune_ensembles.py``,
+        benchmarks/RESULTS.md "strong baselines (issue 27)") the mean
+        micro-F1 over t in {0.25, 0.3, ..., 0.5} peaked at t = 0.35 for both
+        forests (RF-PCT 0.673 against 0.603 at 0.5; RF-BR 0.671 against 0.624),
+        within 1.4 % (RF-BR 1.3 %) of the best (max_features, t) on every set; ``max_features`` "sqrt",
+        "log2" and 0.3 were within 0.003 of each other at their best t.
+    max_model_bytes : float, default 2e9
+        Bound on :func:`forest_bytes_estimate`; above it ``fit`` raises
+        :class:`~mlviz.models.TooLargeError` before fitting. The value arrays
+        grow with ``n_labels`` at every node, so many labels and many rows
+        together are what it stops (e.g. 983 labels × 16,000 rows × 100
+        trees: ~32 GB upper estimate).
+    n_jobs : int or None
+        Parallel tree fits (scikit-learn's meaning; results do not depend on it).
+    random_state : int, RandomState or None
+        Passed to the scikit-learn forest unchanged.
+
+    Attributes
+    ----------
+    forest_ : RandomForestClassifier or ExtraTreesClassifier
+        The fitted multi-output forest.
+    n_labels_, n_features_in_ : int
+    decision_rule_ : str
+
+    Notes
+    -----
+    ``predict_proba[:, l]`` is scikit-learn's ``forest_.predict_proba(X)[l][:, 1]``
+    (mean over trees of the fraction of positive training rows in the leaf).
+    A label constant in training has one class in scikit-learn, and gets
+    probability exactly 1 (always present) or 0 (never present).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(60, 3)); Y = (X[:, :2] > 0).astype(int)
+    >>> RandomForestML(n_estimators=10, random_state=0).fit(X, Y).predict_proba(X).shape
+    (60, 2)
+    """
+
+    def fit(self, X, Y):
+        """Fit the multi-output forest.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+        Y : array-like, shape (n_samples, n_labels), 0/1
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        TooLargeError
+            If :func:`forest_bytes_estimate` exceeds ``max_model_bytes``.
+        """
+        X, Y = self._validate(X, Y)
+        n, L = Y.shape
+        self._guard(forest_bytes_estimate(n, L, n_estimators=int(self.n_estimators),
+                                          min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
+                                          bootstrap=self.kind == "random"), n, L)
+        self.forest_ = self._make_forest(self.random_state).fit(X, Y if L > 1 else Y[:, 0])
+        self.n_labels_ = L
+        self.n_features_in_ = X.shape[1]
+        self.decision_rule_ = self._rule()
+        return self
+
+    def predict_proba(self, X):
+        """P(y_l = 1 | x): the trees' mean leaf frequency of each label.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+        """
+        self._check_fitted("forest_")
+        X = self._check_predict_X(X)
+        proba = self.forest_.predict_proba(X)
+        if self.n_labels_ == 1:
+            return _positive_column(proba, self.forest_.classes_)[:, None]
+        return np.column_stack([_positive_column(p, c) for p, c in zip(proba, self.forest_.classes_)])
+
+
+class RandomForestBR(_ForestBase):
+    """One single-output forest per label (RF-BR; "RFDTBR" in Bogatinovski et al. 2022).
+
+    Parameters are those of :class:`RandomForestML`; ``max_model_bytes``
+    bounds the sum over the ``n_labels`` forests of :func:`forest_bytes_estimate`
+    with at most 8 m + 1 leaves per tree, m = min(#positives, #negatives) of
+    the label. That cap is empirical, not a bound: a single-label tree stops
+    at pure nodes, and on enron and yeast (10 trees per label) a label's
+    trees had on average at most 3.8 (2m + 1) nodes, i.e. about 3.8 m + 2
+    leaves; the fitted forests used 7 % (enron) and 14 % (yeast) of the
+    estimate without this cap. Forest ``l`` is seeded with
+    ``check_random_state(random_state).randint(2**31 - 1, size=n_labels)[l]``
+    (drawn for every label, so a label's forest does not depend on which
+    other labels are constant).
+
+    Attributes
+    ----------
+    forests_ : list, length n_labels
+        Fitted forest of each label, or a float (0.0 or 1.0) for a label
+        constant in training (no forest is fitted; its probability is that
+        constant, as scikit-learn's would be).
+    seeds_ : ndarray of int, shape (n_labels,)
+    n_labels_, n_features_in_ : int
+    decision_rule_ : str
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(60, 3)); Y = (X[:, :2] > 0).astype(int)
+    >>> RandomForestBR(n_estimators=10, random_state=0).fit(X, Y).predict_proba(X).shape
+    (60, 2)
+    """
+
+    def fit(self, X, Y):
+        """Fit one forest per non-constant label.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+        Y : array-like, shape (n_samples, n_labels), 0/1
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        TooLargeError
+            If :func:`forest_bytes_estimate` of the ``n_labels`` forests exceeds ``max_model_bytes``.
+        """
+        X, Y = self._validate(X, Y)
+        n, L = Y.shape
+        minority = np.minimum(Y.sum(axis=0, dtype=np.int64), n - Y.sum(axis=0, dtype=np.int64))
+        self._guard(sum(forest_bytes_estimate(n, 1, n_estimators=int(self.n_estimators),
+                                              min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
+                                              bootstrap=self.kind == "random", max_leaves=8 * m + 1)
+                        for m in minority.tolist() if m > 0), n, L)
+        self.seeds_ = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=L)
+        self.forests_ = []
+        for l in range(L):
+            y = Y[:, l]
+            if y.min() == y.max():
+                self.forests_.append(float(y[0]))
+            else:
+                self.forests_.append(self._make_forest(int(self.seeds_[l])).fit(X, y))
+        self.n_labels_ = L
+        self.n_features_in_ = X.shape[1]
+        self.decision_rule_ = self._rule()
+        return self
+
+    def predict_proba(self, X):
+        """P(y_l = 1 | x) from label l's forest.
+
+        Parameters
+        ----------
+        X : array-like or CSR matrix, shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray, shape (n_samples, n_labels)
+        """
+        self._check_fitted("forests_")
+        X = self._check_predict_X(X)
+        P = np.empty((X.shape[0], self.n_labels_))
+        for l, f in enumerate(self.forests_):
+            P[:, l] = f if isinstance(f, float) else _positive_column(f.predict_proba(X), f.classes_)
+        return P

@@ -1,0 +1,210 @@
+"""The standard protocol: every mlviz method at its defaults on the standard Mulan train/test splits,
+beside the published results of the largest comparative study on those splits.
+
+Bogatinovski, Todorovski, Džeroski, Kocev — *Comprehensive comparative study of multi-label
+classification methods*, Expert Systems with Applications 203:117215 (2022), trained 26 methods on
+the standard Mulan training files and scored them on the test files (each method's parameters
+chosen as the paper describes). :data:`PUBLISHED` holds its micro-F1, Hamming loss and subset
+accuracy on the four bundled standard splits for the methods mlviz also has (BR, CC, LP, ML-kNN,
+CDN, RF-PCT, RF-BR) and the best of the 26.
+
+``run()`` fits every registered method at its registry defaults (``mlviz.models.registry``) on each
+standard training file, with features scaled by ``mlviz.preprocessing.scale_split`` fitted on the
+training file, and scores each method's own ``predict`` on the test file; like-for-like rows carry
+the published value in ``paper``. :func:`state_of_the_art` reduces the table to one row per data
+set: mlviz's best method beside the published best and RF-PCT.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import COLUMNS
+
+TITLE = "Standard train/test splits: mlviz at its defaults beside the published comparative study"
+
+CITATION = ("Bogatinovski, Todorovski, Džeroski, Kocev — Comprehensive comparative study of multi-label "
+            "classification methods, Expert Systems with Applications 203:117215 (2022); standard Mulan "
+            "train/test splits")
+
+PROTOCOL = """\
+- Data: the standard Mulan train/test files (`mlviz.data.load_standard_split`): emotions 391 / 202,
+  enron 1123 / 579, scene 1211 / 1196, yeast 1500 / 917; features scaled by
+  `mlviz.preprocessing.scale_split` (`auto`: standardised dense features, L2-normalised sparse rows),
+  fitted on the training file.
+- Methods: every entry of the method registry at its defaults (`MethodSpec.make()`; the CLI's
+  `mlviz evaluate TRAIN --test TEST --methods KEY`), each deciding labels by its own `predict`; no
+  tuning, the test file is never used for a choice. The quick run: emotions, BR-LR and RF-PCT.
+- `paper`: the same method in Bogatinovski et al. 2022 (ESWA 203:117215) on the same split, where
+  the study has it (BR, CC, LP, ML-kNN, CDN, RF-PCT, RF-BR); its methods' base learners and
+  parameter selection are the study's (e.g. its BR and CC use SVMs), so a like-for-like row compares
+  the method family, not the same code. Rows `best of 26 (published)` carry mlviz's best method on
+  that measure in `ours` (named in `setting`).
+"""
+
+DATASETS = ("emotions", "enron", "scene", "yeast")
+MEASURES = ("micro_f1", "hamming_loss", "subset_accuracy")
+LOWER_IS_BETTER = {"hamming_loss"}
+
+#: (data set, published method) -> (micro-F1, Hamming loss, subset accuracy), Bogatinovski et al. 2022.
+PUBLISHED = {
+    ("emotions", "BR"): (0.685, 0.196, 0.319), ("emotions", "CC"): (0.692, 0.190, 0.374),
+    ("emotions", "LP"): (0.665, 0.200, 0.356), ("emotions", "ML-kNN"): (0.625, 0.213, 0.241),
+    ("emotions", "CDN"): (0.498, 0.315, 0.170), ("emotions", "RF-PCT"): (0.719, 0.170, 0.352),
+    ("emotions", "RF-BR"): (0.714, 0.183, 0.293), ("emotions", "best of 26"): (0.719, 0.170, 0.374),
+    ("enron", "BR"): (0.421, 0.074, 0.099), ("enron", "CC"): (0.489, 0.078, 0.108),
+    ("enron", "LP"): (0.507, 0.058, 0.141), ("enron", "ML-kNN"): (0.479, 0.054, 0.092),
+    ("enron", "CDN"): (0.469, 0.068, 0.015), ("enron", "RF-PCT"): (0.602, 0.049, 0.149),
+    ("enron", "RF-BR"): (0.605, 0.051, 0.128), ("enron", "best of 26"): (0.610, 0.049, 0.149),
+    ("scene", "BR"): (0.741, 0.093, 0.594), ("scene", "CC"): (0.768, 0.080, 0.711),
+    ("scene", "LP"): (0.776, 0.082, 0.705), ("scene", "ML-kNN"): (0.735, 0.088, 0.628),
+    ("scene", "CDN"): (0.387, 0.220, 0.339), ("scene", "RF-PCT"): (0.762, 0.088, 0.618),
+    ("scene", "RF-BR"): (0.760, 0.087, 0.598), ("scene", "best of 26"): (0.792, 0.077, 0.711),
+    ("yeast", "BR"): (0.601, 0.241, 0.144), ("yeast", "CC"): (0.589, 0.233, 0.177),
+    ("yeast", "LP"): (0.612, 0.220, 0.239), ("yeast", "ML-kNN"): (0.649, 0.196, 0.203),
+    ("yeast", "CDN"): (0.423, 0.349, 0.014), ("yeast", "RF-PCT"): (0.682, 0.197, 0.181),
+    ("yeast", "RF-BR"): (0.675, 0.194, 0.186), ("yeast", "best of 26"): (0.682, 0.193, 0.239),
+}
+
+#: mlviz registry key -> the study's method of the same family.
+LIKE_FOR_LIKE = {"br": "BR", "cc": "CC", "lp": "LP", "mlknn": "ML-kNN", "cdn": "CDN", "rf-pct": "RF-PCT",
+                 "rf-br": "RF-BR"}
+
+QUICK_METHODS = ("br", "rf-pct")
+
+
+def published(dataset: str, method: str, measure: str) -> float:
+    """The study's value of ``measure`` for ``method`` on ``dataset`` (NaN where it has none)."""
+    row = PUBLISHED.get((dataset, method))
+    return float("nan") if row is None else float(row[MEASURES.index(measure)])
+
+
+def _methods(quick):
+    from ..models.registry import METHODS
+
+    keys = QUICK_METHODS if quick else [k for k, m in METHODS.items() if k not in ("et-pct",)
+                                        and not k.startswith("cdn-")]
+    return {k: METHODS[k] for k in keys}
+
+
+def _scores(spec, X_train, Y_train, X_test, Y_test, random_state):
+    from ..metrics import evaluate
+    from ..models import TooLargeError
+
+    est = spec.make()
+    if "random_state" in est.get_params(deep=False):
+        est.set_params(random_state=random_state)
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est.fit(X_train, Y_train)
+            Y_pred = est.predict(X_test)
+    except TooLargeError:
+        return None, time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    vals = evaluate(Y_test, Y_pred.astype(float), measures=list(MEASURES), y_pred=Y_pred)
+    return {m: float(vals[m]) for m in MEASURES}, seconds
+
+
+def run(quick=False, random_state=0, progress=None):
+    """Fit every method at its defaults on each standard training file, score it on the test file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`mlviz.reproductions.COLUMNS` plus ``fit_seconds``; one row per (data set,
+        method, measure), and per (data set, measure) a row ``best of 26 (published)`` whose
+        ``ours`` is mlviz's best method (named in ``setting``).
+    """
+    from ..data import load_standard_split
+    from ..preprocessing import scale_split
+
+    datasets = ("emotions",) if quick else DATASETS
+    methods = _methods(quick)
+    rows, done, total = [], 0, len(datasets) * len(methods)
+    for name in datasets:
+        train, test = load_standard_split(name)
+        X_train, X_test = scale_split(train.X, test.X)
+        Y_train, Y_test = np.asarray(train.Y), np.asarray(test.Y)
+        setting = f"standard split {train.n_samples} / {test.n_samples}, defaults"
+        ours = {}
+        for key, spec in methods.items():
+            if progress is not None:
+                progress(done, total)
+            vals, seconds = _scores(spec, X_train, Y_train, X_test, Y_test, random_state)
+            done += 1
+            if vals is None:
+                continue
+            ours[spec.label] = vals
+            for measure in MEASURES:
+                rows.append(dict(experiment="standard-splits", dataset=name, setting=setting, method=spec.label,
+                                 measure=measure, ours=vals[measure], ours_std=np.nan,
+                                 paper=published(name, LIKE_FOR_LIKE.get(key, ""), measure),
+                                 fit_seconds=seconds))
+        for measure in MEASURES:
+            pick = min if measure in LOWER_IS_BETTER else max
+            best = pick(ours, key=lambda label: ours[label][measure])
+            rows.append(dict(experiment="standard-splits", dataset=name, setting=f"mlviz's best: {best}",
+                             method="best of 26 (published)", measure=measure, ours=ours[best][measure],
+                             ours_std=np.nan, paper=published(name, "best of 26", measure), fit_seconds=np.nan))
+    if progress is not None:
+        progress(total, total)
+    return pd.DataFrame(rows, columns=[*COLUMNS, "fit_seconds"])
+
+
+def state_of_the_art(frame: pd.DataFrame, measure: str = "micro_f1") -> pd.DataFrame:
+    """One row per data set: mlviz's best method at its defaults beside the published best and RF-PCT.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The output of :func:`run`.
+    measure : {"micro_f1", "hamming_loss", "subset_accuracy"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, mlviz best, mlviz, published best, RF-PCT (published), gap to best``
+        (``gap`` > 0: mlviz is better; for Hamming loss the sign is turned so that > 0 is better too).
+    """
+    sign = -1.0 if measure in LOWER_IS_BETTER else 1.0
+    out = []
+    for name, part in frame[frame["measure"] == measure].groupby("dataset", sort=False):
+        best = part[part["method"] == "best of 26 (published)"].iloc[0]
+        out.append({"dataset": name, "mlviz best": best["setting"].removeprefix("mlviz's best: "),
+                    "mlviz": best["ours"], "published best": best["paper"],
+                    "RF-PCT (published)": published(name, "RF-PCT", measure),
+                    "gap to best": sign * (best["ours"] - best["paper"])})
+    return pd.DataFrame(out)
+
+
+def recorded(path=None) -> pd.DataFrame | None:
+    """This experiment's rows of the repository's last full run (``docs/reproductions.csv``), or None.
+
+    The numbers the dashboard shows without refitting 21 methods: each was measured by
+    ``mlviz reproduce standard-splits`` (this module), which writes that file.
+    """
+    from pathlib import Path
+
+    path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "docs" / "reproductions.csv"
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path)
+    frame = frame[(frame["experiment"] == "standard-splits") & (~frame["quick"].astype(bool))]
+    return frame if len(frame) else None
+
+
+def takeaway(sota: pd.DataFrame) -> str:
+    """One sentence on a :func:`state_of_the_art` table (micro-F1)."""
+    behind = sota[sota["gap to best"] < 0]
+    text = (f"On the {len(sota)} standard splits, mlviz's best method at its defaults reaches the published best of "
+            f"26 methods on {len(sota) - len(behind)}")
+    if len(behind):
+        worst = behind.loc[behind["gap to best"].idxmin()]
+        text += f"; the largest gap is {-worst['gap to best']:.3f} micro-F1 on {worst['dataset']}"
+    return text + "."

@@ -1,0 +1,138 @@
+"""Tests for RandomForestML (RF-PCT family) and RandomForestBR against scikit-learn's own forests."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from contract import (
+    check_clone_of_fitted,
+    check_decision_rule_attribute,
+    check_default_score,
+    check_estimator_contract,
+    check_not_fitted,
+    check_predict_follows_rule,
+    check_random_state_determinism,
+    contract_data,
+    threshold_rule,
+)
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.utils import check_random_state
+
+from mlviz.models import TooLargeError
+from mlviz.models.forest import RandomForestBR, RandomForestML, forest_bytes_estimate
+
+PARAMS = {"n_estimators": 15, "max_features": "sqrt", "min_samples_leaf": 2, "max_depth": 6}
+
+
+def _sklearn_positive(proba_list, classes_list):
+    return np.column_stack([p[:, list(c).index(1)] if 1 in c else np.zeros(len(p))
+                            for p, c in zip(proba_list, classes_list)])
+
+
+@pytest.mark.parametrize("kind, ref_cls", [("random", RandomForestClassifier), ("extra", ExtraTreesClassifier)])
+def test_multioutput_forest_equals_sklearn(kind, ref_cls):
+    X, Y = contract_data(n=90, d=6, L=4, random_state=1)
+    Xt = np.random.default_rng(5).normal(size=(30, 6))
+    est = RandomForestML(kind=kind, random_state=3, **PARAMS).fit(X, Y)
+    ref = ref_cls(random_state=3, **PARAMS).fit(X, Y)
+    proba = ref.predict_proba(Xt)
+    expected = np.column_stack([p[:, 1] for p in proba])
+    np.testing.assert_array_equal(est.predict_proba(Xt), expected)
+    np.testing.assert_array_equal(est.predict(Xt), (expected >= est.threshold).astype(np.uint8))
+
+
+def test_rf_br_equals_hand_loop_of_forests():
+    X, Y = contract_data(n=90, d=6, L=4, random_state=2)
+    Xt = np.random.default_rng(6).normal(size=(30, 6))
+    est = RandomForestBR(random_state=11, **PARAMS).fit(X, Y)
+    seeds = check_random_state(11).randint(2**31 - 1, size=Y.shape[1])
+    for l in range(Y.shape[1]):
+        ref = RandomForestClassifier(random_state=int(seeds[l]), **PARAMS).fit(X, Y[:, l])
+        np.testing.assert_array_equal(est.predict_proba(Xt)[:, l], ref.predict_proba(Xt)[:, 1])
+
+
+def test_constant_labels():
+    X, Y = contract_data(n=70, d=5, L=4, random_state=3)
+    Y = Y.copy()
+    Y[:, 1] = 0
+    Y[:, 3] = 1
+    for est in (RandomForestML(random_state=0, **PARAMS), RandomForestBR(random_state=0, **PARAMS)):
+        P = est.fit(X, Y).predict_proba(X)
+        assert P.shape == Y.shape
+        np.testing.assert_array_equal(P[:, 1], 0.0)
+        np.testing.assert_array_equal(P[:, 3], 1.0)
+    # the multi-output forest's other columns are still scikit-learn's
+    ref = RandomForestClassifier(random_state=0, **PARAMS).fit(X, Y)
+    np.testing.assert_array_equal(RandomForestML(random_state=0, **PARAMS).fit(X, Y).predict_proba(X),
+                                  _sklearn_positive(ref.predict_proba(X), ref.classes_))
+    # one label, all zero: a (n, 1) matrix of zeros
+    P1 = RandomForestML(random_state=0, **PARAMS).fit(X, np.zeros((70, 1), dtype=int)).predict_proba(X)
+    np.testing.assert_array_equal(P1, np.zeros((70, 1)))
+
+
+def test_single_label_equals_sklearn():
+    X, Y = contract_data(n=70, d=5, L=2, random_state=4)
+    est = RandomForestML(random_state=1, **PARAMS).fit(X, Y[:, :1])
+    ref = RandomForestClassifier(random_state=1, **PARAMS).fit(X, Y[:, 0])
+    np.testing.assert_array_equal(est.predict_proba(X)[:, 0], ref.predict_proba(X)[:, 1])
+
+
+@pytest.mark.parametrize("cls", [RandomForestML, RandomForestBR])
+def test_dense_equals_sparse(cls):
+    X, Y = contract_data(n=80, d=6, L=3, random_state=5)
+    X[X < 0.3] = 0.0
+    a = cls(random_state=0, **PARAMS).fit(X, Y).predict_proba(X)
+    b = cls(random_state=0, **PARAMS).fit(sp.csr_matrix(X), Y).predict_proba(sp.csr_matrix(X))
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [lambda: RandomForestML(n_estimators=10, random_state=0),
+                                  lambda: RandomForestML(kind="extra", n_estimators=10, random_state=0),
+                                  lambda: RandomForestBR(n_estimators=10, random_state=0)])
+def test_contract(make):
+    est = make()
+    check_estimator_contract(est, sparse=True)
+    check_not_fitted(est)
+    check_decision_rule_attribute(est)
+    check_predict_follows_rule(est, threshold_rule)
+    check_clone_of_fitted(est)
+    check_random_state_determinism(est)
+    check_default_score(est)
+
+
+def test_memory_estimate_bounds_the_fitted_forest_and_guards():
+    X, Y = contract_data(n=120, d=6, L=5, random_state=6)
+    for msl, depth in ((1, None), (3, None), (1, 3)):
+        est = RandomForestML(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
+        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in est.forest_.estimators_)
+        bound = forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                                      bootstrap=True)
+        assert 0 < used <= bound
+        br = RandomForestBR(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
+        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for f in br.forests_ for t in f.estimators_)
+        minority = np.minimum(Y.sum(axis=0), 120 - Y.sum(axis=0))
+        assert used <= sum(forest_bytes_estimate(120, 1, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                                                 bootstrap=True, max_leaves=8 * m + 1) for m in minority)
+        et = RandomForestML(kind="extra", n_estimators=8, min_samples_leaf=msl, max_depth=depth,
+                            random_state=0).fit(X, Y)
+        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in et.forest_.estimators_)
+        assert used <= forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth)
+    need = forest_bytes_estimate(120, 5, n_estimators=100, bootstrap=True)
+    with pytest.raises(TooLargeError, match="max_model_bytes") as info:
+        RandomForestML(max_model_bytes=need / 2).fit(X, Y)
+    assert info.value.estimate_bytes == pytest.approx(need)
+    with pytest.raises(TooLargeError):
+        RandomForestBR(max_model_bytes=need / 2).fit(X, Y)
+    # 983 labels x 16,000 rows x 100 trees is refused at the default bound
+    assert forest_bytes_estimate(16000, 983, n_estimators=100, bootstrap=True) > RandomForestML().max_model_bytes
+
+
+@pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),
+                                           ({"n_estimators": 0}, "'n_estimators'"),
+                                           ({"min_samples_leaf": 0}, "'min_samples_leaf'"),
+                                           ({"max_depth": 0}, "'max_depth'"),
+                                           ({"max_features": "all"}, "'max_features'"),
+                                           ({"threshold": 1.5}, "'threshold'")])
+def test_bad_parameters(params, match):
+    X, Y = contract_data()
+    with pytest.raises(ValueError, match=match):
+        RandomForestML(**params).fit(X, Y)

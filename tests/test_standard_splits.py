@@ -1,0 +1,61 @@
+"""The standard-protocol reproduction: our numbers are the library's, the published table is consistent."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mlviz.reproductions import standard_splits as ss
+
+
+def test_quick_run_equals_a_hand_fit_on_the_standard_split():
+    from mlviz.data import load_standard_split
+    from mlviz.metrics import evaluate
+    from mlviz.models import BinaryRelevance
+    from mlviz.preprocessing import scale_split
+
+    frame = ss.run(quick=True)
+    train, test = load_standard_split("emotions")
+    Xtr, Xte = scale_split(train.X, test.X)
+    pred = BinaryRelevance().fit(Xtr, train.Y).predict(Xte)
+    want = evaluate(test.Y, pred.astype(float), measures=["micro_f1", "hamming_loss"], y_pred=pred)
+    br = frame[(frame.method == "BR-LR")].set_index("measure")
+    assert br.loc["micro_f1", "ours"] == pytest.approx(want["micro_f1"], abs=1e-12)
+    assert br.loc["hamming_loss", "ours"] == pytest.approx(want["hamming_loss"], abs=1e-12)
+    assert br.loc["micro_f1", "paper"] == 0.685  # like for like: the study's BR
+    best = frame[frame.method == "best of 26 (published)"].set_index("measure")
+    ours = frame[frame.method != "best of 26 (published)"]
+    assert best.loc["micro_f1", "ours"] == ours[ours.measure == "micro_f1"]["ours"].max()
+    assert best.loc["hamming_loss", "ours"] == ours[ours.measure == "hamming_loss"]["ours"].min()
+
+
+def test_published_best_is_at_least_every_published_method():
+    for name in ss.DATASETS:
+        for i, measure in enumerate(ss.MEASURES):
+            values = [row[i] for (d, m), row in ss.PUBLISHED.items() if d == name and m != "best of 26"]
+            best = ss.PUBLISHED[(name, "best of 26")][i]
+            assert best == (min(values) if measure in ss.LOWER_IS_BETTER else max(values)) or (
+                best < min(values) if measure in ss.LOWER_IS_BETTER else best > max(values)), (name, measure)
+
+
+def test_state_of_the_art_reads_the_best_rows():
+    frame = pd.DataFrame([
+        dict(dataset="emotions", method="best of 26 (published)", measure="hamming_loss", setting="mlviz's best: X",
+             ours=0.18, paper=0.17),
+        dict(dataset="emotions", method="X", measure="hamming_loss", setting="s", ours=0.18, paper=np.nan)])
+    out = ss.state_of_the_art(frame, "hamming_loss").iloc[0]
+    assert out["mlviz best"] == "X" and out["gap to best"] == pytest.approx(-0.01)
+    assert out["RF-PCT (published)"] == 0.170
+
+
+def test_recorded_reads_only_full_runs_and_takeaway_counts_gaps(tmp_path):
+    rows = [dict(experiment="standard-splits", dataset=d, setting="mlviz's best: RF-PCT", method="best of 26 (published)",
+                 measure="micro_f1", ours=o, ours_std=np.nan, paper=p, report_section="standard-splits", quick=q)
+            for d, o, p, q in (("emotions", 0.71, 0.719, False), ("enron", 0.61, 0.610, False),
+                               ("scene", 0.9, 0.792, True))]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    frame = ss.recorded(path)
+    assert list(frame["dataset"]) == ["emotions", "enron"]
+    text = ss.takeaway(ss.state_of_the_art(frame))
+    assert "reaches the published best of 26 methods on 1" in text and "0.009 micro-F1 on emotions" in text
+    assert ss.recorded(tmp_path / "missing.csv") is None
