@@ -163,9 +163,12 @@ def sweep(alive=None) -> dict:
         ``sessions`` (ended), ``data_keys`` (released), ``freed_bytes`` (cache bytes dropped),
         ``trimmed`` (malloc_trim ran).
     """
+    reaped = 0
     if alive is None:
-        reap_expired()
+        reaped = reap_expired()
         alive = alive_sessions()
+    if os.environ.get("MLVIZ_SESSION_DEBUG") == "1":
+        _debug(reaped, alive)
     if alive is None or not len(LEDGER):
         return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False}
     runtime_ids, sessions, keys = LEDGER.ended(alive)
@@ -198,6 +201,37 @@ def _streamlit_files(runtime_id: str) -> None:
             clear(runtime_id)
     except Exception:  # noqa: BLE001 - internals of another Streamlit version: the rest still runs
         pass
+
+
+def _debug(reaped, alive) -> None:
+    """One line on stderr: sessions reaped and alive, ledger, data contexts still in memory."""
+    import sys
+
+    from .context import DataContext
+
+    gc.collect()
+    live = [o for o in gc.get_objects() if isinstance(o, DataContext)]
+    print(f"mlviz sweep: reaped {reaped}, alive {len(alive or ())}, ledger {len(LEDGER)}, "
+          f"data contexts alive {len(live)}: {[c.key[:30] for c in live]}", file=sys.stderr, flush=True)
+    def describe(o):
+        if isinstance(o, dict):
+            return "dict" + str([str(k)[:40] for k in list(o)[:6]])
+        return type(o).__module__ + "." + type(o).__name__
+
+    skip = {id(live)}
+    for c in [c for c in live if c.key.startswith("upload:")][:1]:
+        level = [c]
+        for depth in range(6):
+            nxt = []
+            for o in level:
+                for r in gc.get_referrers(o):
+                    if id(r) in skip or r is level or type(r).__name__ == "frame":
+                        continue
+                    skip.add(id(r))
+                    nxt.append(r)
+            print(f"  depth {depth}: " + " | ".join(describe(r) for r in nxt[:8]), file=sys.stderr, flush=True)
+            level = nxt[:8]
+    del live
 
 
 _watcher: threading.Thread | None = None
