@@ -121,6 +121,22 @@ def alive_sessions() -> set | None:
         return None
 
 
+def release_app_session(session) -> None:
+    """Shut a Streamlit ``AppSession`` down and empty its state and fragments.
+
+    The shutdown releases its uploaded files, media and downloads; emptying its state (uploads,
+    scaled copies, widget values) and its fragments (which hold the page's globals) frees the rest
+    even while something in the server still refers to the session object itself (an asyncio
+    coroutine of its closed websocket did, in ``benchmarks/bench_session_memory.py``).
+    """
+    for step in (lambda: session.shutdown(), lambda: session._session_state.clear(),
+                 lambda: session._fragment_storage.clear()):
+        try:
+            step()
+        except Exception:  # noqa: BLE001 - internals of another Streamlit version: do what can be done
+            pass
+
+
 def reap_expired() -> int:
     """Shut down the sessions whose reconnect time (``server.disconnectedSessionTTL``) is over.
 
@@ -139,10 +155,7 @@ def reap_expired() -> int:
     except Exception:  # noqa: BLE001 - internals of another Streamlit version
         return 0
     for _, info in removed:
-        try:
-            info.session.shutdown()
-        except Exception:  # noqa: BLE001 - one broken session must not stop the others' release
-            pass
+        release_app_session(info.session)
     n = len(removed)
     del removed
     return n
@@ -167,8 +180,7 @@ def sweep(alive=None) -> dict:
     if alive is None:
         reaped = reap_expired()
         alive = alive_sessions()
-    if os.environ.get("MLVIZ_SESSION_DEBUG") == "1":
-        _debug(reaped, alive)
+
     if alive is None or not len(LEDGER):
         return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False}
     runtime_ids, sessions, keys = LEDGER.ended(alive)
@@ -182,7 +194,10 @@ def sweep(alive=None) -> dict:
         RUNNER.end_session(s)
     freed = RUNNER.drop(keys)
     gc.collect()
-    return {"sessions": runtime_ids, "data_keys": keys, "freed_bytes": freed, "trimmed": trim()}
+    out = {"sessions": runtime_ids, "data_keys": keys, "freed_bytes": freed, "trimmed": trim()}
+    if os.environ.get("MLVIZ_SESSION_DEBUG") == "1":
+        _debug(reaped, alive)
+    return out
 
 
 def _streamlit_files(runtime_id: str) -> None:
@@ -211,8 +226,9 @@ def _debug(reaped, alive) -> None:
 
     gc.collect()
     live = [o for o in gc.get_objects() if isinstance(o, DataContext)]
+    out = open(os.environ.get("MLVIZ_SESSION_DEBUG_FILE", os.devnull), "a")
     print(f"mlviz sweep: reaped {reaped}, alive {len(alive or ())}, ledger {len(LEDGER)}, "
-          f"data contexts alive {len(live)}: {[c.key[:30] for c in live]}", file=sys.stderr, flush=True)
+          f"data contexts alive {len(live)}: {[c.key[:30] for c in live]}", file=out, flush=True)
     def describe(o):
         if isinstance(o, dict):
             return "dict" + str([str(k)[:40] for k in list(o)[:6]])
@@ -229,9 +245,10 @@ def _debug(reaped, alive) -> None:
                         continue
                     skip.add(id(r))
                     nxt.append(r)
-            print(f"  depth {depth}: " + " | ".join(describe(r) for r in nxt[:8]), file=sys.stderr, flush=True)
+            print(f"  depth {depth}: " + " | ".join(describe(r) for r in nxt[:8]), file=out, flush=True)
             level = nxt[:8]
     del live
+    out.close()
 
 
 _watcher: threading.Thread | None = None
