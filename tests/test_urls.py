@@ -343,3 +343,26 @@ def test_the_schema_has_no_streamlit_in_it():
             "'chain:3', 'sel_edge': '0>1@sparse,0.5,0,1'}); print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_expired_session_is_shut_down_and_emptied(monkeypatch):
+    """Streamlit's reconnect store keeps an expired session until next touched and never shuts it down:
+    the sweep reaps it, shuts it down and empties its state and fragments (a stand-in runtime here)."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime import Runtime
+
+    from mlviz.dashboard import sessions
+
+    calls = []
+    state, fragments = {"mlviz_uploads": {"upload:x:1": object()}}, {"f": object()}
+    session = SimpleNamespace(shutdown=lambda: calls.append("shutdown"),
+                              _session_state=SimpleNamespace(clear=state.clear),
+                              _fragment_storage=SimpleNamespace(clear=fragments.clear))
+    cache = SimpleNamespace(expire=lambda: [("rt-1", SimpleNamespace(session=session))])
+    manager = SimpleNamespace(_session_storage=SimpleNamespace(_cache=cache), list_sessions=lambda: [])
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: SimpleNamespace(_session_mgr=manager)))
+    assert sessions.reap_expired() == 1
+    assert calls == ["shutdown"] and not state and not fragments
+    assert sessions.alive_sessions() == set()
