@@ -211,8 +211,8 @@ def test_decision_metrics_equal_the_rule_applied_independently(name):
 
 
 def test_decision_every_rule_on_emotions_and_the_reveal():
-    from mlviz.decision import compare_rules, scut_cv
     from mlviz.dashboard.methods import METHODS, Scale
+    from mlviz.decision import compare_rules, scut_cv
 
     Xtr, Ytr, Xte, Yte, _ = split("emotions")
     P = posteriors("mlknn", Xtr, Ytr, Xte)

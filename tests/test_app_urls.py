@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from _apptest import ok, open_app, upload_session
 
 ROOT = Path(__file__).resolve().parents[1]

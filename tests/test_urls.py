@@ -229,7 +229,8 @@ def test_the_sanitiser_keeps_only_values_within_the_schema(params, page, data):
 def test_hostile_values_of_the_issue():
     clean, notes = urls.sanitize({"dr_k": "99999", "post_rows": "99999999", "sb_structure": "chain:3," * 2000,
                                   "sb_preset": "custom", "tour": "999", "hide": "<script>",
-                                  "data": "../../etc/passwd", "sel_rows": "ids:train=" + ".".join(map(str, range(3000)))},
+                                  "data": "../../etc/passwd",
+                                  "sel_rows": "ids:train=" + ".".join(map(str, range(3000)))},
                                  data=urls.DataShape(LABELS, 391))
     assert clean == {"dr_k": "6", "sb_preset": "custom"}
     assert len(notes) == 7

@@ -220,7 +220,6 @@ def _streamlit_files(runtime_id: str) -> None:
 
 def _debug(reaped, alive) -> None:
     """One line on stderr: sessions reaped and alive, ledger, data contexts still in memory."""
-    import sys
 
     from .context import DataContext
 

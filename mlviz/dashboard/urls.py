@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
 
 import numpy as np
 
@@ -136,89 +136,7 @@ class UrlParam:
         return page is None or ALL in self.owners or page in self.owners
 
 
-# ------------------------------------------------------------------ checks of texts (pure, bounded)
-
-def _structure_problem(text: str) -> str | None:
-    from mlviz.data.synthetic import parse_structure
-
-    try:
-        parse_structure(text)  # (bounded: checks length and sizes before building anything)
-    except ValueError as exc:
-        return str(exc)[:120]
-    return None
-
-
-_SET = re.compile(r"set:(none|\d{1,6}(\.\d{1,6}){0,199})")
-_IDS = re.compile(r"ids:(train=[0-9.\-]*)?;?(test=[0-9.\-]*)?")
-_EDGE = re.compile(r"(\d{1,6})>(\d{1,6})@([a-z0-9\-]{1,12}),([^,]{1,12}),([^,]{1,12}),([^,]{1,12})")
-
-
-def _count_ids(ranges: str, cap: int) -> int | None:
-    """Ids written in ``3-7.12`` (None: malformed or more than ``cap``), counted without building them."""
-    n = 0
-    for part in filter(None, ranges.split(".")):
-        a, _, b = part.partition("-")
-        if not a.isdigit() or (b and not b.isdigit()) or len(a) > 9 or len(b) > 9:
-            return None
-        lo, hi = int(a), int(b) if b else int(a)
-        if hi < lo:
-            return None
-        n += hi - lo + 1
-        if n > cap:
-            return None
-    return n
-
-
-def _rows_problem(text: str) -> str | None:
-    if _SET.fullmatch(text):
-        return None
-    if not _IDS.fullmatch(text):
-        return "neither set:<i>.<j>… nor ids:train=<ranges>;test=<ranges>"
-    n = 0
-    for part in text[4:].split(";"):
-        k = _count_ids(part.partition("=")[2], MAX_IDS)
-        if k is None:
-            return f"a malformed id range or more than {MAX_IDS} ids"
-        n += k
-    return None if n <= MAX_IDS else f"more than {MAX_IDS} ids"
-
-
-def _rows_data_problem(text: str, data: DataShape) -> str | None:
-    if text.startswith("set:") and text != "set:none":
-        if any(int(j) >= len(data.label_names) for j in text[4:].split(".")):
-            return f"a label outside 0..{len(data.label_names) - 1}"
-    return None
-
-
-def _edge_problem(text: str) -> str | None:
-    from .methods import METHODS
-
-    m = _EDGE.fullmatch(text)
-    if m is None:
-        return "not an edge A>B@variant,γ,μ,λ"
-    cdn = METHODS["cdn"]
-    if m.group(1) == m.group(2):
-        return "the same label twice"
-    for name, raw in zip(("variant", "gamma", "mu", "lam"), m.groups()[2:]):
-        grid = cdn.param(name).grid
-        if name == "variant":
-            if raw not in grid:
-                return f"variant {raw[:12]} is not a sparse CDN variant"
-            continue
-        try:
-            x = float(raw)
-        except ValueError:
-            return f"{name} is not a number"
-        if not any(np.isclose(x, g, rtol=1e-9, atol=0.0) for g in grid):
-            return f"{name} = {raw[:12]} is not a value of the CDN's {name} slider"
-    return None
-
-
-def _edge_data_problem(text: str, data: DataShape) -> str | None:
-    a, b = (int(x) for x in _EDGE.fullmatch(text).groups()[:2])
-    L = len(data.label_names)
-    return None if a < L and b < L else f"a label outside 0..{L - 1}"
-
+from ._url_checks import _edge_data_problem, _edge_problem, _rows_data_problem, _rows_problem, _structure_problem  # noqa: E402
 
 # ------------------------------------------------------------------ the schema
 
@@ -277,7 +195,8 @@ def _build() -> dict:
         UrlParam("hide", "text", every, HIDE_GROUPS + ("all",), max_chars=80, hint="groups " + ", ".join(HIDE_GROUPS)),
         UrlParam("tour", "choice", every, tuple(str(i) for i in range(len(TOUR_NAMES) + 1)) + tuple(TOUR_NAMES),
                  max_chars=16, hint=f"1-{len(TOUR_NAMES)} or one of {', '.join(TOUR_NAMES)}"),
-        UrlParam("sel_label", "choice", every, max_chars=name_len, data_choices=_names, hint="a label of this data set"),
+        UrlParam("sel_label", "choice", every, max_chars=name_len, data_choices=_names,
+                 hint="a label of this data set"),
         UrlParam("sel_edge", "text", every, max_chars=80, check=_edge_problem, data_check=_edge_data_problem),
         UrlParam("sel_rows", "text", every, max_chars=4000, check=_rows_problem, data_check=_rows_data_problem),
         # Home
