@@ -136,8 +136,7 @@ class UrlParam:
         return page is None or ALL in self.owners or page in self.owners
 
 
-from ._url_checks import (_edge_data_problem, _edge_problem, _rows_data_problem,  # noqa: E402
-                          _rows_problem, _structure_problem)
+from ._url_checks import _edge_data_problem, _edge_problem, _rows_data_problem, _rows_problem, _structure_problem  # noqa: E402
 
 # ------------------------------------------------------------------ the schema
 
