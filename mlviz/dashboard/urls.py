@@ -33,6 +33,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._url_checks import _edge_data_problem, _edge_problem, _rows_data_problem, _rows_problem, _structure_problem
+
 __all__ = ["ALL", "DataShape", "MAX_PARAMS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam", "fmt_value", "lookup",
            "max_address_chars", "sanitize", "upload_token"]
 
@@ -135,8 +137,6 @@ class UrlParam:
     def owned_by(self, page: str | None) -> bool:
         return page is None or ALL in self.owners or page in self.owners
 
-
-from ._url_checks import _edge_data_problem, _edge_problem, _rows_data_problem, _rows_problem, _structure_problem  # noqa: E402
 
 # ------------------------------------------------------------------ the schema
 
