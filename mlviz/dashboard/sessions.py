@@ -174,7 +174,7 @@ def sweep(alive=None) -> dict:
     -------
     dict
         ``sessions`` (ended), ``data_keys`` (released), ``freed_bytes`` (cache bytes dropped),
-        ``trimmed`` (malloc_trim ran).
+        ``trimmed`` (malloc_trim ran), ``reaped`` (expired sessions shut down).
     """
     reaped = 0
     if alive is None:
@@ -182,10 +182,10 @@ def sweep(alive=None) -> dict:
         alive = alive_sessions()
 
     if alive is None or not len(LEDGER):
-        return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False}
+        return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False, "reaped": reaped}
     runtime_ids, sessions, keys = LEDGER.ended(alive)
     if not runtime_ids:
-        return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False}
+        return {"sessions": [], "data_keys": [], "freed_bytes": 0, "trimmed": False, "reaped": reaped}
     from .compute import RUNNER
 
     for r in runtime_ids:
@@ -194,10 +194,7 @@ def sweep(alive=None) -> dict:
         RUNNER.end_session(s)
     freed = RUNNER.drop(keys)
     gc.collect()
-    out = {"sessions": runtime_ids, "data_keys": keys, "freed_bytes": freed, "trimmed": trim()}
-    if os.environ.get("MLVIZ_SESSION_DEBUG") == "1":
-        _debug(reaped, alive)
-    return out
+    return {"sessions": runtime_ids, "data_keys": keys, "freed_bytes": freed, "trimmed": trim(), "reaped": reaped}
 
 
 def _streamlit_files(runtime_id: str) -> None:
@@ -216,38 +213,6 @@ def _streamlit_files(runtime_id: str) -> None:
             clear(runtime_id)
     except Exception:  # noqa: BLE001 - internals of another Streamlit version: the rest still runs
         pass
-
-
-def _debug(reaped, alive) -> None:
-    """One line on stderr: sessions reaped and alive, ledger, data contexts still in memory."""
-
-    from .context import DataContext
-
-    gc.collect()
-    live = [o for o in gc.get_objects() if isinstance(o, DataContext)]
-    out = open(os.environ.get("MLVIZ_SESSION_DEBUG_FILE", os.devnull), "a")
-    print(f"mlviz sweep: reaped {reaped}, alive {len(alive or ())}, ledger {len(LEDGER)}, "
-          f"data contexts alive {len(live)}: {[c.key[:30] for c in live]}", file=out, flush=True)
-    def describe(o):
-        if isinstance(o, dict):
-            return "dict" + str([str(k)[:40] for k in list(o)[:6]])
-        return type(o).__module__ + "." + type(o).__name__
-
-    skip = {id(live)}
-    for c in [c for c in live if c.key.startswith("upload:")][:1]:
-        level = [c]
-        for depth in range(6):
-            nxt = []
-            for o in level:
-                for r in gc.get_referrers(o):
-                    if id(r) in skip or r is level or type(r).__name__ == "frame":
-                        continue
-                    skip.add(id(r))
-                    nxt.append(r)
-            print(f"  depth {depth}: " + " | ".join(describe(r) for r in nxt[:8]), file=out, flush=True)
-            level = nxt[:8]
-    del live
-    out.close()
 
 
 _watcher: threading.Thread | None = None
