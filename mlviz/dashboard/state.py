@@ -97,8 +97,7 @@ def register_upload(ctx: DataContext) -> None:
     st.session_state.setdefault(_UPLOADS, {})[data_key] = ctx
     st.session_state["data"] = data_key
     sessions.LEDGER.hold(session_id(), data_key, runtime_session_id())
-    if (st.session_state.get(_MISSING) or "") == url_value(data_key):  # the upload a link named
-        st.session_state.pop(_MISSING, None)
+    st.session_state.pop(_MISSING, None)  # (the upload a link named, or another: the user chose it)
 
 
 def uploaded_contexts() -> dict:
