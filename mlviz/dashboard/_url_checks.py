@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+#: Most instance ids a selection (``sel_rows=ids:…``) keeps in the URL (:mod:`mlviz.dashboard.linked`).
+MAX_IDS = 500
 
 def _structure_problem(text: str) -> str | None:
     from mlviz.data.synthetic import parse_structure
@@ -43,8 +45,6 @@ def _count_ids(ranges: str, cap: int) -> int | None:
 
 
 def _rows_problem(text: str) -> str | None:
-    from .urls import MAX_IDS
-
     if _SET.fullmatch(text):
         return None
     if not _IDS.fullmatch(text):

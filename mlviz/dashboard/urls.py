@@ -33,9 +33,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._url_checks import _edge_data_problem, _edge_problem, _rows_data_problem, _rows_problem, _structure_problem
+from ._url_checks import (
+    MAX_IDS,
+    _edge_data_problem,
+    _edge_problem,
+    _rows_data_problem,
+    _rows_problem,
+    _structure_problem,
+)
 
-__all__ = ["ALL", "DataShape", "MAX_PARAMS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam", "fmt_value", "lookup",
+__all__ = ["ALL", "DataShape", "MAX_IDS", "MAX_PARAMS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam", "fmt_value", "lookup",
            "max_address_chars", "sanitize", "upload_token"]
 
 ALL = "all"
@@ -46,8 +53,6 @@ _QUOTE = 40
 #: The URL value of an uploaded data set: ``upload-`` and the full SHA-256 of the upload
 #: (:func:`mlviz.dashboard.state.upload_id`).
 UPLOAD_TOKEN = re.compile(r"upload-[0-9a-f]{64}")
-#: Most instance ids a selection (``sel_rows=ids:…``) keeps in the URL (:mod:`mlviz.dashboard.linked`).
-MAX_IDS = 500
 #: Most label indices of a data set (``thr_l<j>``, ``sel_*``; the data pass bounds them by its labels).
 MAX_LABEL_INDEX = 100_000
 #: Control groups of presentation mode's ``hide=`` (:data:`mlviz.dashboard.present.GROUPS`; a test keeps
