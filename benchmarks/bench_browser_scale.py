@@ -58,9 +58,20 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests" / "e2e")]
 
 import pytest  # noqa: E402  (settle() fails through pytest.fail: caught as pytest.fail.Exception)
 from conftest import launch_chromium, serve  # noqa: E402
-from test_scale_browser import (GRAPH_NAME_BOXES, HOW_TO_SEE, MAX_NAMES, NAMES_PER_PLOT, PAGES,  # noqa: E402
-                                WORDS, assert_no_exception, attach_upload, load_upload, many_label_mulan,
-                                name_overlaps, settle)
+from test_scale_browser import (  # noqa: E402
+    GRAPH_NAME_BOXES,
+    HOW_TO_SEE,
+    MAX_NAMES,
+    NAMES_PER_PLOT,
+    PAGES,
+    WORDS,
+    assert_no_exception,
+    attach_upload,
+    load_upload,
+    many_label_mulan,
+    name_overlaps,
+    settle,
+)
 
 WIDTH, HEIGHT = 1600, 1000
 # one keyboard move per page: (slider label, key pressed), or (button name, "click")
@@ -177,9 +188,10 @@ class Rows(list):
 
 def wait_figures(page, t0, timeout, main=None, slug="", stop_when_idle=True):
     """Poll (every 0.1 s) until a new figure is drawn and, with ``main`` (part of a title), the page's main
-    figure too, or (``stop_when_idle``) until the page is idle with no notice; return (seconds to the first figure, seconds to the
-    main figure) or None each.  The page counts as idle only once the address is the new page's (``slug``):
-    a page switch can take more than a second under load, and the previous page is idle meanwhile."""
+    figure too, or (``stop_when_idle``) until the page is idle with no notice; return (seconds to the first
+    figure, seconds to the main figure) or None each.  The page counts as idle only once the address is the
+    new page's (``slug``): a page switch can take more than a second under load, and the previous page is idle
+    meanwhile."""
     first = main_at = None
     idle_polls = 0
     end = time.monotonic() + timeout

@@ -32,7 +32,12 @@ from sklearn.datasets import load_svmlight_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mlviz.data import (  # noqa: E402
-    load_arff, load_csv, load_libsvm, load_sample, save_csv, save_libsvm,
+    load_arff,
+    load_csv,
+    load_libsvm,
+    load_sample,
+    save_csv,
+    save_libsvm,
 )
 from mlviz.data.samples import SAMPLES, _cached, sample_dir  # noqa: E402
 

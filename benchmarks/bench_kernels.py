@@ -95,7 +95,6 @@ def make_text_like(n, d, L, nnz, card, top, bottom, n_topics=40, random_state=0)
 def _per_label_lr(X, Y):
     from sklearn.linear_model import LogisticRegression
 
-    P = np.zeros(Y.shape)
     models = []
     for t in range(Y.shape[1]):
         y = Y[:, t]

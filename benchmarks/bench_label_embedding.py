@@ -43,16 +43,17 @@ import numpy as np
 import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
+# run as a script from any directory: the checkout (and benchmarks/) must be importable before mlviz is imported
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from mlviz.data import load_dataset
-from mlviz.metrics import evaluate
-from mlviz.models import LSPC, MLLEM, MLLSPC, BinaryRelevance, MLkNN, TooLargeError
-from mlviz.models.insdif import InsDif
-from mlviz.models.label_embedding import CPLST, LEML, FaIE
-from mlviz.models.sleec import SLEEC
-from mlviz.preprocessing import default_scaling, make_scaler
+from mlviz.data import load_dataset  # noqa: E402
+from mlviz.metrics import evaluate  # noqa: E402
+from mlviz.models import LSPC, MLLEM, MLLSPC, BinaryRelevance, MLkNN, TooLargeError  # noqa: E402
+from mlviz.models.insdif import InsDif  # noqa: E402
+from mlviz.models.label_embedding import CPLST, LEML, FaIE  # noqa: E402
+from mlviz.models.sleec import SLEEC  # noqa: E402
+from mlviz.preprocessing import default_scaling, make_scaler  # noqa: E402
 
 DATA = ROOT / "sample_data"
 

@@ -11,7 +11,8 @@ Prints markdown tables:
 2. Growth with N on the rotated toy data (300 features, 10 labels).
 3. P@1 and macro AUC on emotions, scene, yeast (the ``mllem-ranking``
    reproduction: MLLEM-L / MLLEM-NL tuned by CV, plus untuned defaults,
-   beside BR-LR and ML-kNN), and ML-kNN / BR-LR micro-F1 beside the fixed-split reference numbers (mlviz.reproductions.references).
+   beside BR-LR and ML-kNN), and ML-kNN / BR-LR micro-F1 beside the fixed-split
+   reference numbers (mlviz.reproductions.references).
 
 Timings are the best of ``--repeat`` runs with BLAS limited to one thread
 (threadpoolctl), so ratios are comparable on a shared machine.

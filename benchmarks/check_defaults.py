@@ -24,7 +24,8 @@ Methods raising :class:`mlviz.models.TooLargeError` are reported as such.
 
 Usage::
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/check_defaults.py [--datasets emotions,yeast] [--methods br,mllem]
+    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/check_defaults.py \\
+        [--datasets emotions,yeast] [--methods br,mllem]
 """
 
 import argparse

@@ -230,10 +230,11 @@ def sweep(datasets, methods, *, cv=3, max_rows=None, random_state=0, log=print):
     """Step 1: one row per data set x method x candidate of the method's tuning grid
     (:func:`mlviz.evaluation.tuning_grid`) with the mean CV micro-F1 (columns dataset, method,
     candidate, micro_f1, rank)."""
+    from sklearn.model_selection import ParameterGrid
+
     from mlviz.cli import build_estimator
     from mlviz.evaluation import tuning_grid
     from mlviz.evaluation.tuning import format_params
-    from sklearn.model_selection import ParameterGrid
 
     def candidates(name, method, X):
         grid = tuning_grid(build_estimator(method, scaling="auto", X=X, random_state=random_state))
@@ -290,7 +291,8 @@ def protocol_text(cfg, best, quick):
         f"{', '.join(cfg['datasets'])}; methods: {', '.join(cfg['methods'])}; "
         f"{cfg['cv']}-fold iterative-stratified CV, seed 0, default scaling (`auto`), each method's own `predict`.",
         "- `default`: the CLI defaults. `tuned (nested CV)`: inside each outer training fold the grid of "
-        f"the method registry's grid (`mlviz.models.registry`) is searched by {cfg['inner_cv']}-fold inner CV (micro-F1), "
+        f"the method registry's grid (`mlviz.models.registry`) is searched by {cfg['inner_cv']}-fold inner CV "
+        "(micro-F1), "
         "the best refitted on the training fold; `tuning s/fold` is the inner search's cost per outer fold.",
         "- Sweep (best mean rank of micro-F1 over the data sets, per method): "
         + "; ".join(f"{r.method}: {r.candidate} (mean rank {r.mean_rank:.1f})" for r in best.itertuples()),
@@ -369,7 +371,8 @@ EXTRA_APPLIED = (
     "micro-F1); `LabelPowerset(C=10, scale_C=True)`: C = 10 / mean‖x‖² (was a raw "
     "C = 1). `MLRH(reg=1e-3)` unchanged: no reg was within 10 % everywhere (the dense sets want reg ≥ 0.01, "
     "the text sets 1e-4; 1e-3 has the best worst case, 0.896). Also `MLLSPC(lam=0.01, gamma=0.1)` (were 0.1 / 1.0), "
-    "the first sweep's choice (section `defaults-sweep`), which the dashboard already used. Held-out check on the test splits: "
+    "the first sweep's choice (section `defaults-sweep`), which the dashboard already used. "
+    "Held-out check on the test splits: "
     "`benchmarks/check_defaults.py` (benchmarks/RESULTS.md, sweep, session 6).")
 
 WORST_RATIO = 0.9
@@ -397,7 +400,7 @@ def choose_extra(table):
         p_at_1=("p@1", "mean"), worst_ratio=("ratio", "min")).reset_index().rename(columns={"p_at_1": "p@1"})
     agg["eligible"] = agg["worst_ratio"] >= WORST_RATIO
     agg["chosen"] = False
-    for method, part in agg.groupby("method", sort=False):
+    for _method, part in agg.groupby("method", sort=False):
         ok = part[part.eligible]
         pick = (ok.sort_values(["mean_rank", "micro_f1"], ascending=[True, False]).index[0] if len(ok)
                 else part["worst_ratio"].idxmax())

@@ -42,7 +42,8 @@ Usage
     ``--labels``, ``NAME.xml`` beside ``NAME-train.arff[.gz]`` /
     ``NAME-test.arff[.gz]`` is found too. TEST must have TRAIN's features and
     labels (same names, same order).
-``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,reference-check,all}... [--quick] [--out-dir DIR]``
+``mlviz reproduce {lspc-toy,lspc-enron,cdn-tables,mlrh-table,mllem-ranking,reference-check,all}...``
+``[--quick] [--out-dir DIR]``
     Runs paper-reproduction protocols, prints our numbers beside the
     paper's and merges them into ``DIR/reproductions.md`` and ``.csv``.
     Full runs write to ``docs/`` by default; ``--quick`` runs write only
@@ -451,7 +452,8 @@ def build_parser():
     p.add_argument("--measures", help="comma-separated measure keys (default: mlviz.metrics.DEFAULT_MEASURES)")
     p.add_argument("--threshold", type=_threshold, default="predict",
                    help="'predict' (default): each method's own decision rule (its predict: threshold 0.5 "
-                   "on calibrated probabilities, MLRH winner-take-all, MLLEM threshold on calibrated probabilities, ...); or a number "
+                   "on calibrated probabilities, MLRH winner-take-all, MLLEM threshold on calibrated probabilities, "
+                   "...); or a number "
                    "in [0, 1] applied to every method's predict_proba")
     p.add_argument("--scaling", default="auto", choices=["auto", *SCALING_CHOICES],
                    help="feature scaling fitted inside each training fold (default auto: 'l2' rows for "

@@ -44,8 +44,15 @@ from ._text import csv_safe, escape_html, shorten
 from .decision import apply_rule, describe_rule
 from .metrics import DEFAULT_MEASURES, evaluate, get_measure
 from .preprocessing import scale_split
-from .report_config import (PackError, _encode, allowed_estimator_classes, check_config, content_hash,
-                            estimator_from_spec, estimator_spec)
+from .report_config import (
+    PackError,
+    _encode,
+    allowed_estimator_classes,
+    check_config,
+    content_hash,
+    estimator_from_spec,
+    estimator_spec,
+)
 from .report_load import load_pack
 
 __all__ = ["PackSettings", "content_hash", "estimator_spec", "estimator_from_spec",

@@ -5,8 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, progress, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import cache, compute, explain, focus, jobs, linked, methods, present, progress, state, widgets
 
 ctx = state.page_context(__file__)
 LINKED = linked.selection_bar(ctx)  # the label, edge and instances chosen on any page (URL: sel_*)
@@ -77,15 +76,19 @@ def embedding_job(values, owner, priority=jobs.USER):
 
 @st.fragment
 @progress.foreground  # this session's prefetch work waits for this rerun
-def embedding_view(color, test_color, color_title):
-    left, right = st.columns([3, 2])
-    with right:
-        dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
-                                    bind="query-params") or 2
-        values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
-                                                                    if p.name != "n_components"])
-        show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
+def embedding_controls():
+    """``(values, show_test)`` of the map's controls (drawn in the right column)."""
+    dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
+                                bind="query-params") or 2
+    values = widgets.param_controls(MLLEM, prefix="emb_", only=[p.name for p in MLLEM.sliders
+                                                                if p.name != "n_components"])
+    show_test = st.toggle("Show held-out test instances", value=True, key="emb_test", bind="query-params")
     values["n_components"] = int(dims)
+    return values, show_test
+
+
+def embedding_result(values):
+    """``((G, H, T), values shown)`` of MLLEM at ``values`` (the previous result while it computes), or None."""
     job = embedding_job(values, progress.owner("embedding"))
     asked = dict(values)
     try:
@@ -94,61 +97,67 @@ def embedding_view(color, test_color, color_title):
     except Exception as exc:
         st.error(f"MLLEM could not embed this data set with these settings: {escape_markdown(exc, 200)}. "
                  "Try a larger k (instances) or α > 0.")
-        return
+        return None
     if out is None:
-        return
+        return None
     if values == asked:  # ahead of the next move: each slider's neighbouring values (a refit takes
         # seconds at ~1,000 labels × 10k instances, a cached answer ~0.1 s)
         compute.prefetch(MLLEM, values, progress.owner("embedding"), embedding_job)
-    G, H, T = out[0]
-    dims = values["n_components"]
+    return out[0], values
+
+
+def embedding_figure(coords, values, show_test, color, test_color, color_title, effect):
+    """The joint map with the linked selection and the edge effect's instances ringed."""
     from mlviz import plotting
     from mlviz.plotting.linked import add_highlight
 
-    effect = None
-    if LINKED.edge is not None:
-        effect = linked.edge_effect_result(ctx, LINKED.edge, "embedding|edge-effect")
+    G, H, T = coords
+    dims = int(values["n_components"])
     fig = plotting.embedding_scatter(
         G[:, :dims], H[:, :dims], ctx.label_names, color=color, color_title=color_title,
         hover_text=label_sets_train, test_coords=T[:, :dims] if show_test else None,
         test_hover_text=label_sets_test if show_test else None, test_color=test_color if show_test else None,
-        dims=int(dims), title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
-        label_weights=train_counts, focus_labels=SELECTION.indices, max_label_names=min(max(len(SELECTION.indices), 1), 50),
+        dims=dims, title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
+        label_weights=train_counts, focus_labels=SELECTION.indices,
+        max_label_names=min(max(len(SELECTION.indices), 1), 50),
     )
+    ring = dict(dims=dims, color="#111111")
     if LINKED.rows is not None:  # the shared instance selection, ringed
         fig = add_highlight(fig, G, np.flatnonzero(LINKED.rows.mask(ctx.Y_train, "train")), name="selected (train)",
-                            dims=int(dims), color="#111111", hover_text=label_sets_train)
+                            hover_text=label_sets_train, **ring)
         if show_test:
             fig = add_highlight(fig, T, np.flatnonzero(LINKED.rows.mask(ctx.Y_test, "test")),
-                                name="selected (test)", dims=int(dims), color="#111111", hover_text=label_sets_test)
+                                name="selected (test)", hover_text=label_sets_test, **ring)
     if effect is not None and show_test:
         from mlviz.models.cdn_effects import top_instances
 
-        fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP), name="edge effect: top test instances",
-                            dims=int(dims), color="#FF7F0E", hover_text=label_sets_test)
+        fig = add_highlight(fig, T, top_instances(effect.delta, linked.EDGE_TOP),
+                            name="edge effect: top test instances",
+                            dims=dims, color="#FF7F0E", hover_text=label_sets_test)
+    return fig
 
-    def on_lasso():
-        """A box / lasso becomes the shared instance selection (at most linked.MAX_IDS ids in the URL)."""
-        event = st.session_state.get("fig_embedding") or {}
-        sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
-        points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
-        ids = plotting.selection_ids(fig, points)
-        before = st.session_state.get(linked.ROWS_KEY) or ""
-        if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
-            after, dropped = ("" if before.startswith("ids:") else before), 0
-        else:
-            after, dropped = linked.encode_ids(ids["train"], ids["test"])
-        if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
-            linked.set_rows(after)
-            st.session_state["emb_lasso_dropped"] = dropped
-            st.session_state["emb_lasso_changed"] = True
 
-    with left:
-        st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=on_lasso, selection_mode=("box", "lasso"), theme=None)
-        widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
-        widgets.remember_figure("fig_embedding", fig)  # (for the report pack)
-    if st.session_state.pop("emb_lasso_changed", False):
-        st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
+def on_lasso(fig):
+    """A box / lasso becomes the shared instance selection (at most linked.MAX_IDS ids in the URL)."""
+    from mlviz import plotting
+
+    event = st.session_state.get("fig_embedding") or {}
+    sel = event.get("selection") if hasattr(event, "get") else getattr(event, "selection", None)
+    points = list((sel.get("points") if hasattr(sel, "get") else getattr(sel, "points", None)) or [])
+    ids = plotting.selection_ids(fig, points)
+    before = st.session_state.get(linked.ROWS_KEY) or ""
+    if ids["train"].size + ids["test"].size == 0:  # (a cleared lasso clears a lasso selection only)
+        after, dropped = ("" if before.startswith("ids:") else before), 0
+    else:
+        after, dropped = linked.encode_ids(ids["train"], ids["test"])
+    if after != before:  # (a redrawn figure resets its selection: no extra rerun for that)
+        linked.set_rows(after)
+        st.session_state["emb_lasso_dropped"] = dropped
+        st.session_state["emb_lasso_changed"] = True
+
+
+def embedding_caption(coords, show_test, dims):
+    G, H, T = coords
     st.caption(
         f"{len(G)} training instances (dots), {len(T) if show_test else 0} test instances (crosses), "
         f"{len(H)} labels (diamonds"
@@ -157,12 +166,93 @@ def embedding_view(color, test_color, color_title):
         + ". Draw a box or lasso (2-D) to select instances on every page; ringed: the linked selection"
         + ("." if show_test or (LINKED.rows is None and LINKED.edge is None) else " (test instances hidden).")
     )
-    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance lies near the labels it carries.")
+    present.takeaway(f"MLLEM puts {len(G)} training instances and {len(H)} labels in one {dims}-D map: an instance "
+                     "lies near the labels it carries.")
+
+
+def embedding_view(color, test_color, color_title):
+    left, right = st.columns([3, 2])
+    with right:
+        values, show_test = embedding_controls()
+    got = embedding_result(values)
+    if got is None:
+        return
+    coords, values = got
+    effect = None if LINKED.edge is None else linked.edge_effect_result(ctx, LINKED.edge, "embedding|edge-effect")
+    fig = embedding_figure(coords, values, show_test, color, test_color, color_title, effect)
+    with left:
+        st.plotly_chart(present.screen_figure(fig), key="fig_embedding", on_select=lambda: on_lasso(fig),
+                        selection_mode=("box", "lasso"), theme=None)
+        widgets.download_figure(fig, f"{ctx.name}_mllem_embedding", key="dl_emb")
+        widgets.remember_figure("fig_embedding", fig)  # (for the report pack)
+    if st.session_state.pop("emb_lasso_changed", False):
+        st.rerun(scope="app")  # (the sidebar and the other panels show the new selection)
+    embedding_caption(coords, show_test, values["n_components"])
     if effect is not None:
         linked.edge_effect_panel(ctx, effect, label_sets_test, key="emb_edge_table")
 
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
+
+#: "Compare with" choices: display name -> method key (issue 30: the label-embedding baselines of paper 002).
+OTHER_EMBEDDINGS = {"none": None, "CPLST": "cplst", "FaIE": "faie", "LEML": "leml", "SLEEC": "sleec"}
+
+
+def latent_codes_job(m, owner):
+    """The job computing ``(transform(X_train), transform(X_test), label_codes_ or None)`` of ``m`` at its defaults."""
+    def codes(model):
+        H = getattr(model, "label_codes_", None)
+        return (np.asarray(model.transform(ctx.X_train), dtype=float), np.asarray(model.transform(ctx.X_test),
+                                                                                  dtype=float),
+                None if H is None else np.array(H, dtype=float))
+    return compute.model_result(ctx, m, m.defaults(), "latent-codes", codes, owner=owner)
+
+
+@st.fragment
+def other_embedding_view(color, test_color, color_title):
+    """Another method's latent space (PCA of its codes, its label codes alike) below the MLLEM map."""
+    from mlviz import plotting
+
+    choice = st.selectbox(
+        "Compare with", list(OTHER_EMBEDDINGS), key="emb_other", bind="query-params",
+        help="Fit a label-embedding method at its default hyperparameters and draw its latent space: its "
+             "instance codes projected to 2-D by PCA, its label codes projected the same way.")
+    if OTHER_EMBEDDINGS.get(choice) is None:
+        return
+    m = methods.METHODS[OTHER_EMBEDDINGS[choice]]
+    job = latent_codes_job(m, progress.owner("embedding|other"))
+    try:
+        out, drawn = progress.result(job, settings={"model": m.label}, slot="embedding|other",
+                                     label=f"Fitting {m.label} at its defaults for its latent space")
+    except Exception as exc:  # noqa: BLE001 - shown, never a traceback
+        st.error(f"{m.label} could not be fitted on this data set: {escape_markdown(exc, 200)}")
+        return
+    if out is None:
+        return
+    (T, T_test, H), _ = out
+    name = drawn["model"]  # (while another choice computes: the one drawn before)
+    linear = OTHER_EMBEDDINGS.get(name) != "sleec"
+    show_test = bool(st.session_state.get("emb_test", True))
+    fig = plotting.latent_scatter(
+        T, H, ctx.label_names, method=name, test_codes=T_test if show_test else None, color=color,
+        color_title=color_title, hover_text=label_sets_train, test_hover_text=label_sets_test if show_test else None,
+        test_color=test_color if show_test else None, focus_labels=SELECTION.indices, label_weights=train_counts,
+        max_label_names=min(max(len(SELECTION.indices), 1), 50), label_scale="match" if linear else None,
+        title=f"{name} latent space (default hyperparameters), in 2-D")
+    widgets.show_figure(fig, f"{ctx.name}_{name.lower()}_latent", key="fig_emb_other")
+    decoding = ("label l's score is ȳ_l + ⟨code, label code_l⟩, a linear decoding of the latent space: an instance "
+                "points towards its labels' codes, it need not lie near them (label points rescaled by one factor, "
+                "which changes no score's ranking)" if linear else
+                "SLEEC's codes keep the label-set neighbourhoods of the training instances (its prediction is a "
+                "vote of the nearest codes); a label's point is the mean code of its positive training instances, "
+                "a summary drawn here, not part of the method")
+    st.caption(f"{name} maps each instance to a {T.shape[1]}-D code; " + decoding
+               + ". In MLLEM, labels and instances are nodes of one graph embedded together, so an instance is "
+                 "placed near the labels it carries and the distance between the two is read directly off the map.")
+
+
+st.subheader("Beside MLLEM: another method's latent space")
+other_embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
 
 
 def selection_panel(rows):
@@ -174,7 +264,8 @@ def selection_panel(rows):
     st.subheader(f"Selected: {n_tr + n_te} instances")
     dropped = st.session_state.get("emb_lasso_dropped", 0) if rows.ids is not None else 0
     st.caption(f"{n_tr} training + {n_te} test instances"
-               + (f" (the lasso held {n_tr + n_te + dropped}; the URL keeps the first {linked.MAX_IDS})" if dropped else "")
+               + (f" (the lasso held {n_tr + n_te + dropped}; the URL keeps the first {linked.MAX_IDS})"
+                  if dropped else "")
                + ". The same instances are ringed in the map above and listed on the Posteriors page.")
     if n_tr + n_te == 0:
         st.info("No instance of this data set is in the selection.")
@@ -269,7 +360,8 @@ def comparison_view(color, color_title):
                 coords, _ = progress.result(job, settings={"random_state": 0}, slot="umap",
                                             label="Computing the UMAP layout once the MLLEM map is done "
                                                   "(first time: compiling numba, ~20 s)")
-                fig = None if coords is None else plotting.instance_scatter(coords, color=color, color_title=color_title,
+                fig = None if coords is None else plotting.instance_scatter(coords, color=color,
+                                                color_title=color_title,
                                                 hover_text=label_sets_train, title="UMAP (random_state=0)",
                                                 axis_title="UMAP")
                 if fig is not None:
@@ -297,8 +389,8 @@ def report_section():
     values = {p.name: st.session_state.get(f"emb_mllem_{p.name}", p.default) for p in MLLEM.sliders}
     values["n_components"] = int(st.session_state.get("emb_dims") or 2)
     report_pack.section(ctx, {"mllem": MLLEM.complete(values)}, key="emb_pack",
-                        figures=widgets.figures_drawn(["fig_embedding", "fig_upset", "fig_sel_profile", "fig_umap",
-                                                       "fig_pca"]),
+                        figures=widgets.figures_drawn(["fig_embedding", "fig_emb_other", "fig_upset", "fig_sel_profile",
+                                                       "fig_umap", "fig_pca"]),
                         notes=["The measures are MLLEM's posteriors on the test rows at threshold 0.5; the "
                                "figures are the page's (the map, the label sets, UMAP / PCA)."])
 

@@ -4,21 +4,33 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, focus, jobs, methods, progress, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import (
+    cache,
+    compute,
+    explain,
+    focus,
+    graph_texts,
+    jobs,
+    methods,
+    present,
+    progress,
+    state,
+    widgets,
+)
 from mlviz.models.cdn import VARIANTS
 
 ctx = state.page_context(__file__)
 st.title(":material/hub: Label graph — which labels depend on which (sparse CDN)")
-st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features and the other labels.")
+st.caption("Guo & Xue's sparse conditional dependency network: every label is predicted from the features "
+           "and the other labels.")
 explain.explain("graph")
 
 CDN = methods.METHODS["cdn"]
 GRID = list(CDN.param("gamma").grid)
-AUTO = "auto"
+AUTO = graph_texts.AUTO
 WIDGETS = {"gamma": "cdn_gamma", "mu": "cdn_mu", "lam": "cdn_lam", "variant": "cdn_variant"}
 MAX_EDGES = [AUTO, 10, 20, 50, 100, 200, 500, "all"]
-AUTO_MAX_EDGES_MANUAL = 50  # edges drawn at most with 'auto' at a γ chosen by hand
+AUTO_MAX_EDGES_MANUAL = graph_texts.AUTO_MAX_EDGES_MANUAL
 MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
 #: Width (px) of a graph's half-page column at a 1600 px wide window (~560 px): names are placed so
 #: that none overlaps or leaves the plot at this width or wider.
@@ -60,8 +72,8 @@ def graph_fig(values, step, view):
         if view["collapse"]:
             return plotting.graph.community_graph_figure(
                 step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
-                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"], width_hint=WIDTH_HINT,
-                groups=step_communities(values, step, view["min_w"]),
+                max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"],
+                width_hint=WIDTH_HINT, groups=step_communities(values, step, view["min_w"]),
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
@@ -131,24 +143,23 @@ def _chosen_by_hand():
     st.session_state[AUTO_KEY] = False  # a move of the γ slider chooses γ by hand
 
 
-def model_controls():
-    """γ (a slider and an "automatic" toggle), μ, λ and the variant; a control the variant ignores is disabled.
-
-    Automatic γ is a toggle, not a slider position: while it is on, the γ slider sits at the value it
-    chose (once the path has reached it), so one step of the slider moves to a neighbouring γ (and
-    turns automatic off). The address holds ``cdn_gamma=<value>`` for a γ chosen by hand and no
-    ``cdn_gamma`` when automatic; an old link's ``cdn_gamma=auto`` still means automatic.
-    """
-    c = st.columns([1.2, 1, 1, 1.2])
+def penalty_controls(mu_col, lam_col, variant_col):
+    """``(values, uses_gamma, uses_mu)`` of the variant, μ and λ controls (μ disabled where unused)."""
     variant = CDN.param("variant")
-    values = {"variant": c[3].selectbox(variant.label, variant.grid, key=WIDGETS["variant"], bind="query-params",
-                                        help=variant.help)}
+    values = {"variant": variant_col.selectbox(variant.label, variant.grid, key=WIDGETS["variant"],
+                                               bind="query-params", help=variant.help)}
     _, uses_gamma, uses_mu = VARIANTS[values["variant"]]
-    for name, col in (("mu", c[1]), ("lam", c[2])):
+    for name, col in (("mu", mu_col), ("lam", lam_col)):
         p = CDN.param(name)
         values[name] = col.select_slider(p.label, options=p.grid, value=p.default, key=WIDGETS[name],
                                          format_func=widgets.fmt_value, bind="query-params", help=p.help,
                                          disabled=name == "mu" and not uses_mu)
+    return values, uses_gamma, uses_mu
+
+
+def gamma_control(col, values, uses_gamma):
+    """The γ slider and its "automatic" toggle; returns ``"auto"`` or the γ chosen by hand and keeps the
+    address to ``cdn_gamma=<value>`` (by hand) or no ``cdn_gamma`` (automatic)."""
     gamma = CDN.param("gamma")
     url = st.query_params.get(WIDGETS["gamma"])
     if st.session_state.get("mlviz_cdn_gamma_url", "") != url:  # a link was opened (or the page entered)
@@ -164,14 +175,13 @@ def model_controls():
                                 uses_gamma=uses_gamma)
         if here is not None:
             st.session_state[WIDGETS["gamma"]] = here
-    chosen = c[0].select_slider(
+    chosen = col.select_slider(
         gamma.label, options=GRID, key=WIDGETS["gamma"], format_func=widgets.fmt_value,
         disabled=not uses_gamma, on_change=_chosen_by_hand,
         help=gamma.help + " Moving it chooses γ by hand (automatic off).")
-    c[0].toggle("automatic γ", key=AUTO_KEY, disabled=not uses_gamma,
-                help=f"The largest γ of the slider whose graph keeps at least {focus.AUTO_MIN_EDGES} edges, drawing "
-                     f"at most the {focus.AUTO_MAX_EDGES} strongest; the slider shows the γ it chose.")
-    values["gamma"] = AUTO if automatic else chosen
+    col.toggle("automatic γ", key=AUTO_KEY, disabled=not uses_gamma,
+               help=f"The largest γ of the slider whose graph keeps at least {focus.AUTO_MIN_EDGES} edges, drawing "
+                    f"at most the {focus.AUTO_MAX_EDGES} strongest; the slider shows the γ it chose.")
     link = None if automatic else widgets.fmt_value(chosen)
     if link is None:
         if WIDGETS["gamma"] in st.query_params:
@@ -179,6 +189,20 @@ def model_controls():
     elif st.query_params.get(WIDGETS["gamma"]) != link:
         st.query_params[WIDGETS["gamma"]] = link
     st.session_state["mlviz_cdn_gamma_url"] = link
+    return AUTO if automatic else chosen
+
+
+def model_controls():
+    """γ (a slider and an "automatic" toggle), μ, λ and the variant; a control the variant ignores is disabled.
+
+    Automatic γ is a toggle, not a slider position: while it is on, the γ slider sits at the value it
+    chose (once the path has reached it), so one step of the slider moves to a neighbouring γ (and
+    turns automatic off). The address holds ``cdn_gamma=<value>`` for a γ chosen by hand and no
+    ``cdn_gamma`` when automatic; an old link's ``cdn_gamma=auto`` still means automatic.
+    """
+    c = st.columns([1.2, 1, 1, 1.2])
+    values, uses_gamma, uses_mu = penalty_controls(c[1], c[2], c[3])
+    values["gamma"] = gamma_control(c[0], values, uses_gamma)
     return {k: values[k] for k in ("gamma", "mu", "lam", "variant")}, uses_gamma, uses_mu
 
 
@@ -196,7 +220,8 @@ def view_controls(degree, communities):
     max_edges = c[2].select_slider("Edges drawn at most", MAX_EDGES, value=AUTO, key="cdn_max_edges",
                                    bind="query-params",
                                    help="The strongest edges (by |weight| or count) are kept. 'auto': "
-                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, {AUTO_MAX_EDGES_MANUAL} otherwise.")
+                                        f"{focus.AUTO_MAX_EDGES} at the automatic γ, "
+                                        f"{AUTO_MAX_EDGES_MANUAL} otherwise.")
     min_w = c[3].select_slider("Minimum |weight|", MIN_WEIGHT, value=0.0, key="cdn_min_w", bind="query-params",
                                format_func=widgets.fmt_value, help="Hide label-graph edges weaker than this.")
     comm = c[4].toggle("Colour communities", value=False, key="cdn_comm", bind="query-params",
@@ -228,8 +253,9 @@ def view_controls(degree, communities):
 
 @st.fragment
 @progress.foreground  # this session's prefetch work waits for this rerun
-def graph_view():
-    values, uses_gamma, uses_mu = model_controls()
+def resolved_step(values, uses_gamma):
+    """``(shown, step, job)``: the slider values on screen and their γ path step (None, None, job while the
+    path has nothing to show; the co-occurrence graph is drawn meanwhile)."""
     choice = values["gamma"]
     job = compute.path(ctx, CDN, {**values, "gamma": CDN.param("gamma").default}, owner=progress.owner("graph"))
 
@@ -241,7 +267,7 @@ def graph_view():
     if error is not None:
         st.error(f"The sparse CDN could not be fitted with these settings: {escape_markdown(error, 200)}. "
                  "Try a larger λ or μ.")
-        return None
+        return None, None, job
     resolved = point(compute.known_steps(ctx, CDN, values))
     if resolved is not None:
         values["gamma"] = resolved
@@ -255,52 +281,47 @@ def graph_view():
     if shown is None or shown["gamma"] not in steps:
         if shown is None:  # nothing learned yet to show: the co-occurrence graph needs no fit
             waiting_view()
-        return None
-    step = steps[shown["gamma"]]
-    degree = focus.weighted_degree(step["model"].label_coef_, L)  # (V: no graph built for this)
-    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
-    automatic = choice == AUTO and shown == values
-    if view["max_edges"] == AUTO and view["collapse"]:
-        view["max_edges"] = None  # a few dozen links between communities: all of them
-    elif view["max_edges"] == AUTO:
-        view["max_edges"] = focus.AUTO_MAX_EDGES if automatic and uses_gamma else AUTO_MAX_EDGES_MANUAL
-    else:
-        view["max_edges"] = None if view["max_edges"] is None else int(view["max_edges"])
+        return None, None, job
+    return shown, steps[shown["gamma"]], job
+
+
+def fit_summary(shown, step, view, uses_gamma, uses_mu, automatic):
+    """The metrics, the takeaway and the caption of the fit on screen."""
     m = st.columns(4)
-    m[0].metric("edges (non-zero V entries)", step["n_edges"], help="Directed label → label dependencies kept at this γ.")
+    m[0].metric("edges (non-zero V entries)", step["n_edges"],
+                help="Directed label → label dependencies kept at this γ.")
     m[1].metric("selected features", f"{step['n_features']} / {ctx.dataset.n_features}",
                 help="Features with a non-zero row in W (used by at least one label).")
     m[2].metric("FISTA iterations", step["n_iter"])
     m[3].metric("fit time (this γ, warm start along the path)", f"{step['seconds']:.2f} s")
-    present.takeaway(("At γ = " + widgets.fmt_value(shown["gamma"]) + "·γ_max the" if uses_gamma else "The") + f" sparse CDN keeps {step['n_edges']} label → label edges and uses {step['n_features']} of {ctx.dataset.n_features} features.")
+    present.takeaway(graph_texts.takeaway(shown["gamma"], step["n_edges"], step["n_features"],
+                                          ctx.dataset.n_features, uses_gamma=uses_gamma))
     kw = CDN.kwargs(shown, compute.scale(ctx), with_fixed=False)
-    auto_text = ""
-    if automatic and uses_gamma:
-        auto_text = (f"γ chosen automatically: {widgets.fmt_value(shown['gamma'])}·γ_max, the largest γ of the slider "
-                     f"whose graph keeps at least {focus.AUTO_MIN_EDGES} edges (it keeps {step['n_edges']}"
-                     + (f"; the {view['max_edges']} strongest are drawn" if view["max_edges"] is not None
-                        and step["n_edges"] > view["max_edges"] else "") + "). Move the γ slider to choose another. ")
-    st.caption(auto_text
-               + (f"γ = {step['gamma']:.3g} (γ_max = {step['gamma_max']:.3g} for these data), " if uses_gamma else
-                  f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")
-               + (f"μ = {kw['mu']:.3g}, " if uses_mu else
-                  f"μ is not used by the {shown['variant']} variant (no ℓ2,1 penalty on W), ")
-               + f"λ₁ = λ₂ = {kw['lam1']:g}; the loss is summed over the "
-               f"{ctx.Y_train.shape[0]} training instances (paper 001, eq. 4).")
+    st.caption(graph_texts.fit_caption(step, shown, kw, n_train=ctx.Y_train.shape[0], uses_gamma=uses_gamma,
+                                       uses_mu=uses_mu, automatic=automatic, drawn_max=view["max_edges"]))
     if step.get("note"):
         st.caption(f":material/warning: {step['note']}")
-    if not no_labels(sel, view):
-        left, right = st.columns(2)
-        with left:
-            fig = graph_fig(shown, step, view)
-            widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
-            if view["collapse"]:
-                meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
-                st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
-            else:
-                st.caption(focus.counts_caption(focus.graph_counts(fig)))
-        with right:
-            cooccurrence_view(view)
+
+
+def graph_figures(shown, step, sel, view):
+    """The learned graph beside the co-occurrence graph, with their counts."""
+    if no_labels(sel, view):
+        return
+    left, right = st.columns(2)
+    with left:
+        fig = graph_fig(shown, step, view)
+        widgets.show_figure(fig, f"{ctx.name}_cdn_graph", key="fig_cdn_graph")
+        if view["collapse"]:
+            meta = next(t.meta for t in fig.data if isinstance(t.meta, dict) and t.meta.get("kind") == "nodes")
+            st.caption(focus.collapsed_caption(meta, L, step["n_edges"], focus.graph_counts(fig)["edges"]))
+        else:
+            st.caption(focus.counts_caption(focus.graph_counts(fig)))
+    with right:
+        cooccurrence_view(view)
+
+
+def path_figures(shown, step, values, job):
+    """The γ path (point by point while it is computed) beside the FISTA convergence of the fit on screen."""
     left, right = st.columns(2)
     with left:
         steps = compute.known_steps(ctx, CDN, shown)
@@ -319,6 +340,22 @@ def graph_view():
             widgets.show_figure(conv_fig(shown, step), f"{ctx.name}_fista", key="fig_fista")
         else:
             st.info("No objective history recorded for this fit.")
+
+
+def graph_view():
+    values, uses_gamma, uses_mu = model_controls()
+    choice = values["gamma"]
+    shown, step, job = resolved_step(values, uses_gamma)
+    if step is None:
+        return None
+    degree = focus.weighted_degree(step["model"].label_coef_, L)  # (V: no graph built for this)
+    sel, view = view_controls(degree, lambda min_w: step_communities(shown, step, min_w))
+    automatic = choice == AUTO and shown == values
+    view["max_edges"] = graph_texts.max_edges(view["max_edges"], collapse=view["collapse"], automatic=automatic,
+                                              uses_gamma=uses_gamma)
+    fit_summary(shown, step, view, uses_gamma, uses_mu, automatic)
+    graph_figures(shown, step, sel, view)
+    path_figures(shown, step, values, job)
     edge_list(step)
     if shown == values and job.done():  # ahead of the next move: other γ figures, neighbouring μ / λ paths
         owner = progress.owner("graph")
@@ -403,9 +440,12 @@ def edge_list(step):
                        f"{len(shown):,}. Search for a label to list its edges.")
         st.dataframe(shown.head(EDGE_ROWS), width="stretch", hide_index=True)
         st.download_button("CSV", data=lambda: plotting.tables.to_csv_bytes(shown),
-                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in f"{ctx.name}_cdn_edges") + ".csv", mime="text/csv",
+                           file_name="".join(ch if ch.isalnum() or ch in "-_." else "_"
+                                             for ch in f"{ctx.name}_cdn_edges") + ".csv",
+                           mime="text/csv",
                            key="dl_edges", on_click="ignore", icon=":material/download:",
-                           help="The edges listed above; cells that a spreadsheet would run as formulas are neutralised.")
+                           help="The edges listed above; cells that a spreadsheet would run as formulas "
+                                "are neutralised.")
 
 
 out = graph_view()

@@ -1,14 +1,12 @@
 """Posteriors: P(y_l = 1 | x) of test instances per model, the decision rule drawn on the figures, live measures."""
 
-import hashlib
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import cache, compute, explain, linked, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present
+from mlviz.dashboard import cache, compute, explain, linked, methods, present, progress, report_pack, state, widgets
 from mlviz.plotting.tables import for_display
 
 ctx = state.page_context(__file__)
@@ -92,15 +90,6 @@ with st.container(border=True):
 reliability_on = st.toggle("Show reliability (calibration) plots", value=True, key="post_rel", bind="query-params")
 
 
-def thr_key(t) -> str:
-    if t is None:
-        return "none"
-    if hasattr(t, "r"):
-        return f"rcut{int(t.r)}"
-    a = np.round(np.asarray(t, dtype=float), 6)
-    return f"t{float(a):g}" if a.ndim == 0 else "pl" + hashlib.sha1(a.tobytes()).hexdigest()[:16]
-
-
 def rule_of(result):
     """``(threshold drawn or None, text)`` for one model: the control's rule, or in own-rule mode the
     model's probability cut when its predict is one (``predict_proba >= t``), else None."""
@@ -129,7 +118,8 @@ def measures_of(result, measures=None, key=None):
         return evaluate(ctx.Y_test, result["P"], threshold=threshold, measures=labels)
 
     out = dict(by_rule() if key is None else cache.memo(
-        f"label-measures|{key}|{mode}|{thr_key(None if mode == OWN else threshold)}|{','.join(labels)}", by_rule))
+        f"label-measures|{key}|{mode}|{methods.threshold_key(None if mode == OWN else threshold)}"
+        f"|{','.join(labels)}", by_rule))
     if scores:
         build = lambda: evaluate(ctx.Y_test, result["P"], measures=scores)  # noqa: E731
         out.update(build() if key is None else cache.memo(f"score-measures|{key}|{','.join(scores)}", build))
@@ -157,7 +147,7 @@ def figures(m, fkey, result, heat_map=True):
     from mlviz import plotting
 
     t, text = rule_of(result)
-    key = f"{fkey}|{mode}|{thr_key(t)}|{SHOWN_KEY}|{n_rows}|{label_order}"
+    key = f"{fkey}|{mode}|{methods.threshold_key(t)}|{SHOWN_KEY}|{n_rows}|{label_order}"
     heat = None
     if heat_map:
         scores = label_scores(fkey, result, t) if len(SHOWN) < L else None
@@ -185,7 +175,8 @@ def notes(m, result, info):
                    f"{escape_markdown(rule or 'predict', 200)}).")
     if about.get("centers"):
         out.append(f":material/hub: Kernel centres: {escape_markdown(about['centers'], 200)}"
-                   + (f" · factorisation {escape_markdown(about['factorisation'], 40)}" if about.get("factorisation") else ""))
+                   + (f" · factorisation {escape_markdown(about['factorisation'], 40)}"
+                      if about.get("factorisation") else ""))
     if "grad_max" in about:
         state_ = "converged" if about.get("converged", True) else "**not converged**"
         out.append(f":material/check_circle: Solver {state_}: largest scaled gradient {about['grad_max']:.2g}"
@@ -197,7 +188,8 @@ def notes(m, result, info):
     if info.get("warm_start"):
         timing = f"fit {info['fit_seconds']:.2f} s, warm-started along the regularisation path (cached)"
     elif info.get("reused"):
-        timing += f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms reusing the cached factorisation"
+        timing += (f" · this slider setting: refit in {1000 * info['refit_seconds']:.0f} ms "
+                   "reusing the cached factorisation")
     out.append(f":material/timer: {timing}.")
     for note in info.get("warnings", [])[:2]:
         out.append(f":material/warning: {escape_markdown(str(note), 300)}")
@@ -268,7 +260,8 @@ def metric_row(vals):
         col.metric(f"{meas.label} {'↑' if meas.greater_is_better else '↓'}", f"{vals[k]:.3f}",
                    delta=f"{vals[k] - ref:+.3f} vs trivial {ref:.3f}", delta_color="normal" if meas.greater_is_better
                    else "inverse",
-                   help=(f"Decision rule: {thr_text}." if meas.needs == "labels" else "Uses the scores (threshold-free).")
+                   help=(f"Decision rule: {thr_text}." if meas.needs == "labels"
+                         else "Uses the scores (threshold-free).")
                    + f" Trivial reference: {ref:.3f} ({name}; no features used).")
     st.caption(":material/straighten: Trivial references (no features): " + " · ".join(
         f"{MEASURES[k].label} {refs[k][0]:.3f} ({refs[k][1]})" for k in HEADLINE)
@@ -306,7 +299,9 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: "{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} on {n} test instances.".format(m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
+    present.takeaway(lambda: ("{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
+                              "on {n} test instances.").format(
+        m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
@@ -322,15 +317,13 @@ def model_panel(key):
         downloads(m, result, table)
 
 
-def side_by_side(keys):
-    """Every model's controls in columns, then one compact figure of all posteriors and a measures table."""
-    from mlviz import plotting
+def side_by_side_models(keys):
+    """Every model's controls in columns of three: ``({label: (method, result, values shown)}, table rows)``."""
     from mlviz.metrics import MEASURES
 
     results, rows = {}, []
     for start in range(0, len(keys), 3):
-        cols = st.columns(3)
-        for col, key in zip(cols, keys[start:start + 3]):
+        for col, key in zip(st.columns(3), keys[start:start + 3]):
             m = methods.METHODS[key]
             with col.container(border=True):
                 st.markdown(f"**{m.label}**")
@@ -345,8 +338,13 @@ def side_by_side(keys):
                 vals = measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))
                 rows.append({"model": m.label, **{MEASURES[k].label: vals[k] for k in HEADLINE},
                              "fit s": info["fit_seconds"]})
-    if not results:
-        return
+    return results, rows
+
+
+def side_by_side_figure(results):
+    """One compact figure of every model's posteriors (or decisions, when they share one probability cut)."""
+    from mlviz import plotting
+
     grid_t = threshold if mode != OWN else None
     if mode == OWN:  # each model's own decisions: drawn when every one is a probability cut
         cuts = {rule_of(r)[0] for _, r, _ in results.values()}
@@ -354,7 +352,7 @@ def side_by_side(keys):
     P_by = {label: r["P"] for label, (m, r, s) in results.items()}
     scores = {label: measures_of(r, ["micro_f1", "hamming_loss"]) for label, (m, r, s) in results.items()}
     fkey = "|".join(compute.model_key(ctx, m, s, "grid") for m, _, s in results.values())
-    fkey += f"|{mode}|{thr_key(grid_t)}|{SHOWN_KEY}|{n_rows}"
+    fkey += f"|{mode}|{methods.threshold_key(grid_t)}|{SHOWN_KEY}|{n_rows}"
     fig = cache.figure("grid|" + fkey, lambda: plotting.posterior_grid(
         P_by, ctx.Y_test, ctx.label_names, threshold=grid_t, scores=scores, labels=SHOWN.tolist(),
         max_labels=len(SHOWN), max_instances=n_rows,
@@ -364,25 +362,44 @@ def side_by_side(keys):
     if mode == OWN and grid_t is None:
         st.caption("The models' own rules are not one common probability cut, so the figure shows the "
                    "probabilities; pick a global threshold to see every model's decisions.")
+
+
+def side_by_side_table(rows):
+    """The headline measures of every model, with the best trivial reference as the last row."""
+    from mlviz.metrics import MEASURES
+
     refs = references()
-    rows.append({"model": "trivial reference (best per measure, no features)",
-                 **{MEASURES[k].label: refs[k][0] for k in HEADLINE}, "fit s": float("nan")})
+    rows = rows + [{"model": "trivial reference (best per measure, no features)",
+                    **{MEASURES[k].label: refs[k][0] for k in HEADLINE}, "fit s": float("nan")}]
     table = for_display(pd.DataFrame(rows), digits=3)
     st.dataframe(table, width="stretch", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]
                                 if table[c].dtype.kind == "f"})
     st.caption(f"Decision rule of the label measures: {thr_text}. ↑ higher is better, ↓ lower is better. "
                "The last row: each measure's best trivial predictor (" + "; ".join(
-                   f"{MEASURES[k].label}: {references()[k][1]}" for k in HEADLINE) + ").")
+                   f"{MEASURES[k].label}: {refs[k][1]}" for k in HEADLINE) + ").")
+
+
+def side_by_side_reliability(results):
+    st.markdown("**Reliability (calibration) of each model**" + (
+        f" — the {len(RELIABILITY)} most frequent labels drawn" if len(RELIABILITY) < L else ""))
+    items = list(results.values())
+    for start in range(0, len(items), 3):
+        for col, (m, r, s) in zip(st.columns(3), items[start:start + 3]):
+            _, rel = figures(m, compute.model_key(ctx, m, s, "figures"), r, heat_map=False)
+            with col:
+                widgets.show_figure(rel, f"{ctx.name}_{m.key}_reliability", key=f"fig_rel_{m.key}")
+
+
+def side_by_side(keys):
+    """Every model's controls in columns, then one compact figure of all posteriors and a measures table."""
+    results, rows = side_by_side_models(keys)
+    if not results:
+        return
+    side_by_side_figure(results)
+    side_by_side_table(rows)
     if reliability_on:
-        st.markdown("**Reliability (calibration) of each model**" + (
-            f" — the {len(RELIABILITY)} most frequent labels drawn" if len(RELIABILITY) < L else ""))
-        items = list(results.values())
-        for start in range(0, len(items), 3):
-            for col, (m, r, s) in zip(st.columns(3), items[start:start + 3]):
-                _, rel = figures(m, compute.model_key(ctx, m, s, "figures"), r, heat_map=False)
-                with col:
-                    widgets.show_figure(rel, f"{ctx.name}_{m.key}_reliability", key=f"fig_rel_{m.key}")
+        side_by_side_reliability(results)
 
 
 if not chosen:
@@ -395,13 +412,51 @@ else:
             model_panel(key)
 
 
+def selection_panels(m, P, names):
+    """The linked instance selection: its mean posterior profile beside its posteriors."""
+    from mlviz import plotting
+    from mlviz.plotting.linked import selection_profile_figure
+
+    mask = LINKED.rows.mask(ctx.Y_test, "test")
+    n_sel = int(mask.sum())
+    st.metric("Selected test instances", n_sel,
+              help="Test instances of the linked selection (a label set or a lasso on the Embedding page).")
+    if n_sel == 0:
+        st.info("No test instance is in the selection (a lasso may have picked training instances only).")
+        return
+    rows = np.flatnonzero(mask)
+    left, right = st.columns([2, 3])
+    with left:
+        fig = selection_profile_figure(P, mask, names, what=f"P(y=1|x), {m.label}",
+                                       title=f"Mean {m.label} posterior: selection vs all test instances")
+        widgets.show_figure(fig, f"{ctx.name}_selection_profile", key="fig_post_sel_profile")
+    with right:
+        fig = plotting.posterior_heatmap(
+            P[rows], ctx.Y_test[rows], names, instance_ids=rows, labels=SHOWN.tolist(),
+            max_labels=len(SHOWN), max_instances=n_rows, title=f"{m.label}: the {n_sel} selected test instances")
+        widgets.show_figure(fig, f"{ctx.name}_selection_posteriors", key="fig_post_sel_heat")
+
+
+def edge_panel(m, P, names):
+    """The test instances an edge A → B of the sparse CDN moves most, under the first model."""
+    from mlviz import plotting
+    from mlviz.models.cdn_effects import top_instances
+
+    effect = linked.edge_effect_result(ctx, LINKED.edge, "posteriors|edge-effect")
+    if effect is None:
+        return
+    linked.edge_effect_panel(ctx, effect, cache.labelset_strings(ctx, "test"), key="post_edge_table")
+    top = top_instances(effect.delta, linked.EDGE_TOP)
+    fig = plotting.posterior_heatmap(
+        P[top], ctx.Y_test[top], names, instance_ids=top, row_order=np.arange(len(top)),
+        labels=SHOWN.tolist(), max_labels=len(SHOWN),
+        title=f"{m.label}: the {len(top)} test instances the edge moves most (largest |Δ| first)")
+    widgets.show_figure(fig, f"{ctx.name}_edge_effect_posteriors", key="fig_post_edge_heat")
+
+
 def linked_section(key):
     """The linked selection (sidebar) on this page: the selected instances' posteriors under the first
     model, and the test instances an edge A → B of the sparse CDN moves most."""
-    from mlviz import plotting
-    from mlviz.models.cdn_effects import top_instances
-    from mlviz.plotting.linked import selection_profile_figure
-
     st.divider()
     st.subheader(":material/link: Linked selection")
     m = methods.METHODS[key]
@@ -409,42 +464,16 @@ def linked_section(key):
     got = fetch(m, values, {p.name: f"post_{key}_{p.name}" for p in m.sliders})
     if got is None:
         return
-    result = got[0]
-    P, names = result["P"], ctx.label_names
+    P, names = got[0]["P"], ctx.label_names
     if LINKED.label is not None:
         j = LINKED.label
         st.caption(f"Selected label **{escape_markdown(str(names[j]), 60)}** is drawn in every heat map above "
-                   f"({int(ctx.Y_test[:, j].sum())} positive test instances; mean P under {m.label}: {P[:, j].mean():.3f}).")
+                   f"({int(ctx.Y_test[:, j].sum())} positive test instances; mean P under {m.label}: "
+                   f"{P[:, j].mean():.3f}).")
     if LINKED.rows is not None:
-        mask = LINKED.rows.mask(ctx.Y_test, "test")
-        n_sel = int(mask.sum())
-        st.metric("Selected test instances", n_sel,
-                  help="Test instances of the linked selection (a label set or a lasso on the Embedding page).")
-        if n_sel == 0:
-            st.info("No test instance is in the selection (a lasso may have picked training instances only).")
-        else:
-            rows = np.flatnonzero(mask)
-            left, right = st.columns([2, 3])
-            with left:
-                fig = selection_profile_figure(P, mask, names, what=f"P(y=1|x), {m.label}",
-                                               title=f"Mean {m.label} posterior: selection vs all test instances")
-                widgets.show_figure(fig, f"{ctx.name}_selection_profile", key="fig_post_sel_profile")
-            with right:
-                fig = plotting.posterior_heatmap(
-                    P[rows], ctx.Y_test[rows], names, instance_ids=rows, labels=SHOWN.tolist(),
-                    max_labels=len(SHOWN), max_instances=n_rows,
-                    title=f"{m.label}: the {n_sel} selected test instances")
-                widgets.show_figure(fig, f"{ctx.name}_selection_posteriors", key="fig_post_sel_heat")
+        selection_panels(m, P, names)
     if LINKED.edge is not None:
-        effect = linked.edge_effect_result(ctx, LINKED.edge, "posteriors|edge-effect")
-        if effect is not None:
-            linked.edge_effect_panel(ctx, effect, cache.labelset_strings(ctx, "test"), key="post_edge_table")
-            top = top_instances(effect.delta, linked.EDGE_TOP)
-            fig = plotting.posterior_heatmap(
-                P[top], ctx.Y_test[top], names, instance_ids=top, row_order=np.arange(len(top)),
-                labels=SHOWN.tolist(), max_labels=len(SHOWN),
-                title=f"{m.label}: the {len(top)} test instances the edge moves most (largest |Δ| first)")
-            widgets.show_figure(fig, f"{ctx.name}_edge_effect_posteriors", key="fig_post_edge_heat")
+        edge_panel(m, P, names)
 
 
 if chosen and not LINKED.empty:

@@ -1,4 +1,5 @@
-"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart measures and timings; solver scaling."""
+"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart
+measures and timings; solver scaling."""
 
 import re
 
@@ -7,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, explain, methods, progress, state, widgets
-from mlviz.dashboard import present, tour
+from mlviz.dashboard import compute, explain, methods, present, progress, state, tour, widgets
 
 ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
@@ -30,7 +30,8 @@ scaling = ctx.scaling
 chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
                    help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
-                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), then refit "
+                        "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), "
+                        "then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
 st.caption(
     f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
@@ -100,7 +101,8 @@ if chosen:
     long_ones = est[est["expected s"] > LONG_RUN]
     if len(long_ones):
         st.warning(":material/schedule: This run will take long: "
-                   + ", ".join(f"{name} ≈ {sec:.0f} s" for name, sec in zip(long_ones["method"], long_ones["expected s"]))
+                   + ", ".join(f"{name} ≈ {sec:.0f} s"
+                               for name, sec in zip(long_ones["method"], long_ones["expected s"]))
                    + ". It runs in the background (folds appear as they finish) and can be cancelled.")
     st.caption(f":material/schedule: {text}." if text else "")
 b1, b2 = st.columns([1, 4])
@@ -114,7 +116,8 @@ if asked is not None:
     job = compute.task(ctx.key, "cross-validation", asked, compute.cross_validation_fn(ctx, asked),
                        owner=progress.owner("compare"))
     try:
-        res, _ = progress.result(job, settings={"methods": ", ".join(methods.METHODS[k].label for k in asked["settings"]),
+        res, _ = progress.result(job, settings={"methods": ", ".join(methods.METHODS[k].label
+                                                                     for k in asked["settings"]),
                                                 "folds": asked["folds"], "scaling": asked["scaling"],
                                                 "tune": asked["tune"]},
                                  slot="compare", label="Cross-validating")
@@ -151,16 +154,10 @@ def show_bar_notes(res):
         st.warning(f":material/info: **{escape_markdown(method)}**: " + escape_markdown(" ".join(sentences)))
 
 
-def show_results(res, done=True):
-    """Measures (with the trivial reference rows and the notes of methods below them), decision rules and
-    scalings, timings and CSVs of a (partial) result table."""
-    from mlviz import plotting
-    from mlviz.evaluation import error_rows, is_reference
-    from mlviz.metrics import MEASURES
-    from mlviz.plotting.tables import for_display, measure_name, summary_table, timing_table, to_csv_bytes
+def show_errors(res):
+    """Methods refused before they started (too large) and failed method × fold fits, as warnings."""
+    from mlviz.evaluation import error_rows
 
-    methods_res = res
-    res = with_references(res, asked["folds"])
     errors = error_rows(res)
     too_large = errors[errors["measure"].str.contains("TooLargeError")]
     for r in too_large.drop_duplicates("method").itertuples():
@@ -171,44 +168,11 @@ def show_results(res, done=True):
         st.warning(f"{len(other)} method × fold fits failed and are excluded: "
                    + "; ".join(f"{escape_markdown(r.method)} fold {r.fold}: {escape_markdown(str(r.measure), 120)}"
                                for r in other.itertuples()))
-    summary = summary_table(res)
-    if summary.empty:
-        return
-    codes = list(dict.fromkeys(summary["measure"]))
 
-    def label(code):
-        info = MEASURES.get(code)
-        arrow = "" if info is None else (" ↑" if info.greater_is_better else " ↓")
-        return measure_name(code) + arrow
 
-    shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=label,
-                           default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
-                                                "p@1"] if m in codes])
-    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
-    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
-    widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
-    fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
-    widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
-    st.markdown("**Summary (mean ± std over folds)**")
-    wide = summary.assign(text=[f"{m:.3f} ± {s:.3f}" if np.isfinite(s) else f"{m:.3f}"
-                                for m, s in zip(summary["mean"], summary["std"])])
-    wide = wide.pivot(index="method", columns="measure", values="text")
-    wide = wide[[c for c in codes if c in wide.columns]].rename(columns=label)
-    wide = wide.reindex(list(dict.fromkeys(summary["method"]))).fillna("—")  # (a reference has only its measures)
-    st.dataframe(wide, width="stretch")
-    show_bar_notes(res)
-    st.markdown("**Which rule and which scaling produced these numbers**")
-    per = res.groupby("method", sort=False).agg(
-        decision_rule=("decision_rule", "first"), scaling=("scaling", "first"),
-        tuned_params=("tuned_params", lambda v: " · ".join(dict.fromkeys(x for x in v if x)) or "—"),
-        tune_seconds=("tune_seconds", "median")).reset_index()
-    per = per.rename(columns={"decision_rule": "decision rule", "tuned_params": "tuned (per fold)",
-                              "tune_seconds": "tuning s per fold (median)"})
-    st.dataframe(for_display(per, digits=2), width="stretch", hide_index=True)  # ("—" where not tuned)
-    timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
-    st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
-               + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
-                  "all folds done."))
+def show_downloads(res, summary, timing):
+    from mlviz.plotting.tables import to_csv_bytes
+
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", ctx.key)  # data set (+ "_scaling_<name>" when not its default)
     d1, d2, d3 = st.columns(3)
     d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{stem}_cv_summary.csv",
@@ -219,6 +183,40 @@ def show_results(res, done=True):
     d3.download_button("per-fold results CSV", data=to_csv_bytes(res),
                        file_name=f"{stem}_cv_results.csv", mime="text/csv",
                        key="dl_cv_results", on_click="ignore", icon=":material/download:")
+
+
+def show_results(res, done=True):
+    """Measures (with the trivial reference rows and the notes of methods below them), decision rules and
+    scalings, timings and CSVs of a (partial) result table."""
+    from mlviz import plotting
+    from mlviz.evaluation import is_reference
+    from mlviz.plotting.tables import for_display, measure_label, rules_table, summary_table, timing_table, wide_summary
+
+    methods_res = res
+    res = with_references(res, asked["folds"])
+    show_errors(res)
+    summary = summary_table(res)
+    if summary.empty:
+        return
+    codes = list(dict.fromkeys(summary["measure"]))
+    shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=measure_label,
+                           default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
+                                                "p@1"] if m in codes])
+    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
+    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
+    widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
+    fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
+    widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
+    st.markdown("**Summary (mean ± std over folds)**")
+    st.dataframe(wide_summary(summary), width="stretch")
+    show_bar_notes(res)
+    st.markdown("**Which rule and which scaling produced these numbers**")
+    st.dataframe(for_display(rules_table(res), digits=2), width="stretch", hide_index=True)  # ("—" if not tuned)
+    timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
+    st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
+               + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
+                  "all folds done."))
+    show_downloads(res, summary, timing)
 
 
 if res is None and asked is None:

@@ -11,10 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, jobs, progress, state, widgets
-from mlviz.dashboard import present
-from mlviz.data.synthetic import (edge_recovery, edge_status, expected_dependency_graph, make_planted,
-                                  parse_structure)
+from mlviz.dashboard import compute, jobs, present, progress, state, widgets
+from mlviz.data.synthetic import edge_recovery, edge_status, expected_dependency_graph, make_planted, parse_structure
 from mlviz.plotting.teach import recovery_graph_figure, rule_curve_figure
 from mlviz.sandbox import SANDBOX_GAMMA_RATIO
 
@@ -153,7 +151,8 @@ story = ("every planted dependency is found and nothing else" if rec["n_false"] 
          f"{rec['n_false']} false and {rec['n_missed']} missed edge(s): "
          + ("raise γ to drop false edges" if rec["n_false"] else "lower γ to let missed edges in"))
 st.info(f"At γ = {ratio:g}·γ_max the sparse CDN keeps {rec['n_true'] + rec['n_false']} edges: {story}.")
-present.takeaway(f"The sparse CDN finds {rec['n_true']} of the {rec['n_true'] + rec['n_missed']} planted edges, plus {rec['n_false']} false edge(s), at γ = {ratio:g}·γ_max.")
+present.takeaway(f"The sparse CDN finds {rec['n_true']} of the {rec['n_true'] + rec['n_missed']} planted edges, "
+                 f"plus {rec['n_false']} false edge(s), at γ = {ratio:g}·γ_max.")
 
 # ------------------------------------------------------------------ predict first, then reveal
 st.subheader("Predict first: who gets whole label sets right?")

@@ -10,10 +10,17 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-from mlviz.dashboard import compute, methods, progress, report_pack, state, widgets
-from mlviz.dashboard import present
-from mlviz.decision import (CURVE_MEASURES, apply_rule, best_parameters, compare_rules, describe_rule, empty_rate,
-                            rule_curve, scut_cv)
+from mlviz.dashboard import compute, methods, present, progress, report_pack, state, widgets
+from mlviz.decision import (
+    CURVE_MEASURES,
+    apply_rule,
+    best_parameters,
+    compare_rules,
+    describe_rule,
+    empty_rate,
+    rule_curve,
+    scut_cv,
+)
 from mlviz.metrics import evaluate
 from mlviz.plotting.tables import for_display
 from mlviz.plotting.teach import measure_label, rule_curve_figure
@@ -97,7 +104,8 @@ with r2:
     elif rule == "per_label":
         label = st.selectbox("Label whose threshold moves (the others stay at 0.5)", range(L),
                              format_func=lambda j: names[j], key="dr_label", bind="query-params")
-        t_l = float(st.slider(f"Threshold of {escape_markdown(names[label], 60)}", 0.0, 1.0, 0.5, 0.01, key="dr_tl", bind="query-params"))
+        t_l = float(st.slider(f"Threshold of {escape_markdown(names[label], 60)}", 0.0, 1.0, 0.5, 0.01, key="dr_tl",
+                              bind="query-params"))
         base = np.full(L, 0.5)
         param = base.copy()
         param[label] = t_l
@@ -134,12 +142,15 @@ st.markdown(f"**{escape_markdown(m.label)}** · {escape_markdown(rule_text)}")
 cols = st.columns(len(vals))
 for col, (k, v) in zip(cols, vals.items()):
     col.metric(measure_label(k), f"{v:.4f}")
-present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy {vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} empty predictions.")
+present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy "
+                 f"{vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} "
+                 "empty predictions.")
 current = {"threshold": param, "rcut": param, "per_label": param[label] if label is not None else None,
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)
 fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
-                        title=f"{m.label} on {shorten(ctx.name, 60)}: every measure against the rule's parameter (★ = best)")
+                        title=f"{m.label} on {shorten(ctx.name, 60)}: every measure against the rule's parameter "
+                              "(★ = best)")
 widgets.show_figure(fig, f"{ctx.name}_{m.key}_{rule}_curves", key="dr_curves")
 if rule in ("threshold", "rcut", "per_label"):
     st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "

@@ -39,7 +39,7 @@ if here not in DATASETS:
     st.caption(f"{ctx.md_name} has no published reference numbers; pick a bundled benchmark set above.")
 with st.expander(":material/description: The stated protocol and the sources", expanded=False):
     st.markdown(reference.PROTOCOL)
-    for name, src in references.SOURCES.items():
+    for src in references.SOURCES.values():
         st.markdown(f"- **{escape_markdown(src.short)}** ({src.kind}): {escape_markdown(src.citation)}"
                     + (f" Reproduce: `{src.reproduce}`." if src.reproduce else ""))
 
@@ -52,8 +52,8 @@ def state_of_the_art_panel():
         st.caption("Not measured in this copy: run `mlviz reproduce standard-splits` (writes docs/reproductions.csv).")
         return
     sota = standard_splits.state_of_the_art(frame)
-    st.dataframe(for_display(sota, digits=3), width="stretch", hide_index=True)
-    present.takeaway(standard_splits.takeaway(sota))
+    st.table(for_display(sota, digits=3).set_index("dataset"))  # (a static table: four rows, nothing computed here)
+    st.markdown(f"**{escape_markdown(standard_splits.takeaway(sota))}**")
     st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}. Ours: every mlviz method at its defaults, "
                "no tuning, measured by `mlviz reproduce standard-splits` (docs/reproductions.md lists every method).")
 
@@ -114,7 +114,8 @@ m[1].metric("Within band", within)
 m[2].metric("Off band", len(compared) - within)
 source = references.SOURCES[protocol]
 present.takeaway(f"{within} of the {len(compared)} {source.kind} {protocol} reference numbers on {dataset} "
-                 f"({escape_markdown(source.short)}) are reproduced within their band by our {' and '.join(escape_markdown(m) for m in dict.fromkeys(compared['method']))} runs.")
+                 f"({escape_markdown(source.short)}) are reproduced within their band by our "
+                 f"{' and '.join(escape_markdown(m) for m in dict.fromkeys(compared['method']))} runs.")
 
 for method, rows in compared.groupby("method", sort=False):
     ok = int((rows["status"] == "within band").sum())

@@ -10,10 +10,12 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 
-def ok(at):
-    """``at`` after asserting that the run shows neither an exception nor an error box."""
+def ok(at, *, error_expected=False):
+    """``at`` after asserting that the run shows no exception and (unless ``error_expected``: a test of
+    the error message itself) no error box."""
     assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
+    if not error_expected:
+        assert not at.error, [e.value for e in at.error]
     return at
 
 

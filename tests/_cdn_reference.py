@@ -40,12 +40,14 @@ def gibbs_kernel(lin, V, clamp=None):
         Tk = np.zeros_like(T)
         for i, s in enumerate(states):
             if clamp is not None and k == clamp[0]:
-                s2 = s.copy(); s2[k] = 2.0 * clamp[1] - 1.0
+                s2 = s.copy()
+                s2[k] = 2.0 * clamp[1] - 1.0
                 Tk[i, index[tuple(s2)]] = 1.0
                 continue
             p = expit(lin[k] + sum(s[t] * V[t, k] for t in range(L) if t != k))
             for val, pr in ((1.0, p), (-1.0, 1 - p)):
-                s2 = s.copy(); s2[k] = val
+                s2 = s.copy()
+                s2[k] = val
                 Tk[i, index[tuple(s2)]] += pr
         T = T @ Tk
     return T, states

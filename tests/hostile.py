@@ -258,9 +258,9 @@ def _cases(limits):
                   feature_names=np.array(["a", "b"]), label_names=np.array(["b", "c"])),
              r"'b' names both a feature and a label"))
     add(Case("arff_sparse_duplicate_index", "dupidx.arff",
-             ("@relation 's: -C -2'\n@attribute f1 numeric\n@attribute f2 numeric\n"
-              "@attribute L1 {0,1}\n@attribute L2 {0,1}\n@data\n"
-              "{0 1.5,0 2.5,2 1}\n{1 1,3 1}\n").encode(),
+             (b"@relation 's: -C -2'\n@attribute f1 numeric\n@attribute f2 numeric\n"
+              b"@attribute L1 {0,1}\n@attribute L2 {0,1}\n@data\n"
+              b"{0 1.5,0 2.5,2 1}\n{1 1,3 1}\n"),
              r"line 7: sparse row names attribute index 0 twice"))
 
     # ---------------------------------------------------------------- XML attacks, long names

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,11 +49,6 @@ def page_test(name=None, **query):
     for k, v in query.items():
         at.query_params[k] = v
     return at.run()
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def charts(at):
@@ -438,7 +434,8 @@ def test_posteriors_cdn_neighbour_move_is_served_ahead_of_time():
     np.testing.assert_allclose(ahead[0]["P"], compute.finite(ref.predict_proba(ctx.X_test)), rtol=0, atol=1e-12)
     at.select_slider(key="post_cdn_lam").set_value(0.01).run()
     assert not ok(at).error, [e.value for e in at.error]
-    expected = evaluate(ctx.Y_test, ahead[0]["P"], threshold=0.5, measures=["micro_f1", "macro_auc"])  # own rule: t = 0.5
+    # own rule: t = 0.5
+    expected = evaluate(ctx.Y_test, ahead[0]["P"], threshold=0.5, measures=["micro_f1", "macro_auc"])
     assert metrics(at)["Micro F1 ↑"] == f"{expected['micro_f1']:.3f}"
     assert metrics(at)["Macro AUC ↑"] == f"{expected['macro_auc']:.3f}"
 
@@ -463,7 +460,8 @@ def test_label_graph_slow_fit_answers_at_once_with_the_previous_fit_then_shows_t
     notices = _notices(at)
     if notices:  # (empty if the path point was computed before the rerun looked: a fast machine)
         (notice,) = notices
-        assert "mu = 0.1" in notice and "previous result (gamma = 0.3, mu = 3e-03, lam = 0.1, variant = sparse)" in notice
+        assert "mu = 0.1" in notice and ("previous result (gamma = 0.3, mu = 3e-03, lam = 0.1, "
+                                         "variant = sparse)") in notice
         assert metrics(at) == before and trace_data(charts(at)[0]) == graph_before and _shown_edges(at) == edges_before
         assert at.select_slider(key="cdn_mu").value == 0.1  # the slider stays where the user put it
     settle()
@@ -582,7 +580,7 @@ def test_compare_runs_cross_validation_and_timing():
 
 # --------------------------------------------------------------------------- uploads
 
-def _upload(at, name, content, labels=None, label_columns=None):
+def _upload(at, name, content, labels=None, label_columns=None, error_expected=False):
     at.expander  # noqa: B018  (the upload form lives in an expander; widgets are still reachable)
     at.file_uploader(key="upload_file").set_value((name, content, "application/octet-stream"))
     if labels is not None:
@@ -591,7 +589,7 @@ def _upload(at, name, content, labels=None, label_columns=None):
     if label_columns is not None:
         at.multiselect(key="upload_label_columns").set_value(label_columns).run()
     at.button(key="upload_load").click().run()
-    return ok(at)
+    return ok(at, error_expected=error_expected)
 
 
 def _formats(tmp_path):
@@ -615,7 +613,8 @@ def _formats(tmp_path):
         save_arff(small, p)
     text = p.read_text()
     if "-C" not in text.split("\n", 3)[0] + text[:500]:  # make it a MEKA header: labels last → -C -6
-        text = text.replace("@relation ", "@relation 'meka: -C -6' ", 1).replace("@RELATION ", "@RELATION 'meka: -C -6' ", 1)
+        text = (text.replace("@relation ", "@relation 'meka: -C -6' ", 1)
+                .replace("@RELATION ", "@RELATION 'meka: -C -6' ", 1))
     out["meka"] = ("meka.arff", text.encode(), None)
     buf = io.BytesIO()
     X = small.X.toarray() if hasattr(small.X, "toarray") else small.X
@@ -656,13 +655,13 @@ def test_broken_upload_shows_one_error_and_keeps_previous_dataset(tmp_path):
     at.selectbox(key="data").set_value("yeast").run()
     ok(at)
     before = metrics(at)
-    _upload(at, "broken.arff", b"@relation x\n@attribute a numeric\n@data\n1,2,3\n")
+    _upload(at, "broken.arff", b"@relation x\n@attribute a numeric\n@data\n1,2,3\n", error_expected=True)
     assert len(at.error) == 1
     assert "broken.arff" in re.sub(r"\\(.)", r"\1", at.error[0].value)  # (shown escaped: literal text)
     assert at.selectbox(key="data").value == "yeast"
     assert metrics(at) == before
     assert at.radio(key="cooc_norm").value == "jaccard"  # settings kept
-    _upload(at, "empty.csv", b"")
+    _upload(at, "empty.csv", b"", error_expected=True)
     assert len(at.error) == 1 and at.selectbox(key="data").value == "yeast"
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-
 from test_app_graph import many_label_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,13 +45,17 @@ def label_traces(at):
     return focused, others
 
 
-def customdata(trace):
-    v = trace["customdata"]
-    if isinstance(v, dict):  # plotly's base64 typed array
+def numbers(v):
+    """A figure JSON's array as float64 (plotly writes numeric arrays as base64 typed arrays)."""
+    if isinstance(v, dict):
         import base64
 
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).astype(int).tolist()
-    return [int(x) for x in v]
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).astype(float)
+    return np.asarray(v, dtype=float)
+
+
+def customdata(trace):
+    return numbers(trace["customdata"]).astype(int).tolist()
 
 
 def test_174_labels_markers_and_names_only_for_the_30_most_frequent():
@@ -120,3 +123,31 @@ def test_neighbouring_k_labels_is_prepared_ahead_and_equals_a_direct_fit(fresh_d
         assert isinstance(est, MLLEM)
         np.testing.assert_allclose(G, est.embedding_, atol=1e-8)
         np.testing.assert_allclose(H, est.label_embedding_, atol=1e-8)
+
+
+
+def test_compare_with_cplst_draws_its_latent_space_with_one_point_per_label(fresh_dashboard):
+    """``emb_other=CPLST`` on emotions: CPLST at its defaults, its training codes by PCA and the 6 labels at the
+    same projection of its label codes (against a direct fit and scikit-learn's PCA, up to the axes' signs and
+    the figure's one label factor), no error box."""
+    from sklearn.decomposition import PCA
+
+    from mlviz.dashboard import methods, state
+
+    at, _ = open_page(emb_other="CPLST")
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    other = [f for f in figs if "CPLST latent space" in json.dumps(f["layout"].get("title", {}))]
+    assert len(other) == 1
+    labels = [t for t in other[0]["data"] if t.get("meta") == "labels"]
+    assert len(labels) == 1 and customdata(labels[0]) == list(range(6))
+    ctx = state.sample_context("emotions")
+    M = methods.METHODS["cplst"]
+    est = M.from_sliders(M.defaults(), fresh_dashboard.scale(ctx)).fit(ctx.X_train, ctx.Y_train)
+    T = est.transform(ctx.X_train)
+    pca = PCA(n_components=2).fit(T)
+    Z, Lp = pca.transform(T), pca.transform(est.label_codes_)
+    xy = np.column_stack([numbers(labels[0]["x"]), numbers(labels[0]["y"])])
+    s = other[0]["layout"]["meta"]["label_scale"]
+    assert np.sqrt(np.mean(np.sum(xy ** 2, 1))) == pytest.approx(np.sqrt(np.mean(np.sum(Z ** 2, 1))), rel=1e-4)
+    np.testing.assert_allclose(np.abs(xy), np.abs(s * Lp), rtol=1e-4, atol=1e-5)
+    assert any("linear decoding" in c.value for c in at.caption)

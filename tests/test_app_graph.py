@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,12 +57,6 @@ def open_upload(ds, **query):
     for k, v in query.items():
         at.query_params[k] = v
     return ok(at.run()), ctx
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-    return at
 
 
 def charts(at):

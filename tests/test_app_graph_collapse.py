@@ -57,7 +57,8 @@ def test_collapsed_view_shows_the_networkx_quotient_counts(expand):
     graph = step["graph"]
     groups, links, inner = reference(graph, L, expand)
     assert len(groups) >= 2 and len(links) >= 1
-    own = sum(len(g) == 1 for k, g in enumerate(groups) if k != expand) + (len(groups[expand]) if expand is not None else 0)
+    own = (sum(len(g) == 1 for k, g in enumerate(groups) if k != expand)
+           + (len(groups[expand]) if expand is not None else 0))
     collapsed = [g for k, g in enumerate(groups) if k != expand and len(g) > 1]
     isolated = sum(1 for v in range(L) if not any(v in g for g in groups))
     hidden = sum(len(g) for g in collapsed) + isolated

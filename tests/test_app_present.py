@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 from mlviz._text import escape_markdown
@@ -24,11 +25,6 @@ TIMEOUT = 120
 @pytest.fixture(autouse=True)
 def clear_caches(fresh_dashboard):
     yield
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def run(path, **query):
@@ -77,7 +73,8 @@ def test_reference_check_shows_the_numbers_of_the_reference_module(dataset):
     assert escape_markdown(reference.CITATIONS[compared["source"].iloc[0]]) in text
     (text,) = takeaways(at)
     assert text == (f"{within} of the {len(compared)} measured fixed-split reference numbers on {dataset} "
-                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band by our "
+                    f"({escape_markdown(reference.SOURCES['fixed-split'].short)}) are reproduced within their band "
+                    "by our "
                            + " and ".join(escape_markdown(m) for m in dict.fromkeys(compared["method"])) + " runs.")
     # PCC (no published number) is shown in its own table, with the module's values
     extra = expected[expected["published"].isna()]
@@ -109,7 +106,8 @@ def test_reference_check_progress_counts_every_fit():
     frame = reference.reference_check(("emotions",), methods=("BR-LR", "ML-kNN"),
                                       progress=lambda done, total: calls.append((done, total)))
     assert calls == [(0, 2), (1, 2), (2, 2)]
-    assert list(dict.fromkeys(frame["method"])) == ["BR-LR", "ML-kNN"] == reference.p1_methods("emotions", ("BR-LR", "ML-kNN"))
+    assert list(dict.fromkeys(frame["method"])) == ["BR-LR", "ML-kNN"] == reference.p1_methods(
+        "emotions", ("BR-LR", "ML-kNN"))
 
 
 # ----------------------------------------------------------------------- presentation mode
@@ -272,7 +270,8 @@ def font_sizes(spec):
     def walk(node, path):
         if isinstance(node, dict):
             for k, v in node.items():
-                if (k == "font" or k.endswith("font")) and isinstance(v, dict) and isinstance(v.get("size"), (int, float)):
+                if ((k == "font" or k.endswith("font")) and isinstance(v, dict)
+                        and isinstance(v.get("size"), (int, float))):
                     out[f"{path}{k}"] = v["size"]
                 walk(v, f"{path}{k}.")
         elif isinstance(node, list):
@@ -497,3 +496,18 @@ def test_compare_takeaway_names_the_best_mean_shown_and_figures_are_enlarged():
     assert not takeaways(plain)
     sizes = [json.loads(c.proto.spec)["layout"].get("font", {}).get("size") for c in plain.get("plotly_chart")]
     assert all(size is None or size < 12 * FIGURE_SCALE for size in sizes)
+
+
+def test_reference_check_shows_the_state_of_the_art_from_the_measured_run():
+    from mlviz.reproductions import standard_splits
+
+    at = run(REFERENCE, ref_data="emotions")
+    frame = standard_splits.recorded()
+    if frame is None:  # a copy without the measured run says how to make it
+        assert any("mlviz reproduce standard-splits" in c.value for c in at.caption)
+        return
+    sota = standard_splits.state_of_the_art(frame)
+    (table,) = at.table
+    assert list(table.value.index) == list(sota["dataset"])
+    assert any(standard_splits.takeaway(sota).split(";")[0][:40] in m.value for m in at.markdown)
+    assert any("Bogatinovski" in c.value for c in at.caption)

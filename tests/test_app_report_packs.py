@@ -9,9 +9,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from _apptest import ok
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 

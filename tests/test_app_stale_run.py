@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
-
 from _apptest import charts, ok, upload_session
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 L = 159

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _apptest import ok
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,16 +31,11 @@ def clear_caches(fresh_dashboard):
     yield
 
 
-def run(path, **query):
+def run(path, error_expected=False, **query):
     at = AppTest.from_file(path, default_timeout=TIMEOUT)
     for k, v in query.items():
         at.query_params[k] = str(v)
-    return ok(at.run())
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return ok(at.run(), error_expected=error_expected)
 
 
 def metrics(at):

@@ -222,7 +222,7 @@ def test_mlknn_contract():
     check_estimator_contract(MLkNN(k=5), sparse=True)
 
 
-# ---------------------------------------------------------------- anchors (fixed-split references, mlviz.reproductions.references)
+# ----------------------------------------------------- anchors (fixed-split references, mlviz.reproductions.references)
 def test_scene_anchors_br_lr_and_mlknn():
     """scene official split, StandardScaler: numbers measured independently (benchmarks/reference_numbers.py)."""
     from sklearn.preprocessing import StandardScaler

@@ -73,12 +73,16 @@ def test_independent_gradient_matches_finite_differences():
     f, gW, gV, gb = _objective_parts(X, Y, W, V, b, 0.3, 0.2)
     eps = 1e-6
     for (i, j) in [(0, 0), (2, 1)]:
-        Wp = W.copy(); Wp[i, j] += eps
-        Wm = W.copy(); Wm[i, j] -= eps
+        Wp = W.copy()
+        Wp[i, j] += eps
+        Wm = W.copy()
+        Wm[i, j] -= eps
         fd = (_objective_parts(X, Y, Wp, V, b, 0.3, 0.2)[0] - _objective_parts(X, Y, Wm, V, b, 0.3, 0.2)[0]) / (2 * eps)
         assert abs(fd - gW[i, j]) < 1e-7
-    Vp = V.copy(); Vp[0, 2] += eps
-    Vm = V.copy(); Vm[0, 2] -= eps
+    Vp = V.copy()
+    Vp[0, 2] += eps
+    Vm = V.copy()
+    Vm[0, 2] -= eps
     fd = (_objective_parts(X, Y, W, Vp, b, 0.3, 0.2)[0] - _objective_parts(X, Y, W, Vm, b, 0.3, 0.2)[0]) / (2 * eps)
     assert abs(fd - gV[0, 2]) < 1e-7
 
@@ -122,7 +126,8 @@ def test_smooth_cdn_matches_lbfgs():
 
     def unpack(p):
         W = p[:9].reshape(3, 3)
-        V = np.zeros((3, 3)); V[off] = p[9:15]
+        V = np.zeros((3, 3))
+        V[off] = p[9:15]
         return W, V, p[15:]
 
     def fun(p):
@@ -782,3 +787,16 @@ def test_problem_value_and_gradient_by_blocks_and_sparse_V_equal_the_independent
                                     * prob.v_scale).ravel(),  # (no self-loops: V's diagonal stays 0)
                                    gb * prob.b_scale])
         np.testing.assert_allclose(grad, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("variant, mu", [("l1-cdn", 0.0), ("sparse", 0.5), ("lr", 0.0)])
+@pytest.mark.parametrize("max_iter", [1, 2, 3, 7])
+def test_max_iter_bounds_every_solver_step_together(variant, mu, max_iter):
+    """The per-label L-BFGS and the FISTA certification share one budget: n_iter_ <= max_iter."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))
+    Y = (X[:, :3] + rng.normal(size=(40, 3)) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = SparseCDN(variant=variant, gamma=0.05, mu=mu, max_iter=max_iter, random_state=0).fit(X, Y)
+    assert 1 <= model.n_iter_ <= max_iter

@@ -248,7 +248,8 @@ def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
     assert "tuned by 2-fold inner CV" in out
     code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
                        "micro_f1")
-    assert code == 0 and "standard" in out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]  # auto on dense features
+    # auto on dense features
+    assert code == 0 and "standard" in out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
 
 
 def test_evaluate_shows_the_trivial_references_and_notes_methods_below_them(capsys, tmp_path):

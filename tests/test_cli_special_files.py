@@ -20,8 +20,7 @@ import pytest
 
 from mlviz import cli
 from mlviz._text import printable
-from mlviz.data import DataError, Limits, load_dataset, load_dataset_isolated
-from mlviz.data import _source
+from mlviz.data import DataError, Limits, _source, load_dataset, load_dataset_isolated
 from mlviz.data._source import read_path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,9 +8,18 @@ follows from ``predict_proba``. Two extra cases cover settings no entry has.
 
 import numpy as np
 import pytest
-from contract import (check_clone_of_fitted, check_decision_rule_attribute, check_default_score,
-                      check_not_fitted, check_predict_follows_rule, check_random_state_determinism,
-                      check_refit_in_place, contract_data, rank_cut_rule, threshold_rule)
+from contract import (
+    check_clone_of_fitted,
+    check_decision_rule_attribute,
+    check_default_score,
+    check_not_fitted,
+    check_predict_follows_rule,
+    check_random_state_determinism,
+    check_refit_in_place,
+    contract_data,
+    rank_cut_rule,
+    threshold_rule,
+)
 from sklearn.model_selection import GridSearchCV, KFold
 
 import mlviz.models as models
@@ -41,7 +50,7 @@ ESTIMATORS.update({
 
 def _cases(clause, *, needs=None):
     out = []
-    for key, (factory, refit_params, rule) in ESTIMATORS.items():
+    for key, (_factory, refit_params, rule) in ESTIMATORS.items():
         if needs == "refit" and refit_params is None:
             continue
         if needs == "rule" and rule is None:

@@ -170,3 +170,16 @@ def test_a_steps_subgraph_equals_the_subgraph_of_its_graph(ctx):
     kept = compute.step_subgraph(step, nodes)
     assert list(kept.edges(data="weight")) == list(reference.edges(data="weight"))
     assert compute.step_subgraph({"graph": reference}, [0, 1]).number_of_nodes() == 2  # a plain step
+
+
+def test_threshold_key_separates_rules_and_rounds_equal_ones_together():
+    import types
+
+    import numpy as np
+
+    from mlviz.dashboard.methods import threshold_key
+
+    assert threshold_key(None) == "none" and threshold_key(0.5) == "t0.5"
+    assert threshold_key(types.SimpleNamespace(r=3)) == "rcut3"
+    a = threshold_key(np.array([0.3, 0.5]))
+    assert a.startswith("pl") and a == threshold_key([0.3 + 1e-9, 0.5]) != threshold_key([0.3, 0.51])

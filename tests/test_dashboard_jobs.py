@@ -355,7 +355,7 @@ def test_focus_leaves_other_sessions_and_shared_jobs_alone(runner):
     assert shared.priority == USER and own.priority == PREFETCH and anon.priority == PREFETCH
     runner.focus("A", "Decision rules")  # (the same page again changes nothing)
     assert own.priority == PREFETCH
-    for started, go, _ in evs.values():
+    for _started, go, _ in evs.values():
         go.set()
     assert (shared.result(T), own.result(T), anon.result(T)) == (1, 2, 3)
 

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from mlviz.data import (
-    DataError, MultiLabelDataset, load_arff, load_csv, load_dataset, load_libsvm, load_npz,
+    DataError,
+    MultiLabelDataset,
+    load_arff,
+    load_csv,
+    load_dataset,
+    load_libsvm,
+    load_npz,
     save_arff,
 )
 

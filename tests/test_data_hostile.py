@@ -16,12 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from mlviz.data import DataError, Limits, load_dataset, load_dataset_isolated
-from mlviz.data import isolated
-from mlviz.data._wire import encode_dataset, unpack_header, decode_dataset
-
 from hostile import cases
+
+from mlviz.data import DataError, Limits, isolated, load_dataset, load_dataset_isolated
+from mlviz.data._wire import decode_dataset, encode_dataset, unpack_header
 
 SMALL = Limits(max_upload_bytes=2 << 20, inflate_ratio=4, max_columns=2000,
                max_dense_cells=200_000, worker_memory_bytes=2048 << 20, worker_cpu_seconds=20,

@@ -11,12 +11,25 @@ import pytest
 import scipy.io.arff as scipy_arff
 import scipy.sparse as sp
 
-from mlviz.data._source import read_source
 from mlviz.data import (
-    DataError, MultiLabelDataset, detect_format, list_samples, load_arff, load_csv,
-    load_dataset, load_libsvm, load_npz, load_sample, load_sample_split, save_arff, save_csv,
-    save_libsvm, sample_dir, to_npz,
+    DataError,
+    MultiLabelDataset,
+    detect_format,
+    list_samples,
+    load_arff,
+    load_csv,
+    load_dataset,
+    load_libsvm,
+    load_npz,
+    load_sample,
+    load_sample_split,
+    sample_dir,
+    save_arff,
+    save_csv,
+    save_libsvm,
+    to_npz,
 )
+from mlviz.data._source import read_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"

@@ -24,7 +24,7 @@ def test_name_cap_is_exact_in_every_format(tmp_path, length, ok):
         "c.csv": f"{long},L\n1,0\n2,1\n",
         "a.arff": f"@relation 'a: -C -1'\n@attribute {long} numeric\n@attribute L {{0,1}}\n"
                   "@data\n1,0\n2,1\n",
-        "s.svm": '# mlviz: {"feature_names": ["%s"], "label_names": ["L"]}\n0 1:1\n0 1:2\n' % long,
+        "s.svm": '# mlviz: {"feature_names": ["' + long + '"], "label_names": ["L"]}\n0 1:1\n0 1:2\n',
     }
     for name, text in files.items():
         if ok:

@@ -10,7 +10,12 @@ import pytest
 import scipy.io.arff as scipy_arff
 
 from mlviz.data import (
-    DESCRIBE_KEYS, MultiLabelDataset, describe, describe_frame, load_sample, make_rotated_toy,
+    DESCRIBE_KEYS,
+    MultiLabelDataset,
+    describe,
+    describe_frame,
+    load_sample,
+    make_rotated_toy,
     sample_dir,
 )
 

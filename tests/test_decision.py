@@ -6,8 +6,17 @@ import numpy as np
 import pytest
 
 from mlviz.decision import (
-    apply_rule, at_least_one, best_parameters, compare_rules, describe_rule, empty_rate, mcut,
-    mcut_thresholds, rule_curve, scut_cv, scut_thresholds,
+    apply_rule,
+    at_least_one,
+    best_parameters,
+    compare_rules,
+    describe_rule,
+    empty_rate,
+    mcut,
+    mcut_thresholds,
+    rule_curve,
+    scut_cv,
+    scut_thresholds,
 )
 from mlviz.metrics import evaluate
 from mlviz.models import BinaryRelevance

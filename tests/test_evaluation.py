@@ -7,8 +7,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import KFold
 
-from mlviz.evaluation import (RESULT_COLUMNS, cross_validate, error_rows, grid_search,
-                              multilabel_kfold, summarize)
+from mlviz.evaluation import RESULT_COLUMNS, cross_validate, error_rows, grid_search, multilabel_kfold, summarize
 from mlviz.evaluation.grid import refit_parameters
 from mlviz.metrics import evaluate
 
@@ -376,8 +375,8 @@ def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
     from mlviz.models.registry import METHODS
     from mlviz.preprocessing import with_scaling
 
-    assert tuning_grid(MLkNN()) == {"k": [5, 10, 20]}
-    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {"model__k": [5, 10, 20]}
+    assert tuning_grid(MLkNN()) == METHODS["mlknn"].tuning_grid()
+    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {f"model__{k}": v for k, v in METHODS["mlknn"].tuning_grid().items()}
     assert tuning_grid(CentroidBR()) is None
     for spec in METHODS.values():
         grid = spec.tuning_grid() or {}
@@ -386,7 +385,8 @@ def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
     res = cross_validate({"knn": MLkNN(), "plain": CentroidBR()}, X, Y, cv=2, measures=["micro_f1"],
                          tune=True, scaling="standard", random_state=0)
     knn = res[res.method == "knn"]
-    assert knn["tuned_params"].str.fullmatch(r"k=(5|10|20)").all() and (knn["tune_seconds"] > 0).all()
+    assert knn["tuned_params"].str.fullmatch(r"k=(3|5|10|20|30), threshold=0\.(25|35|5)").all()
+    assert (knn["tune_seconds"] > 0).all()
     plain = res[res.method == "plain"]
     assert (plain["tuned_params"] == "").all() and plain["value"].notna().all()
 
@@ -413,13 +413,20 @@ def test_sweep_defaults_quick_variant(tmp_path):
     sweep = _script("sweep_defaults")
     table, best, frame = sweep.main(["--quick", "--methods", "mlknn", "--max-rows", "90", "--cv", "2",
                                      "--inner-cv", "2"])
-    assert list(table["candidate"]) == ["k=5", "k=10", "k=20"]
+    from itertools import product
+
+    from mlviz.models.registry import METHODS
+
+    grid = METHODS["mlknn"].tuning_grid()
+    candidates = [dict(zip(grid, values)) for values in product(*grid.values())]
+    assert list(table["candidate"]) == [", ".join(f"{k}={v!r}" for k, v in c.items()) for c in candidates]
     X, Y = sweep._data("emotions", 90, 0)
     folds = multilabel_kfold(Y, 2, random_state=0)
-    for k, got in zip((5, 10, 20), table["micro_f1"]):
+    for params, got in zip(candidates, table["micro_f1"]):
         vals = []
         for tr, te in folds:
-            est = build_estimator("mlknn", scaling="auto", X=X, random_state=0).set_params(model__k=k)
+            est = build_estimator("mlknn", scaling="auto", X=X, random_state=0).set_params(
+                **{f"model__{k}": v for k, v in params.items()})
             vals.append(f1_score(Y[te], est.fit(X[tr], Y[tr]).predict(X[te]), average="micro", zero_division=1))
         assert got == pytest.approx(np.mean(vals), abs=1e-12)
     assert best["candidate"].iloc[0] == table.loc[table["micro_f1"].idxmax(), "candidate"]
@@ -531,7 +538,8 @@ def test_bar_notes_name_the_bar_missed_and_why():
     assert set(notes) == {"lp", "mllem"}  # br clears both bars; mlknn 0.29 < 0.30 and < 1.5 x 0.20
     lp = " ".join(notes["lp"])
     assert "P@1 0.460 is below ranking labels by their training frequency (0.500)" in lp
-    assert "LP-LR predicts only label sets seen in training" in lp and "(decision rule: argmax; scaling: standard)" in lp
+    assert ("LP-LR predicts only label sets seen in training" in lp
+            and "(decision rule: argmax; scaling: standard)" in lp)
     assert "Hamming" not in lp  # 0.25 is below both Hamming bars
     mllem = " ".join(notes["mllem"])
     assert "Hamming loss 0.320 is above predicting nothing (0.300)" in mllem

@@ -8,12 +8,17 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from _cdn_reference import stationary_marginals  # brute force over all 2^L states, independent of the library
 from scipy.special import expit
 
-from mlviz.models.cdn_effects import (MAX_EXACT_LABELS, TooLargeError, clamped_marginals, conditional_marginal,
-                                      edge_effect, top_instances)
-
-from _cdn_reference import stationary_marginals  # brute force over all 2^L states, independent of the library
+from mlviz.models.cdn_effects import (
+    MAX_EXACT_LABELS,
+    TooLargeError,
+    clamped_marginals,
+    conditional_marginal,
+    edge_effect,
+    top_instances,
+)
 
 
 @pytest.mark.parametrize("L", [3, 5, 6])
@@ -42,7 +47,8 @@ def test_symmetric_weights_clamping_equals_conditioning_of_the_ising_joint():
     lin = rng.normal(size=L)
     states = np.array(list(itertools.product([-1.0, 1.0], repeat=L)))
     energy = 0.5 * states @ lin + 0.5 * np.einsum("st,tk,sk->s", states, np.triu(V, 1), states)
-    p = np.exp(energy); p /= p.sum()
+    p = np.exp(energy)
+    p /= p.sum()
     a, b = 2, 0
     for value in (0, 1):
         on = states[:, a] == 2 * value - 1
@@ -100,7 +106,8 @@ def test_edge_effect_approximation_is_the_conditional_at_the_predictions(cdn):
     assert eff.method == "conditional" and "approximation" in eff.method_label
     pred = model.predict(X)
     for value, got in ((1, eff.p_on), (0, eff.p_off)):
-        Yg = pred.copy(); Yg[:, 0] = value
+        Yg = pred.copy()
+        Yg[:, 0] = value
         np.testing.assert_allclose(got, expit(model.decision_function(X, Y_given=Yg)[:, 3]), atol=1e-12)
     with pytest.raises(TooLargeError, match="component"):
         edge_effect(model, X, 0, 3, method="exact", max_exact_labels=2)
@@ -117,7 +124,8 @@ def test_edge_effect_unconnected_labels_do_not_move(cdn):
     model, X = cdn
     m = copy.deepcopy(model)
     V = m.label_coef_.copy()
-    V[:, 1] = 0.0; V[1, :] = 0.0  # label 1 on its own
+    V[:, 1] = 0.0  # label 1 on its own
+    V[1, :] = 0.0
     m.label_coef_ = V
     eff = edge_effect(m, X, 0, 1)
     assert eff.method == "unconnected"
@@ -225,7 +233,8 @@ def test_selection_profile_is_the_mean_of_the_selected_rows():
 
     rng = np.random.default_rng(0)
     P = rng.random((50, 40))
-    mask = np.zeros(50, bool); mask[[3, 7, 9]] = True
+    mask = np.zeros(50, bool)
+    mask[[3, 7, 9]] = True
     labels, sel, everyone = selection_profile(P, mask, max_labels=5)
     diff = np.abs(P[mask].mean(0) - P.mean(0))
     assert labels.tolist() == sorted(np.argsort(-diff)[:5].tolist())

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.sparse as sp
+from contract import check_estimator_contract
 from scipy.optimize import check_grad
 from scipy.spatial.distance import cdist
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from contract import check_estimator_contract
 from mlviz.models import LSPC, MLLSPC, MTLSPC, KernelLogisticRegression
 from mlviz.models.klr import klr_objective
 from mlviz.models.lspc import normalise_posteriors, pearson_label_similarity

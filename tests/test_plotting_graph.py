@@ -85,7 +85,7 @@ def test_drawn_names_never_overlap_each_other_or_nodes(L):
         for (a, _), (b, _) in itertools.combinations(boxes, 2):
             assert not _overlap(a, b)
         named = [(cx, cy, size) for _, (cx, cy, size) in boxes]
-        for box, (cx, cy, size) in boxes:          # no name covers a named node
+        for box, (cx, cy, _size) in boxes:          # no name covers a named node
             for mx, my, msize in named:
                 if (mx, my) == (cx, cy):
                     continue
@@ -284,7 +284,7 @@ def test_collapsed_communities_match_the_networkx_quotient_graph(expand):
     assert f"2 of {L} labels have no edge" in note
     # a community node sits at its members' centroid, bigger with more labels; hover lists the top members
     pos = nx.spring_layout(G, seed=0)
-    for k, b in enumerate(drawn):
+    for b in drawn:
         i = list(t.text).index(label[frozenset(b)]) if label[frozenset(b)] in t.text else None
         j = [h.startswith(f"<b>community {blocks.index(b) + 1}</b>") for h in t.hovertext].index(True)
         np.testing.assert_allclose([t.x[j], t.y[j]], np.mean([pos[v] for v in b], axis=0))

@@ -12,7 +12,6 @@ the builder must appear in it as written (apostrophes, ampersands, quotes and ``
 from __future__ import annotations
 
 import html
-import json
 import re
 
 import networkx as nx
@@ -81,6 +80,9 @@ def cases():
                                                            colorbar_title=TITLE), NAMES + [TITLE]),
         ("embedding_scatter", mp.embedding_scatter(coords, lab, NAMES, color=cat, color_title=TITLE,
                                                    hover_text=list(cat), title=TITLE), NAMES + [TITLE]),
+        ("latent_scatter", mp.latent_scatter(np.hstack([coords, coords[:, :1]]), np.hstack([lab, lab[:, :1]]),
+                                             NAMES, method="LEML", color=cat, color_title=TITLE,
+                                             hover_text=list(cat), title=TITLE), NAMES + [TITLE]),
         ("instance_scatter", mp.instance_scatter(coords, color=cat, color_title=TITLE, hover_text=list(cat),
                                                  title=TITLE, axis_title="axis's"), NAMES + [TITLE]),
         ("label_graph_figure", mp.label_graph_figure(G, pos, label_names=NAMES, title=TITLE), NAMES + [TITLE]),

@@ -9,8 +9,7 @@ from sklearn.preprocessing import StandardScaler
 
 from mlviz.evaluation import cross_validate, multilabel_kfold
 from mlviz.metrics import evaluate
-from mlviz.preprocessing import (SCALINGS, default_scaling, make_scaler, resolve_scaling, scaling_of,
-                                 with_scaling)
+from mlviz.preprocessing import SCALINGS, default_scaling, make_scaler, resolve_scaling, scaling_of, with_scaling
 
 
 class MeanScores(BaseEstimator):

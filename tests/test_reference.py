@@ -11,7 +11,6 @@ from mlviz.reproductions import COLUMNS, get_experiment
 from mlviz.reproductions import reference as ref
 
 
-
 def test_quick_reference_check_on_emotions_is_within_band():
     frame = ref.reference_check(("emotions",), methods=("BR-LR", "ML-kNN"))
     checked = frame[frame["published"].notna()]

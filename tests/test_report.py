@@ -17,7 +17,11 @@ from sklearn.linear_model import LogisticRegression
 from mlviz.data import MultiLabelDataset, load_sample
 from mlviz.models import BinaryRelevance, MLkNN, SparseCDN
 from mlviz.report import (
-    PackSettings, build_report_pack, content_hash, estimator_from_spec, estimator_spec,
+    PackSettings,
+    build_report_pack,
+    content_hash,
+    estimator_from_spec,
+    estimator_spec,
     fit_and_measure,
 )
 

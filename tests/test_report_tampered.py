@@ -25,8 +25,14 @@ from sklearn.preprocessing import StandardScaler
 from mlviz.data import MultiLabelDataset, to_npz
 from mlviz.models import BinaryRelevance, MLkNN
 from mlviz.report import (
-    PackError, PackSettings, allowed_estimator_classes, build_report_pack, check_config, estimator_from_spec,
-    estimator_spec, load_pack,
+    PackError,
+    PackSettings,
+    allowed_estimator_classes,
+    build_report_pack,
+    check_config,
+    estimator_from_spec,
+    estimator_spec,
+    load_pack,
 )
 from mlviz.report_load import MAX_CONFIG_BYTES
 

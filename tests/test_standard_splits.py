@@ -48,7 +48,8 @@ def test_state_of_the_art_reads_the_best_rows():
 
 
 def test_recorded_reads_only_full_runs_and_takeaway_counts_gaps(tmp_path):
-    rows = [dict(experiment="standard-splits", dataset=d, setting="mlviz's best: RF-PCT", method="best of 26 (published)",
+    rows = [dict(experiment="standard-splits", dataset=d, setting="mlviz's best: RF-PCT",
+                 method="best of 26 (published)",
                  measure="micro_f1", ours=o, ours_std=np.nan, paper=p, report_section="standard-splits", quick=q)
             for d, o, p, q in (("emotions", 0.71, 0.719, False), ("enron", 0.61, 0.610, False),
                                ("scene", 0.9, 0.792, True))]

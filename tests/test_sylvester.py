@@ -10,8 +10,7 @@ from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
 
 from mlviz.models._kernels import gaussian_kernel, median_sigma
-from mlviz.solvers import (SymmetricEig, solve_sylvester_cg, solve_sylvester_eig,
-                           solve_sylvester_naive)
+from mlviz.solvers import SymmetricEig, solve_sylvester_cg, solve_sylvester_eig, solve_sylvester_naive
 
 
 def _laplacian_C(rng, T, lam, gamma):

@@ -8,11 +8,17 @@ import pytest
 
 from mlviz.data import MultiLabelDataset
 from mlviz.data.synthetic import (
-    edge_recovery, edge_status, expected_dependency_graph, format_structure, make_planted, make_rotated_toy,
-    parse_structure, rotated_toy_labels,
+    edge_recovery,
+    edge_status,
+    expected_dependency_graph,
+    format_structure,
+    make_planted,
+    make_rotated_toy,
+    parse_structure,
+    rotated_toy_labels,
 )
-from mlviz.sandbox import compare_on_planted, lspc_gamma_gain, recovery_path
 from mlviz.models import SparseCDN
+from mlviz.sandbox import compare_on_planted, lspc_gamma_gain, recovery_path
 
 
 def test_rotated_toy_matches_its_definition():

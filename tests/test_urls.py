@@ -131,6 +131,9 @@ def test_choices_come_from_the_registries():
         for p in m.sliders:
             assert urls.SCHEMA[f"post_{m.key}_{p.name}"].choices == tuple(fmt_value(v) for v in p.grid)
     assert set(urls.SCHEMA["cmp_methods"].choices) == {m.label for m in METHODS.values()}
+    page = (ROOT / "pages" / "1_Embedding.py").read_text()  # the Embedding page's "Compare with" options
+    other = re.search(r"OTHER_EMBEDDINGS = (\{.*?\})", page).group(1)
+    assert tuple(ast.literal_eval(other)) == urls.SCHEMA["emb_other"].choices
 
 
 def test_every_parameter_has_an_owner_page_and_a_bounded_length():

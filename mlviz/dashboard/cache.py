@@ -1,4 +1,5 @@
-"""Quick per-data-set results (statistics, preview, layouts, figures) computed on the page and kept in the runner's byte-bounded cache under explicit string keys.
+"""Quick per-data-set results (statistics, preview, layouts, figures) computed on the page and kept in the
+runner's byte-bounded cache under explicit string keys.
 
 No array is ever hashed (Streamlit hashes large arrays from a sample, which can
 return stale results): every function takes the data context and builds its key
@@ -66,7 +67,8 @@ def _summary(ctx) -> dict:
         ("MeanIR", _fmt(stats["mean_ir"]), "Mean imbalance ratio over labels (1 = balanced)."),
         ("SCUMBLE", _fmt(stats["scumble"]), "Concurrence of rare and frequent labels (0 = none)."),
     ]
-    Ys = sp.csr_matrix(Y, dtype=np.int64)  # O(nnz · cardinality); a dense int64 Y^T Y (no BLAS) took ~12 min at 16k x 983
+    # O(nnz · cardinality); a dense int64 Y^T Y (no BLAS) took ~12 min at 16k x 983
+    Ys = sp.csr_matrix(Y, dtype=np.int64)
     cooc = np.asarray((Ys.T @ Ys).toarray(), dtype=np.int64)
     return {"metrics": metrics, "table": table, "counts": Y.sum(axis=0).astype(int), "cooccurrence": cooc}
 

@@ -1,4 +1,5 @@
-"""Every slow dashboard result (fits, regularisation paths, posteriors, layouts, cross-validation) as a job of one runner, keyed by its settings only.
+"""Every slow dashboard result (fits, regularisation paths, posteriors, layouts, cross-validation) as a job of
+one runner, keyed by its settings only.
 
 A result is a pure function of the data set and the slider values in the URL:
 
@@ -32,7 +33,8 @@ import time
 import numpy as np
 
 from . import jobs
-from .methods import MethodSpec as Method, Scale, key, median_distance
+from .methods import MethodSpec as Method
+from .methods import Scale, key, median_distance
 
 
 def _env_float(name, default):
@@ -132,8 +134,8 @@ def step_subgraph(step, nodes):
 def _path_fn(ctx, method: Method, slow: dict):
     """Job: the path of ``slow`` values over the path slider's grid, top down; ``{point: step}``
     published as each point finishes.  A step is a :class:`PathStep`: ``method.path.describe(model)``
-    plus ``model``, ``point``, ``seconds`` and ``path``.  A cancelled path keeps its points (``<key>|partial``) and a later
-    request resumes from its last point: the same computations, so the same results."""
+    plus ``model``, ``point``, ``seconds`` and ``path``.  A cancelled path keeps its points (``<key>|partial``)
+    and a later request resumes from its last point: the same computations, so the same results."""
     grid = sorted(method.param(method.path_param).grid, reverse=True)
     k = key(ctx.key, method.key, slow, "path")
 

@@ -17,7 +17,8 @@ TEXT = {
         ),
         latex=[
             r"\mathrm{Card} = \frac{1}{n}\sum_{i=1}^n |y_i|,\qquad \mathrm{Dens} = \frac{\mathrm{Card}}{L},\qquad "
-            r"\mathrm{IRLbl}(l) = \frac{\max_{l'} \sum_i y_{il'}}{\sum_i y_{il}},\qquad \mathrm{MeanIR} = \frac{1}{L}\sum_l \mathrm{IRLbl}(l)",
+            r"\mathrm{IRLbl}(l) = \frac{\max_{l'} \sum_i y_{il'}}{\sum_i y_{il}},\qquad "
+            r"\mathrm{MeanIR} = \frac{1}{L}\sum_l \mathrm{IRLbl}(l)",
         ],
         look=(
             "The co-occurrence heatmap shows which labels appear together — the structure the label-graph "
@@ -35,7 +36,8 @@ TEXT = {
         latex=[
             r"W=\begin{pmatrix}\alpha W_{II} & Y\\ Y^\top & \beta W_{LL}\end{pmatrix},\qquad "
             r"L = D - W,\qquad L\,E = \lambda\, D\, E \;\;(\text{bottom eigenvectors, trivial one dropped})",
-            r"\text{test point: } \hat g(x) = \tfrac{1}{k}\textstyle\sum_{j\in\mathrm{kNN}(x)} g_j \;\;(\text{nonlinear}) \quad\text{or}\quad \hat g(x) = A^\top x \;\;(\text{ridge, linear})",
+            r"\text{test point: } \hat g(x) = \tfrac{1}{k}\textstyle\sum_{j\in\mathrm{kNN}(x)} g_j "
+            r"\;\;(\text{nonlinear}) \quad\text{or}\quad \hat g(x) = A^\top x \;\;(\text{ridge, linear})",
         ],
         look=(
             "Larger $\\alpha$ lets feature similarity dominate (instances cluster by features); larger $\\beta$ "
@@ -55,7 +57,8 @@ TEXT = {
         ),
         latex=[
             r"p(y_k\mid x, y_{-k}) = \sigma\!\big(y_k\,(w_k^\top x + v_k^\top y_{-k} + b_k)\big)\quad\text{(eq. 1)}",
-            r"\min_{W,V,b}\; -\sum_{i,k}\log p(y_{ik}\mid x_i,y_{i,-k}) + \tfrac{\lambda_1}{2}\|W\|_F^2 + \tfrac{\lambda_2}{2}\|V\|_F^2 + \gamma\|V\|_1 + \mu\|W\|_{2,1}\quad\text{(eq. 4)}",
+            r"\min_{W,V,b}\; -\sum_{i,k}\log p(y_{ik}\mid x_i,y_{i,-k}) + \tfrac{\lambda_1}{2}\|W\|_F^2 "
+            r"+ \tfrac{\lambda_2}{2}\|V\|_F^2 + \gamma\|V\|_1 + \mu\|W\|_{2,1}\quad\text{(eq. 4)}",
         ],
         look=(
             "Raise $\\gamma$ and edges disappear (the path chart shows how many survive at each $\\gamma$; the "
@@ -77,10 +80,12 @@ TEXT = {
             "are cached, so λ/γ slider moves cost milliseconds."
         ),
         latex=[
-            r"\Phi^\top\Phi\,\Theta + \Theta\,C = \Phi^\top\Pi,\qquad C = \mathrm{diag}(\lambda + \Gamma\mathbf 1) - \Gamma,\qquad "
+            r"\Phi^\top\Phi\,\Theta + \Theta\,C = \Phi^\top\Pi,\qquad "
+            r"C = \mathrm{diag}(\lambda + \Gamma\mathbf 1) - \Gamma,\qquad "
             r"\Gamma_{tt'} = \gamma\max(0,\rho_{tt'})\quad\text{(paper 000, §5)}",
             r"p(y_l=1\mid x) = \frac{\max(0,q_l^+(x))}{\max(0,q_l^+(x)) + \max(0,q_l^-(x))}",
-            r"\text{MLRH: } \Pr(y\mid x) = \frac{\exp\big(\sum_k y_k\,w_k^\top x\big)}{\sum_{1\le|y'|\le M}\exp\big(\sum_k y'_k\,w_k^\top x\big)}\quad\text{(paper 003, eq. 30-31)}",
+            r"\text{MLRH: } \Pr(y\mid x) = \frac{\exp\big(\sum_k y_k\,w_k^\top x\big)}"
+            r"{\sum_{1\le|y'|\le M}\exp\big(\sum_k y'_k\,w_k^\top x\big)}\quad\text{(paper 003, eq. 30-31)}",
         ],
         look=(
             "Rows of the heatmaps are test instances grouped by their true label set, so a good model paints "
@@ -99,7 +104,8 @@ TEXT = {
         latex=[
             r"\text{Hamming loss} = \frac{1}{nL}\sum_{i,l}[\hat y_{il}\ne y_{il}],\qquad "
             r"\text{micro-}F_1 = \frac{2\sum_{i,l}\hat y_{il}y_{il}}{\sum_{i,l}\hat y_{il} + \sum_{i,l}y_{il}}",
-            r"\text{ML-LSPC cost: } O(B^3 + L^3) \text{ (eigendecompositions)}\;\text{vs}\; O(B^3L^3)\text{ (naive Kronecker solve)}",
+            r"\text{ML-LSPC cost: } O(B^3 + L^3) \text{ (eigendecompositions)}\;\text{vs}\; "
+            r"O(B^3L^3)\text{ (naive Kronecker solve)}",
         ],
         look=(
             "Arrows in a measure name say whether higher (↑) or lower (↓) is better. The timing chart is on a "

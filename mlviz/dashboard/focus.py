@@ -26,12 +26,12 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 
+from .graph_texts import AUTO_MAX_EDGES, AUTO_MIN_EDGES  # noqa: F401  (focus.AUTO_* on the pages)
+
 MODES = {"frequent": "most frequent", "connected": "most connected", "search": "name search",
          "picked": "hand-picked"}
 #: Labels drawn by default ("≤ 30-50 labels drawn, the rest summarised").
 DEFAULT_K = 30
-#: The automatic γ keeps at least this many edges, and at most :data:`AUTO_MAX_EDGES` are drawn.
-AUTO_MIN_EDGES, AUTO_MAX_EDGES = 3, 12
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Streamlit side of the job runner: who asks (browser session + slot), and one widget that shows a job under way with the previous result, progress and cancel.
+"""Streamlit side of the job runner: who asks (browser session + slot), and one widget that shows a job under
+way with the previous result, progress and cancel.
 
 A page asks :mod:`~mlviz.dashboard.compute` for a job, waits for it a moment
 (:data:`mlviz.dashboard.compute.WAIT`), then calls :func:`shown`:

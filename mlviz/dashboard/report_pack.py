@@ -22,8 +22,9 @@ import numpy as np
 import streamlit as st
 
 from . import compute, progress
-from .methods import METHODS, key as cache_key
 from .context import SPLIT_SEED, split_rows
+from .methods import METHODS
+from .methods import key as cache_key
 
 
 def split_indices(ctx):

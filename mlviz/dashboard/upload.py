@@ -20,11 +20,11 @@ import io
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
+from mlviz.data.formats import format_of_suffix, strip_compression, upload_types
 
 from . import state
 
-UPLOAD_TYPES = ["arff", "gz", "bz2", "xz", "csv", "txt", "svm", "libsvm", "svmlight", "npz"]
-_COMPRESSED = (".gz", ".bz2", ".xz")
+UPLOAD_TYPES = upload_types()
 _ERROR = "mlviz_upload_error"
 _OK = "mlviz_upload_ok"
 
@@ -37,11 +37,7 @@ def _named_bytes(content: bytes, name: str):
 
 def _base_name(name: str) -> str:
     """Lower-case file name without a ``.gz``/``.bz2``/``.xz`` suffix."""
-    name = name.lower()
-    for ext in _COMPRESSED:
-        if name.endswith(ext):
-            return name[: -len(ext)]
-    return name
+    return strip_compression(name.lower())
 
 
 def upload_limits():
@@ -52,12 +48,19 @@ def upload_limits():
     return Limits.from_env(max_upload_bytes=int(st.get_option("server.maxUploadSize")) * UPLOAD_MB)
 
 
+def _suffix(name: str) -> str:
+    base = _base_name(name)
+    return base[base.rfind("."):] if "." in base else ""
+
+
 def is_csv(name: str) -> bool:
-    return _base_name(name).endswith((".csv", ".txt")) and not _base_name(name).endswith(".svm.txt")
+    """CSV/TSV by suffix, or ``.txt`` (sniffed: CSV unless it is a ``.svm.txt``)."""
+    base = _base_name(name)
+    return format_of_suffix(_suffix(name)) == "csv" or (base.endswith(".txt") and not base.endswith(".svm.txt"))
 
 
 def is_arff(name: str) -> bool:
-    return _base_name(name).endswith(".arff")
+    return format_of_suffix(_suffix(name)) == "arff"
 
 
 def csv_columns(content: bytes, name: str, limits=None) -> list:
@@ -165,12 +168,13 @@ def upload_section():
     except DataError as exc:  # a malformed MLVIZ_* variable: say so, uploads cannot work
         st.error(f"Uploads are switched off: {escape_markdown(shorten(exc, 300))}")
         return
+    from mlviz.data.formats import COMPRESSIONS, FORMATS
+
+    kinds = "; ".join(f"{f.description} ({', '.join(f'`{s}`' for s in f.suffixes)})" for f in FORMATS)
     st.markdown(
-        f"Upload **Mulan ARFF** (+ its XML label file), **MEKA ARFF** (labels from `-C n` in the "
-        f"relation name), **CSV** (pick the label columns), **LIBSVM** multi-label "
-        f"(`1,3 4:0.5 7:1`) or **.npz** with arrays `X`, `Y`. Files may be compressed "
-        f"(`.gz`, `.bz2`, `.xz`). Size limit: **{limit} MB** per file, and a compressed file may "
-        f"inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
+        f"Upload {kinds}. Files may be compressed "
+        f"({', '.join(f'`{s}`' for s in COMPRESSIONS)}). Size limit: **{limit} MB** per file, and a "
+        f"compressed file may inflate to **{limit * ratio:g} MB**. Files are parsed in a separate, "
         "memory- and time-limited process: a broken or hostile file gives one error message here."
     )
     c1, c2 = st.columns(2)

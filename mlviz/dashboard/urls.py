@@ -177,6 +177,7 @@ def _slider_params(prefix: str, owners: tuple, skip=()) -> list:
 
 def _build() -> dict:
     from mlviz.data import list_samples
+    from mlviz.models.registry import METHODS as _REGISTRY
     from mlviz.preprocessing import SCALINGS
 
     from .methods import METHODS, POSTERIOR_METHODS
@@ -220,6 +221,8 @@ def _build() -> dict:
         UrlParam("emb_test", "bool", (EMB,)),
         UrlParam("emb_umap", "bool", (EMB,)),
         UrlParam("upset_k", "int", (EMB,), lo=5, hi=40, step=5),
+        UrlParam("emb_other", "choice", (EMB,),
+                 ("none", *(_REGISTRY[k].label for k in ("cplst", "faie", "leml", "sleec") if k in _REGISTRY))),
         *_slider_params("emb_", (EMB,), skip=("n_components",)),
         # Label graph
         *[UrlParam(f"cdn_{p.name}", "choice", (GRAPH,), (("auto",) if p.name == "gamma" else ()) + _labels(p.grid))

@@ -11,21 +11,7 @@ import numpy as np
 import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
-
-
-def fmt_value(v) -> str:
-    """Short human format for a slider value (1e-03, 0.5, 10)."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(v)
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, float):
-        if v == 0:
-            return "0"
-        if abs(v) < 1e-2 or abs(v) >= 1e4:
-            return f"{v:.0e}"
-        return f"{v:g}"
-    return str(v)
+from mlviz.plotting.format import fmt_value  # noqa: F401  (the pages call widgets.fmt_value)
 
 
 def _option_matching(raw: str, options) -> int | None:
@@ -124,13 +110,15 @@ def threshold_control(label_names, key: str = "thr"):
     mode = st.radio(
         "Threshold", ["global", "per label", "rank cut"], key=f"{key}_mode", horizontal=True,
         bind="query-params",
-        help="Global: one cut for all labels. Per label: one cut per label. Rank cut: the top-r labels of each instance.",
+        help="Global: one cut for all labels. Per label: one cut per label. "
+             "Rank cut: the top-r labels of each instance.",
     )
     if mode == "global":
         t = st.slider("Global threshold t", 0.05, 0.95, 0.5, 0.05, key=f"{key}_global", bind="query-params")
         return float(t), f"P ≥ {t:.2f}"
     if mode == "rank cut":
-        r = st.slider("Top r labels per instance", 1, max(1, len(label_names)), 1, key=f"{key}_rank", bind="query-params")
+        r = st.slider("Top r labels per instance", 1, max(1, len(label_names)), 1, key=f"{key}_rank",
+                      bind="query-params")
         return RCut(int(r)), f"top-{r}"
     cols = st.columns(min(len(label_names), 6))
     thr = np.empty(len(label_names))

@@ -36,11 +36,27 @@ from .isolated import load_dataset_isolated, warm_up
 from .libsvm import load_libsvm
 from .loader import detect_format, load_dataset
 from .npz import load_npz, to_npz
-from .samples import (list_samples, load_sample, load_sample_split, load_standard_split, sample_dir, split_dataset,
-                      split_indices)
+from .samples import (
+                      list_samples,
+                      load_sample,
+                      load_sample_split,
+                      load_standard_split,
+                      sample_dir,
+                      split_dataset,
+                      split_indices,
+)
 from .stats import DESCRIBE_KEYS, describe, describe_frame
-from .synthetic import (PlantedData, edge_recovery, edge_status, expected_dependency_graph, format_structure,
-                        make_planted, make_rotated_toy, parse_structure, rotated_toy_labels)
+from .synthetic import (
+                      PlantedData,
+                      edge_recovery,
+                      edge_status,
+                      expected_dependency_graph,
+                      format_structure,
+                      make_planted,
+                      make_rotated_toy,
+                      parse_structure,
+                      rotated_toy_labels,
+)
 from .writers import save_arff, save_csv, save_libsvm
 
 __all__ = [

@@ -25,12 +25,12 @@ from mlviz._text import printable, shorten
 
 from ._errors import DataError
 from ._limits import format_bytes, resolve
+from .formats import COMPRESSIONS as _COMPRESSED_SUFFIXES
 
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
 BZ2_MAGIC = b"BZh"
 _BZ2_BLOCK = b"\x31\x41\x59\x26\x53\x59"
-_COMPRESSED_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 _CHUNK = 1 << 20
 _CHUNK_IN = 1 << 16
 #: A stream inflating more than this many times the input read so far ...

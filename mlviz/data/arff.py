@@ -39,11 +39,14 @@ import arff as liac_arff
 import numpy as np
 import scipy.sparse as sp
 
-from ._arff_header import (  # noqa: F401  (re-exported)
-    ArffHeader, meka_label_count, parse_with_liac, unescape_arff_name,
-)
 from mlviz._text import shorten
 
+from ._arff_header import (  # noqa: F401  (re-exported)
+    ArffHeader,
+    meka_label_count,
+    parse_with_liac,
+    unescape_arff_name,
+)
 from ._errors import DataError
 from ._labels_xml import is_xml_spec, read_label_xml
 from ._limits import no_memory_error

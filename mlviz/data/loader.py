@@ -9,27 +9,27 @@ from ._limits import no_memory_error
 from ._source import Source, read_source
 from .arff import load_arff
 from .csv import load_csv
+from .formats import format_of_suffix
 from .libsvm import load_libsvm
 from .npz import load_npz
 
 __all__ = ["load_dataset", "detect_format"]
 
-_SUFFIXES = {".arff": "arff", ".csv": "csv", ".tsv": "csv", ".svm": "libsvm",
-             ".libsvm": "libsvm", ".svmlight": "libsvm", ".npz": "npz"}
 _LIBSVM_LINE = re.compile(r"^\s*(\d+(,\d+)*)?(\s+\d+:\S+)*\s*(#.*)?$")
 _LIBSVM_START = re.compile(r"^\s*\d+:\S+(\s+\d+:\S+)*\s*(#.*)?$")
 
 
 def detect_format(source: Source) -> str:
-    """Format name (``arff``, ``csv``, ``libsvm``, ``npz``) from suffix, else content.
+    """Format name (``arff``, ``csv``, ``libsvm``, ``npz``) from suffix (:mod:`mlviz.data.formats`), else content.
 
     Content rules: a zip header is ``npz``; a first non-blank line starting
     with ``%`` or ``@relation`` is ``arff``; first lines that all look like
     ``labels index:value ...`` (or start with ``#``) are ``libsvm``; anything
     else is ``csv``.
     """
-    if source.suffix in _SUFFIXES:
-        return _SUFFIXES[source.suffix]
+    by_suffix = format_of_suffix(source.suffix)
+    if by_suffix is not None:
+        return by_suffix
     if source.suffix == ".xml":
         raise DataError("this is a label XML file; load the ARFF file and pass the XML "
                         "as labels=", source=source.name)

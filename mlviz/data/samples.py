@@ -73,7 +73,7 @@ def _freeze(ds):
     return ds
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cached(name, directory):
     if name == "scene":
         train, test = _cached("scene-train", directory), _cached("scene-test", directory)

@@ -23,10 +23,15 @@ from scipy.special import expit
 
 from .dataset import MultiLabelDataset
 
+# Text-like data from a latent topic model (label co-occurrence, Zipf words, near-duplicate
+# threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
+from .text_like import TEXT_LIKE_PRESETS, make_text_like
+
 __all__ = [
     "make_rotated_toy", "rotated_toy_labels", "make_planted", "PlantedData", "parse_structure",
     "format_structure", "expected_dependency_graph", "edge_recovery", "edge_status",
     "MAX_LABELS", "MAX_STRUCTURE_LENGTH", "MAX_SAMPLES", "MAX_FEATURES", "MAX_CELLS",
+    "make_text_like", "TEXT_LIKE_PRESETS",
 ]
 
 #: Largest number of labels of a planted sandbox (every block's labels together).
@@ -516,3 +521,4 @@ def edge_recovery(learned, planted, label_names=None, *, directed=False):
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return dict(precision=precision, recall=recall, f1=f1, n_true=tp, n_false=fp, n_missed=fn)
+

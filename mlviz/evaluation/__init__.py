@@ -24,9 +24,18 @@ scaling produced the numbers (``decision_rule``, ``scaling``).
 """
 
 from ._common import resolve_cv
+from .baselines import (
+                        BR_NAMES,
+                        EMPTY,
+                        FREQUENCY,
+                        HAMMING_FACTOR,
+                        REFERENCES,
+                        bar_notes,
+                        is_reference,
+                        reference_results,
+                        trivial_baselines,
+)
 from .cross_validation import RESULT_COLUMNS, cross_validate, describe_rule, error_rows
-from .baselines import (BR_NAMES, EMPTY, FREQUENCY, HAMMING_FACTOR, REFERENCES, bar_notes, is_reference,
-                        reference_results, trivial_baselines)
 from .fixed_split import evaluate_split, stack_split
 from .grid import GridSearchResult, grid_search
 from .splits import multilabel_kfold

@@ -1,4 +1,7 @@
-"""Helpers shared by cross-validation, grid search and nested tuning (imports only :mod:`.splits`, so no import circle)."""
+"""Helpers shared by cross-validation, grid search and nested tuning.
+
+Imports only :mod:`.splits`, so no import circle.
+"""
 
 from numbers import Integral
 

@@ -41,8 +41,7 @@ import pandas as pd
 from ..metrics import DEFAULT_MEASURES, RCut, evaluate, get_measure
 from ..models import check_X, check_Y
 from ..preprocessing import scaling_of, with_scaling
-from ._common import (ERROR_PREFIX, _error_text, _is_predict, _prepare, _seed_of,  # noqa: F401
-                      predict_scores, resolve_cv)
+from ._common import ERROR_PREFIX, _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv  # noqa: F401
 from .tuning import TuneSpec, format_params, tune_estimator, tuning_grid
 
 __all__ = ["RESULT_COLUMNS", "cross_validate", "error_rows", "resolve_cv", "predict_scores"]

@@ -21,10 +21,13 @@ fitted within budget) and ``NotFittedError``.
 
 from importlib import import_module
 
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import NotFittedError as NotFittedError
 
-from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y
-
+from .._validation import TooLargeError as TooLargeError
+from .._validation import check_param as check_param
+from .._validation import check_X as check_X
+from .._validation import check_X_Y as check_X_Y
+from .._validation import check_Y as check_Y
 from .registry import estimator_classes
 
 _LAZY = {**estimator_classes(), "median_sigma": "_kernels"}

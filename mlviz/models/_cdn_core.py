@@ -2,10 +2,14 @@
 Gibbs sampler (Guo & Xue, IJCAI 2013). Private helpers of :mod:`mlviz.models.cdn`.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+from sklearn.exceptions import ConvergenceWarning
 
+from ..solvers.column_lbfgs import column_lbfgs
 from ..solvers.fista import FistaResult, fista
 from ..solvers.prox import group_l21_norm, prox_group_l21, prox_l1
 
@@ -269,6 +273,81 @@ class _CDNProblem:
             gV = np.zeros_like(V)
         return value, self.pack(gW, gV, r, grad=True)
 
+    # ---- the column (per-label) view used by :func:`mlviz.solvers.column_lbfgs`
+    def to_columns(self, theta):
+        """Flat theta -> (d + L + 1, L): column k holds label k's W, V and intercept entries."""
+        d, L = self.d, self.L
+        return np.vstack([theta[: d * L].reshape(d, L), theta[d * L: d * L + L * L].reshape(L, L),
+                          theta[d * L + L * L:][None, :]])
+
+    def from_columns(self, M):
+        """Inverse of :meth:`to_columns`."""
+        d, L = self.d, self.L
+        return np.concatenate([M[:d].ravel(), M[d: d + L].ravel(), M[d + L]])
+
+    def f_and_grad_columns(self, M, cols):
+        """Values, gradient and stopping-rule scale of the labels ``cols`` alone.
+
+        Objective (4) separates over labels except for the l2,1 term: label k's smooth part
+        (its loss + ridge; they sum to ``f``) depends on column k of :meth:`to_columns` only.
+        ``M`` holds those columns, shape (d + L + 1, len(cols)); returns the values
+        (len(cols),), the gradient and the :meth:`kkt_scale` entries, both in the column
+        view. Labels are processed in chunks of ~128k margins (cache-sized elementwise passes,
+        as in :meth:`_loss`; memory stays bounded).
+        """
+        d, L, n = self.d, self.L, self.n
+        cols = np.asarray(cols)
+        values = np.empty(cols.size)
+        G = np.empty_like(M)
+        SC = np.empty_like(M)
+        w_scale = np.broadcast_to(self.w_scale, (d, L))
+        tiny = 1e-12 * max(float(self.x_std.max(initial=0.0)), 1.0)
+        x_std, s_std = np.maximum(self.x_std, tiny), np.maximum(self.s_std, 1e-12)
+        chunk = max(1, (1 << 17) // max(n, 1))
+        for lo in range(0, cols.size, chunk):
+            sl = slice(lo, lo + chunk)
+            c = cols[sl]
+            wsc, vsc, bsc = w_scale[:, c], self.v_scale[:, c], self.b_scale[c]
+            W = M[:d, sl] * wsc
+            V = M[d: d + L, sl] * vsc
+            Z = np.asarray(self.X @ W)
+            offset = M[d + L, sl] * bsc - self.x_mean @ W
+            if self.use_V:
+                used = np.flatnonzero(np.any(V != 0.0, axis=0))
+                if used.size:
+                    Vu = V[:, used]
+                    Z[:, used] += self.S @ Vu if self.Ysp is None else 2.0 * (self.Ysp @ Vu) - Vu.sum(axis=0)
+                offset = offset - self.s_mean @ V
+            Sb = self.S[:, c]
+            Z += offset
+            Z *= Sb
+            loss, sig = self._softplus_neg(Z, True)
+            rr = np.maximum(np.sqrt(np.einsum("ij,ij->j", sig, sig) / n), 1e-12)
+            sig *= Sb
+            sig *= -self.col_weight[c]  # R = d loss / d z
+            r = sig.sum(axis=0)
+            XtR = (sig.T @ self.X).T if self.dense else np.asarray(self.XT @ sig)
+            G[:d, sl] = (XtR - np.outer(self.x_mean, r) + self.lam1 * W) * wsc
+            if self.use_V:
+                gV = self._StR(sig) - np.outer(self.s_mean, r) + self.lam2 * V
+                G[d: d + L, sl] = np.where(self.V_mask[:, c], gV, 0.0) * vsc
+            else:
+                G[d: d + L, sl] = 0.0
+            G[d + L, sl] = r * bsc
+            values[sl] = (loss.sum(axis=0) * self.col_weight[c] + 0.5 * self.lam1 * np.einsum("jk,jk->k", W, W)
+                          + 0.5 * self.lam2 * np.einsum("tk,tk->k", V, V))
+            SC[:d, sl] = np.outer(x_std, rr) * wsc
+            SC[d: d + L, sl] = np.outer(s_std, rr) * vsc
+            SC[d + L, sl] = rr * bsc
+        return values, G, SC
+
+    def column_l1(self):
+        """The l1 weights of the V entries in the preconditioned coordinates, column view."""
+        d, L = self.d, self.L
+        out = np.zeros((d + L + 1, L))
+        out[d: d + L] = np.where(self.V_mask, self.gamma * self.v_scale, 0.0)
+        return out
+
     def _make_scale(self, rr):
         """Cauchy-Schwarz bound of every gradient entry of the mean loss, as a flat vector.
 
@@ -321,81 +400,67 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         theta0 = problem.to_internal(W, np.where(problem.V_mask, V, 0.0), np.where(active, b, b0))
 
     # the callback is progress only: the fit stops by the tolerance (or an exception)
-    offset, done, pre = 0, 0, None
-    if problem.smooth:
-        # no l1 / l2,1 term: quasi-Newton on the smooth objective, stopped by the same
-        # scaled KKT measure (here the gradient itself); FISTA finishes if it did not get there
-        pre = _lbfgs(problem, theta0, tol, max_iter, callback)
-        if pre.converged:
-            res = pre
-        else:
-            theta0, offset, done = pre.x, pre.n_iter, pre.n_iter
-    if pre is None or not pre.converged:
-        res = fista(problem.f_and_grad, problem.prox, theta0, f=problem.f, g=problem.g,
-                    step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max(1, max_iter - done),
-                    restart="adaptive", shrink=0.9, norm="max", scale=problem.kkt_scale,
-                    callback=None if callback is None else lambda it, x, F: callback(it + offset, F))
-        if pre is not None:
-            res.n_iter += pre.n_iter
-            res.n_f_evals += pre.n_f_evals
-            res.objective_history = np.concatenate([pre.objective_history, res.objective_history[1:]])
+    parts, done = [], 0
+
+    def run_fista(theta, maxiter, offset, quiet=False):
+        with warnings.catch_warnings():
+            if quiet:
+                warnings.simplefilter("ignore", ConvergenceWarning)
+            return fista(problem.f_and_grad, problem.prox, theta, f=problem.f, g=problem.g,
+                         step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max(1, maxiter),
+                         restart="adaptive", shrink=0.9, norm="max", scale=problem.kkt_scale,
+                         callback=None if callback is None else lambda it, x, F: callback(it + offset, F))
+
+    res = None
+    W0 = theta0[: d * L]
+    if mu > 0 and not np.any(W0):
+        # 1. a cold start with the l2,1 term: W = 0 is a kink of every row; two proximal
+        #    steps open the rows whose KKT test at 0 fails (the prox decides that exactly)
+        res = run_fista(theta0, min(_OPEN_ITERS, max_iter), 0, quiet=True)
+        parts.append(res)
+        theta0, done = res.x, res.n_iter
+    if (res is None or not res.converged) and done < max_iter:
+        # 2. per-label L-BFGS (OWL-QN on the l1 entries, the l2,1 term majorised), each
+        #    label with its own curvature model and step: objective (4) separates over labels
+        #    except for the l2,1 term (solvers.column_lbfgs)
+        fixed = np.zeros((d + L + 1, L), dtype=bool)
+        fixed[d: d + L] = ~problem.V_mask
+        group = (np.concatenate([mu * problem.w_scale[:, 0], np.zeros(L + 1)]) if mu > 0 else None)
+        l1 = problem.column_l1() if (gamma > 0 and problem.use_V) else None
+        cb = None if callback is None else (lambda it, F, o=done: callback(it + o, F))
+        col = column_lbfgs(problem.f_and_grad_columns, problem.to_columns(theta0), l1=l1, group=group,
+                           fixed=fixed,
+                           tol=tol if problem.smooth else _COLUMN_TOL * tol,
+                           maxiter=max(1, max_iter - done - (0 if problem.smooth else 1)),
+                           memory=_LBFGS_MEMORY, callback=cb)
+        theta0 = problem.from_columns(col.x)
+        res = FistaResult(x=theta0, n_iter=col.n_iter, converged=problem.smooth and col.converged,
+                          objective_history=col.objective_history, grad_mapping_norm=col.kkt, step=step0,
+                          n_f_evals=col.n_f_evals, message=col.message)
+        parts.append(res)
+        done += col.n_iter
+        if not res.converged and done < max_iter:
+            # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
+            #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
+            #    steps share the budget of ``max_iter`` iterations
+            res = run_fista(theta0, max_iter - done, done)
+            parts.append(res)
+    if len(parts) > 1:
+        res = FistaResult(x=res.x, n_iter=sum(p.n_iter for p in parts), converged=res.converged,
+                          objective_history=np.concatenate([parts[0].objective_history]
+                                                           + [p.objective_history[1:] for p in parts[1:]]),
+                          grad_mapping_norm=res.grad_mapping_norm, step=res.step,
+                          n_f_evals=sum(p.n_f_evals for p in parts), message=res.message)
     W, V, b = problem.from_internal(res.x)
     return W.copy(), V.copy(), b.copy(), res
 
 
-#: L-BFGS memory (pairs of parameter-size vectors) for the smooth case
+#: L-BFGS memory (pairs of parameter-size vectors per label) of the per-label solver
 _LBFGS_MEMORY = 10
-
-
-def _lbfgs(problem, theta0, tol, max_iter, callback):
-    """Minimise the smooth objective (no l1 / l2,1 term) by L-BFGS (scipy).
-
-    Stops as soon as the scaled KKT measure of :func:`fista`'s rule -- for a smooth
-    objective the largest entry of ``|gradient| / scale`` (the gradient mapping of any
-    step) -- is <= ``tol`` at an accepted iterate; ``converged`` is True only then.
-
-    Returns
-    -------
-    FistaResult
-        ``step`` is 1.0 (the preconditioned coordinates have curvature ~1), a warm start
-        for a later FISTA run.
-    """
-    from scipy.optimize import minimize
-
-    last = {}
-    history = []
-
-    def fg(theta):
-        value, grad = problem.f_and_grad(theta)
-        last.update(x=theta.copy(), F=value, kkt=float(np.abs(grad / problem._scale).max(initial=0.0)))
-        return value, grad
-
-    fg(theta0)
-    history.append(last["F"])
-    state = dict(n_iter=0, converged=last["kkt"] <= tol, kkt=last["kkt"], x=last["x"], F=last["F"])
-
-    def cb(intermediate_result):
-        state["n_iter"] += 1
-        x = intermediate_result.x
-        if not np.array_equal(x, last["x"]):  # the last evaluation is normally the iterate
-            fg(x)
-        history.append(last["F"])
-        state.update(x=last["x"], F=last["F"], kkt=last["kkt"])
-        if callback is not None:
-            callback(state["n_iter"], last["F"])
-        if last["kkt"] <= tol:
-            state["converged"] = True
-            raise StopIteration
-
-    n_evals = 1
-    if not state["converged"]:
-        out = minimize(fg, theta0, jac=True, method="L-BFGS-B", callback=cb,
-                       options=dict(maxcor=_LBFGS_MEMORY, gtol=0.0, ftol=0.0, maxiter=int(max_iter),
-                                    maxfun=10 * int(max_iter)))
-        n_evals += int(out.nfev)
-    return FistaResult(x=state["x"], n_iter=state["n_iter"], converged=bool(state["converged"]),
-                       objective_history=np.asarray(history), grad_mapping_norm=state["kkt"], step=1.0,
-                       n_f_evals=n_evals, message="converged" if state["converged"] else "L-BFGS stopped")
+#: proximal steps that open the rows of W on a cold start with the l2,1 term
+_OPEN_ITERS = 2
+#: the per-label L-BFGS stops at this fraction of ``tol`` when FISTA certifies after it
+_COLUMN_TOL = 0.5
 
 
 def gibbs_marginals(linear, V, p_init, n_burn, n_samples, rng):

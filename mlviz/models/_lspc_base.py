@@ -15,10 +15,16 @@ from scipy.spatial.distance import squareform
 from sklearn.utils import check_random_state
 
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_eig
-from ._base import (BaseEstimator, MultiLabelClassifierMixin, NotFittedError, TooLargeError, check_param,
-                    check_X_Y)
-from ._kernels import (AUTO_MAX_CENTERS, CENTER_SELECTIONS, gaussian_kernel, median_sigma,
-                       resolve_n_centers, select_centers, squared_distances)
+from ._base import BaseEstimator, MultiLabelClassifierMixin, NotFittedError, TooLargeError, check_param, check_X_Y
+from ._kernels import (
+    AUTO_MAX_CENTERS,
+    CENTER_SELECTIONS,
+    gaussian_kernel,
+    median_sigma,
+    resolve_n_centers,
+    select_centers,
+    squared_distances,
+)
 
 _MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 

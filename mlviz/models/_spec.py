@@ -3,9 +3,9 @@ capabilities and the settings of its contract checks. Data only; the entries are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Callable
 
 __all__ = ["Capabilities", "Checks", "MethodSpec", "Param", "PathSpec", "Scale"]
 

@@ -21,11 +21,9 @@ from scipy.special import expit, softmax
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
-
-from ._base import TooLargeError
-
 
 BR_C = 30.0
 """Default C of BinaryRelevance's logistic regressions, in units of 1 / mean ||x||² (``scale_C``)."""
@@ -633,7 +631,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         N, L = Y.shape
         k = int(self.k)
         if k > N - 1:
-            warnings.warn(f"MLkNN: k={k} >= n_samples={N}; using k={N - 1}.", UserWarning)
+            warnings.warn(f"MLkNN: k={k} >= n_samples={N}; using k={N - 1}.", UserWarning, stacklevel=2)
             k = N - 1
         s = float(self.s)
         self.nn_ = NeighborIndex(metric=self.metric, algorithm=self.neighbors, n_neighbors=k,

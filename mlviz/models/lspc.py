@@ -356,7 +356,7 @@ class MLLSPC(_LSPCBase):
         n, L = Phi.shape[0], self.n_labels_
         q_pos = np.empty((len(lams_), len(gammas_), n, L))
         q_neg = np.empty_like(q_pos)
-        for k, (lam, gamma, cp, cn) in enumerate(self.solve_path(lams_, gammas_)):
+        for k, (_lam, _gamma, cp, cn) in enumerate(self.solve_path(lams_, gammas_)):
             i, j = divmod(k, len(gammas_))
             q_pos[i, j], q_neg[i, j] = Phi @ cp, Phi @ cn
         return q_pos, q_neg

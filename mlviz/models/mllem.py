@@ -60,7 +60,6 @@ from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 
-
 class _Keep:
     """Sentinel for "leave this parameter unchanged" in :meth:`MLLEM.refit`."""
 
@@ -409,7 +408,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     def _training_neighbors(self, k):
         N = self.X_train_.shape[0]
         if k > N - 1:
-            warnings.warn(f"MLLEM: k_instances={k} >= n_samples={N}; using {N - 1}.", UserWarning)
+            warnings.warn(f"MLLEM: k_instances={k} >= n_samples={N}; using {N - 1}.", UserWarning, stacklevel=2)
             k = N - 1
         return self.nn_.training_neighbors(k)
 

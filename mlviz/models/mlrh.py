@@ -93,10 +93,8 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from ..solvers.esp import best_subset, esp_marginals
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
-
-from ._base import TooLargeError
 
 #: Seconds per DP cell (instance × label × set size) of one objective evaluation, measured on a
 #: loaded 2-core machine (benchmarks/bench_mlrh.py --scale); used only for the up-front estimate.
@@ -214,7 +212,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     (True, (80, 3))
     """
 
-    def __init__(self, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
+    def __init__(self, *, max_labels=None, reg=1e-3, kernel="linear", sigma="median", n_centers=None,
                  solver="lbfgs", prediction="wta", threshold=0.5, max_iter=2000, tol=1e-5,
                  random_state=None, empty_set="auto", time_budget=900.0):
         self.max_labels = max_labels

@@ -6,6 +6,8 @@ Streamlit, no global state, deterministic. Submodules:
 * :mod:`~mlviz.plotting.data` — label frequencies, co-occurrence heatmap;
 * :mod:`~mlviz.plotting.embedding` — MLLEM joint embedding, UMAP/PCA panels,
   selection mapping;
+* :mod:`~mlviz.plotting.latent` — another method's latent space (CPLST, FaIE, LEML, SLEEC) by PCA,
+  with its label codes;
 * :mod:`~mlviz.plotting.graph` — sparse-CDN label graph, co-occurrence graph;
 * :mod:`~mlviz.plotting.paths` — regularisation path, FISTA convergence;
 * :mod:`~mlviz.plotting.posterior` — posterior heatmaps, reliability curves;
@@ -17,31 +19,50 @@ Streamlit, no global state, deterministic. Submodules:
 * :mod:`~mlviz.plotting._style` — palette and layout conventions.
 """
 
+from . import format, tables
 from ._style import (
-    DIVERGING_SCALE, NEGATIVE_COLOR, POSITIVE_COLOR, PROBABILITY_SCALE,
-    TEMPLATE, method_colors,
+    DIVERGING_SCALE,
+    NEGATIVE_COLOR,
+    POSITIVE_COLOR,
+    PROBABILITY_SCALE,
+    TEMPLATE,
+    method_colors,
 )
 from .compare import (
-    clean_results, measure_bars, solver_scaling_figure, time_ratio_figure,
+    clean_results,
+    measure_bars,
+    solver_scaling_figure,
+    time_ratio_figure,
     timing_bars,
 )
 from .data import (
-    cooccurrence_counts, cooccurrence_heatmap, edge_stability_heatmap, label_frequency_bar,
+    cooccurrence_counts,
+    cooccurrence_heatmap,
+    edge_stability_heatmap,
+    label_frequency_bar,
     signed_matrix_heatmap,
 )
 from .embedding import (
-    color_kind, embedding_scatter, focus_label_indices, instance_scatter, point_style,
+    color_kind,
+    embedding_scatter,
+    focus_label_indices,
+    instance_scatter,
+    point_style,
     selection_ids,
 )
-from . import format, tables
 from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
 from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
+from .latent import latent_scatter, project_codes
 from .paths import convergence_figure, regularization_path_figure
-from .teach import recovery_graph_figure, rule_curve_figure
 from .posterior import (
-    order_by_labelset, per_label_scores, posterior_grid, posterior_heatmap, reliability_bins,
+    order_by_labelset,
+    per_label_scores,
+    posterior_grid,
+    posterior_heatmap,
+    reliability_bins,
     reliability_figure,
 )
+from .teach import recovery_graph_figure, rule_curve_figure
 
 __all__ = [
     # data overview
@@ -49,7 +70,7 @@ __all__ = [
     "signed_matrix_heatmap", "edge_stability_heatmap",
     # embeddings
     "embedding_scatter", "instance_scatter", "selection_ids", "color_kind",
-    "focus_label_indices", "point_style",
+    "focus_label_indices", "point_style", "latent_scatter", "project_codes",
     # graphs
     "label_graph_figure", "cooccurrence_graph_figure", "edge_widths", "default_min_count",
     # solver diagnostics

@@ -15,8 +15,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ._style import (
-    SOLVER_COLORS, empty_figure, esc, finish_layout, method_colors,
-    qualitative_colors, template_text,
+    SOLVER_COLORS,
+    empty_figure,
+    esc,
+    finish_layout,
+    method_colors,
+    qualitative_colors,
+    template_text,
 )
 
 __all__ = ["measure_bars", "timing_bars", "solver_scaling_figure",
@@ -61,7 +66,10 @@ def _is_reference(method):
 
 
 def reference_name(method):
-    """Legend name of a trivial reference row: ``"ref: predict nothing"`` -> ``"trivial reference: predict nothing"``."""
+    """Legend name of a trivial reference row.
+
+    ``"ref: predict nothing"`` -> ``"trivial reference: predict nothing"``.
+    """
     text = str(method)
     return "trivial reference: " + (text[len("ref: "):] if text.startswith("ref: ") else text)
 
@@ -210,7 +218,7 @@ def timing_bars(results, *, title=None):
     fig = make_subplots(rows=1, cols=2, subplot_titles=("fit time", "predict time"),
                         horizontal_spacing=0.1)
     for col, what in ((1, "fit_seconds"), (2, "predict_seconds")):
-        for k, meth in enumerate(methods):
+        for meth in methods:
             v = np.maximum(t.loc[t["method"] == meth, what].dropna().to_numpy(float), 1e-6)
             if v.size == 0:
                 continue

@@ -6,8 +6,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BAR_COLOR, COUNT_SCALE, DIVERGING_SCALE, PROBABILITY_SCALE, esc, esc_all, finish_layout,
-    MAX_X_NAMES, column_tick_step, label_axis_style, label_axis_title, label_tick_step, template_text,
+    BAR_COLOR,
+    COUNT_SCALE,
+    DIVERGING_SCALE,
+    MAX_X_NAMES,
+    PROBABILITY_SCALE,
+    column_tick_step,
+    esc,
+    esc_all,
+    finish_layout,
+    label_axis_style,
+    label_axis_title,
+    label_tick_step,
+    template_text,
 )
 
 __all__ = ["label_frequency_bar", "cooccurrence_counts", "cooccurrence_heatmap",

@@ -28,8 +28,18 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ._style import (
-    BINARY_COLORS, DIVERGING_SCALE, LABEL_MARKER_COLOR, PROBABILITY_SCALE, WEBGL_THRESHOLD,
-    as_float32, esc, esc_all, layout_dict, qualitative_colors, sequential_colors, template_text,
+    BINARY_COLORS,
+    DIVERGING_SCALE,
+    LABEL_MARKER_COLOR,
+    PROBABILITY_SCALE,
+    WEBGL_THRESHOLD,
+    as_float32,
+    esc,
+    esc_all,
+    layout_dict,
+    qualitative_colors,
+    sequential_colors,
+    template_text,
 )
 
 __all__ = ["embedding_scatter", "instance_scatter", "selection_ids",
@@ -339,7 +349,8 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                       test_coords=None, test_hover_text=None, instance_ids=None,
                       dims=2, title=None, test_ids=None, test_color=None,
                       focus_labels=None, label_weights=None, max_label_names=30,
-                      marker_size=None, opacity=None, webgl=None, width_hint=800):
+                      marker_size=None, opacity=None, webgl=None, width_hint=800,
+                      axis_title="embedding dimension", subtitle=None):
     """Joint embedding of instances and labels (MLLEM, paper 002).
 
     Parameters
@@ -390,6 +401,10 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
         Smallest expected figure width in pixels (2-D): label names are
         written only where no two overlap at this width or wider (the axes
         get explicit ranges covering every point); the others are on hover.
+    axis_title : str, default "embedding dimension"
+        2-D axis titles become ``"<axis_title> 1"`` and ``"<axis_title> 2"``.
+    subtitle : str, optional
+        Written first in the subtitle, before the notes on hidden labels.
 
     Returns
     -------
@@ -441,7 +456,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     focus = focus_label_indices(len(names), focus_labels=focus_labels, label_weights=label_weights,
                                 max_labels=max_label_names)
     continuous = color_kind(color) == "continuous"
-    layout = _axis_layout(dims, "embedding dimension", "dimension")
+    layout = _axis_layout(dims, esc(axis_title), "dimension")
     positions = None
     if dims == 2:
         xr, yr = _axis_ranges(X, Lc, *(() if test_coords is None else (T,)))
@@ -465,7 +480,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     layout["legend"] = legend
     hidden = len(names) - len(focus)
     unwritten = 0 if positions is None else sum(p is None for p in positions)
-    notes = []
+    notes = [subtitle] if subtitle else []
     if hidden:
         notes.append(f"{len(focus)} of {len(names)} label markers drawn (others: legend “other labels”)")
     if unwritten:  # (short: the subtitle is one line, ~110 characters fit a 1600 px window's column)

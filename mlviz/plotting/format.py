@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["format_count", "format_number", "format_shape", "format_seconds",
+import numpy as np
+
+__all__ = ["fmt_value", "format_count", "format_number", "format_shape", "format_seconds",
            "indefinite_article", "with_article", "plural"]
 
 _DASH = "–"
@@ -178,3 +180,18 @@ def plural(n, singular, plural_form=None):
     v = _finite(n)
     word = singular if v is not None and round(v) == 1 else (plural_form or singular + "s")
     return f"{format_count(n)} {word}"
+
+
+def fmt_value(v) -> str:
+    """Short human format for a slider value (1e-03, 0.5, 10)."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(v)
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, float):
+        if v == 0:
+            return "0"
+        if abs(v) < 1e-2 or abs(v) >= 1e4:
+            return f"{v:.0e}"
+        return f"{v:g}"
+    return str(v)

@@ -18,8 +18,15 @@ import plotly.graph_objects as go
 
 from . import _graph_focus as _focus
 from ._style import (
-    NEGATIVE_COLOR, NEUTRAL_EDGE_COLOR, NODE_COLOR, POSITIVE_COLOR, esc, esc_all, layout_dict,
-    note_annotation, qualitative_colors,
+    NEGATIVE_COLOR,
+    NEUTRAL_EDGE_COLOR,
+    NODE_COLOR,
+    POSITIVE_COLOR,
+    esc,
+    esc_all,
+    layout_dict,
+    note_annotation,
+    qualitative_colors,
 )
 
 __all__ = ["label_graph_figure", "community_graph_figure", "cooccurrence_graph_figure", "default_min_count",
@@ -496,7 +503,7 @@ def community_graph_figure(graph, pos, *, label_names=None, title=None, node_siz
     score = (np.bincount(src, weights=np.abs(w), minlength=n_all) + np.bincount(dst, weights=np.abs(w), minlength=n_all)
              if node_size is None else np.asarray(node_size, dtype=float))
     names, hover = [], []
-    for g, members, c, ex in zip(range(len(groups)), groups, gcomm, gexp):
+    for _g, members, c, ex in zip(range(len(groups)), groups, gcomm, gexp):
         if len(members) == 1:
             v = int(members[0])
             names.append(names_all[v])

@@ -9,8 +9,15 @@ from plotly.subplots import make_subplots
 from mlviz._text import shorten
 
 from ._style import (
-    PROBABILITY_SCALE, as_float32, esc, esc_all, finish_layout, label_axis_style, layout_dict,
-    qualitative_colors, template_text,
+    PROBABILITY_SCALE,
+    as_float32,
+    esc,
+    esc_all,
+    finish_layout,
+    label_axis_style,
+    layout_dict,
+    qualitative_colors,
+    template_text,
 )
 
 __all__ = ["order_by_labelset", "posterior_heatmap", "posterior_grid", "per_label_scores",

@@ -18,8 +18,9 @@ import pandas as pd
 
 from mlviz._text import csv_safe
 
-__all__ = ["to_csv_bytes", "for_display", "MISSING", "trivial_references", "measure_name", "summary_table", "timing_table",
-           "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table"]
+__all__ = ["to_csv_bytes", "for_display", "MISSING", "trivial_references", "measure_name", "summary_table",
+           "timing_table", "edge_table", "strongest_edges", "cooccurrence_pairs", "label_table", "measure_label",
+           "wide_summary", "rules_table"]
 
 
 def to_csv_bytes(frame, *, index=False):
@@ -325,3 +326,35 @@ def label_table(label_names, counts, n_samples=None):
     frac = counts / float(n_samples) if n_samples else np.full(counts.shape, np.nan)
     return pd.DataFrame({"label": [str(s) for s in label_names],
                          "count": counts.astype(np.int64), "fraction": frac})
+
+
+def measure_label(code: str) -> str:
+    """A measure's display name with ↑ (higher is better) or ↓ (lower is better); unknown codes as named."""
+    from mlviz.metrics import MEASURES
+
+    info = MEASURES.get(code)
+    arrow = "" if info is None else (" ↑" if info.greater_is_better else " ↓")
+    return measure_name(code) + arrow
+
+
+def wide_summary(summary):
+    """A :func:`summary_table` as one row per method and one column per measure, cells ``"mean ± std"``
+    (``"mean"`` with one fold; ``"—"`` where a method, e.g. a trivial reference, has no value)."""
+    codes = list(dict.fromkeys(summary["measure"]))
+    wide = summary.assign(text=[f"{m:.3f} ± {s:.3f}" if np.isfinite(s) else f"{m:.3f}"
+                                for m, s in zip(summary["mean"], summary["std"])])
+    wide = wide.pivot(index="method", columns="measure", values="text")
+    wide = wide[[c for c in codes if c in wide.columns]].rename(columns=measure_label)
+    return wide.reindex(list(dict.fromkeys(summary["method"]))).fillna("—")
+
+
+def rules_table(res):
+    """Per method of a cross-validation table: its decision rule, scaling, tuned parameters (per fold,
+    distinct, ``"—"`` if none) and median tuning seconds per fold."""
+    per = res.groupby("method", sort=False).agg(
+        decision_rule=("decision_rule", "first"), scaling=("scaling", "first"),
+        tuned_params=("tuned_params", lambda v: " · ".join(dict.fromkeys(x for x in v if x)) or "—"),
+        tune_seconds=("tune_seconds", "median")).reset_index()
+    return per.rename(columns={"decision_rule": "decision rule", "tuned_params": "tuned (per fold)",
+                               "tune_seconds": "tuning s per fold (median)"})
+

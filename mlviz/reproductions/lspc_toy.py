@@ -17,8 +17,7 @@ import pandas as pd
 from ..data import make_rotated_toy
 from ..evaluation import multilabel_kfold
 from ..metrics import evaluate
-from ..models import LSPC, MLLSPC
-from ..models import median_sigma
+from ..models import LSPC, MLLSPC, median_sigma
 from . import COLUMNS
 
 TITLE = "ML-LSPC (Nam et al.) §6.1: misclassification vs number of labels on the rotated toy data"

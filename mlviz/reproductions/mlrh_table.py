@@ -30,7 +30,8 @@ PROTOCOL = """\
   `BinaryRelevance(SVC(kernel="rbf", gamma="scale"))` (label on iff SVM decision ≥ 0) and
   LP-LR = `LabelPowerset(LogisticRegression)` (most probable observed set).
 - Hyper-parameters (full run): chosen per outer fold by exact match averaged over an inner
-  3-fold CV (iterative stratification) of the training folds — MLRH `reg` ∈ {1e-4, 1e-3, 1e-2} (shared by WTA and MP, chosen by WTA),
+  3-fold CV (iterative stratification) of the training folds — MLRH `reg` ∈ {1e-4, 1e-3, 1e-2} \
+(shared by WTA and MP, chosen by WTA),
   BR-SVM `C` ∈ {1, 10, 100}, LP-LR `C` ∈ {0.01, 0.1, 1}. Quick run: emotions only, 3 folds,
   fixed reg = 1e-3, SVM C = 1, LP C = 0.1.
 - MLRH solver: preconditioned L-BFGS (same optimum as the factor-2 MM, see `tests/test_mlrh.py`,

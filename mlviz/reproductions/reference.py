@@ -51,8 +51,6 @@ Bands
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -153,8 +151,8 @@ def _run_p1(name, random_state, methods=None, step=None):
 def _run_t5(name, random_state, step=None):
     from sklearn.svm import SVC
 
-    from ..evaluation import multilabel_kfold
     from ..data import load_sample
+    from ..evaluation import multilabel_kfold
     from ..models import BinaryRelevance
 
     ds = load_sample(name)

@@ -12,8 +12,8 @@ of our numbers beside the paper's.
 import hashlib
 import os
 import platform
-import tempfile
 import re
+import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path

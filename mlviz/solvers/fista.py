@@ -261,7 +261,8 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         fy = float(fy)
         n_evals += 1
 
-    message = "converged" if converged else ("stopped by callback" if stopped else "maximum number of iterations reached")
+    message = "converged" if converged else (
+        "stopped by callback" if stopped else "maximum number of iterations reached")
     if not converged and not stopped:
         warnings.warn(
             f"FISTA did not converge in {maxiter} iterations (gradient-mapping norm "

@@ -8,7 +8,6 @@ keep them elsewhere).
 
 from __future__ import annotations
 
-import gzip
 import os
 from pathlib import Path
 

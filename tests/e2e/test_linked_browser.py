@@ -11,7 +11,6 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-
 from test_browser import _shots, assert_no_exception, lasso_select, open_page, wait_idle
 
 pytestmark = pytest.mark.e2e

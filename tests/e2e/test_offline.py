@@ -19,7 +19,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from test_browser import assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
 
 pytestmark = pytest.mark.e2e

@@ -60,8 +60,8 @@ def many_label_mulan(directory, n=500, L=174, d=40, seed=0):
 
 
 def settle(page, timeout=240):
-    """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and the number of
-    drawn plotly figures and the page's text length stay the same for 1.5 s.
+    """Wait until the script is idle, no progress notice ("… updates by itself", "being computed") is shown, and
+    the number of drawn plotly figures and the page's text length stay the same for 1.5 s.
 
     Returns the ``time.monotonic()`` at which that final state was first seen (0.5 s resolution), i.e. when the page
     settled, without the 1.5 s spent checking that it stays so.

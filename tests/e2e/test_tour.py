@@ -14,7 +14,6 @@ import json
 import zipfile
 
 import pytest
-
 from test_browser import _shots, assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
 
 pytestmark = pytest.mark.e2e
@@ -70,7 +69,8 @@ def test_guided_tour_from_data_to_comparison_and_the_report_pack(app_url, page, 
         assert f"tour={k}" in page.url
         if title in ("Embedding", "Label graph", "Posteriors"):  # the panel fills in the page's numbers by itself
             page.wait_for_function(
-                "sel => { const el = document.querySelector(sel); return el && !el.innerText.includes('not computed yet')"
+                "sel => { const el = document.querySelector(sel); "
+                "return el && !el.innerText.includes('not computed yet')"
                 " && /\\d/.test(el.innerText.split(':').slice(1).join(':')); }", arg=PANEL, timeout=180_000)
         page.screenshot(path=str(shots / f"tour_{k}.png"), full_page=True)
         if title == "Posteriors":
