@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
+from mlviz.plotting.format import fmt_value  # the label a bound control writes into the URL
 
 from ._url_checks import (
     MAX_IDS,
@@ -60,22 +60,6 @@ MAX_LABEL_INDEX = 100_000
 HIDE_GROUPS = ("sidebar", "sliders", "selectors", "upload", "downloads", "expanders", "toolbar")
 _ON, _OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no", "")
 NONE_OPTION = "— none —"
-
-
-def fmt_value(v) -> str:
-    """Short human format for a slider value (1e-03, 0.5, 10): the label a bound control writes
-    into the URL."""
-    if isinstance(v, (bool, np.bool_)):
-        return str(v)
-    if isinstance(v, (int, np.integer)):
-        return str(int(v))
-    if isinstance(v, float):
-        if v == 0:
-            return "0"
-        if abs(v) < 1e-2 or abs(v) >= 1e4:
-            return f"{v:.0e}"
-        return f"{v:g}"
-    return str(v)
 
 
 def upload_token(data_key: str) -> str:
