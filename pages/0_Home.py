@@ -17,7 +17,7 @@ st.markdown(
 )
 
 if not present.hidden("upload"):
-    with st.expander(":material/upload: Upload your own data set", expanded=False):
+    with st.expander(":material/upload: Upload your own data set", expanded=state.missing_upload() is not None):
         upload.upload_section()
 
 explain.explain("data")

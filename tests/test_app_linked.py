@@ -180,8 +180,11 @@ def test_selected_label_is_drawn_on_posteriors_and_colours_the_embedding():
                                    {"sel_edge": "0>1@sparse,0.1234,0.003,0.1"}, {"sel_edge": "garbage"},
                                    {"sel_rows": "ids:train=0-100000"}])
 def test_bad_selection_in_the_url_is_explained_not_a_traceback(query):
-    at = open_page("posteriors", **query)
-    assert any(w.value.startswith("Selection ignored") for w in at.warning)
+    at = open_page("posteriors", **query)  # (the URL schema refuses it, names it and takes it out of the address)
+    (name,) = query
+    assert any(c.value.startswith(":material/link_off: Not taken from the link") and name.replace("_", "\\_") in c.value
+               for c in at.sidebar.caption)
+    assert name not in at.query_params
     assert not [m for m in at.metric if m.label == "Selected test instances"]
 
 

@@ -124,9 +124,15 @@ def test_sandbox_custom_structure_and_a_bad_one():
     planted = [md.value for md in at.markdown if md.value.startswith("**Planted:**")][0]
     assert escape_markdown("chain:3,xor:2") in planted and "5 labels, 3 dependencies" in planted
     assert metrics(at)["Edge recall"]  # the graph of the custom structure is shown
-    at = run(SANDBOX, error_expected=True, sb_preset="custom", sb_structure="chain:x")
+    # typed in the box: the page says what is wrong and draws nothing
+    at.text_input(key="sb_structure").set_value("chain:x").run()
     assert at.error and "Bad structure item" in at.error[0].value
     assert not at.get("plotly_chart")
+    # in a link: the URL schema refuses it before any work, names the reason, and the box keeps its default
+    at = run(SANDBOX, sb_preset="custom", sb_structure="chain:x")
+    assert "sb_structure" not in at.query_params
+    assert any("Bad structure item" in c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert at.text_input(key="sb_structure").value == "chain:3,xor:2,indep:1"
 
 
 def test_sandbox_lspc_gamma_gain_table_equals_the_library():

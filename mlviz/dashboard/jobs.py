@@ -276,6 +276,31 @@ class Runner:
             self._cond.notify_all()
         self.results.clear()
 
+    def end_session(self, session) -> None:
+        """``session`` has ended: its jobs are given up (cancelled if nobody else wants them) and
+        what the runner kept about it is forgotten."""
+        with self._cond:
+            for owner in [o for o in self._owned if o[0] == session]:
+                self._release(owner)
+            for table in (self._busy, self._quiet_from, self._page):
+                table.pop(session, None)
+            for owner in [o for o in self._owner_page if o[0] == session]:
+                self._owner_page.pop(owner, None)
+            self._cond.notify_all()
+
+    def drop(self, prefixes) -> int:
+        """Cancel the jobs and drop the results whose keys start with one of ``prefixes`` (a data set
+        that is gone); returns the bytes the cache gave back."""
+        prefixes = tuple(prefixes)
+        if not prefixes:
+            return 0
+        with self._cond:
+            for job in self._jobs.values():
+                if job.key.startswith(prefixes):
+                    job.cancel()
+            self._cond.notify_all()
+        return self.results.discard_prefix(prefixes)
+
     def wait_idle(self, timeout: float | None = None) -> None:
         """Wait until no job is queued or running (tests, benchmarks)."""
         with self._cond:

@@ -36,9 +36,10 @@ import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
 
+from .urls import MAX_IDS  # most instance ids a lasso selection keeps in the URL (the URL schema)
+
 LABEL_KEY, EDGE_KEY, ROWS_KEY = "sel_label", "sel_edge", "sel_rows"
-#: Most instance ids a lasso selection keeps in the URL.
-MAX_IDS = 500
+
 #: Test instances listed / ringed for an edge effect.
 EDGE_TOP = 20
 #: Edges offered by the Label graph page's picker (the strongest).

@@ -93,6 +93,15 @@ class ByteLRU:
             if key in self._data:
                 self._bytes -= self._data.pop(key)[1]
 
+    def discard_prefix(self, prefixes) -> int:
+        """Drop every value whose (string) key starts with one of ``prefixes``; returns the bytes freed."""
+        prefixes = tuple(prefixes)
+        with self._lock:
+            gone = [k for k in self._data if isinstance(k, str) and k.startswith(prefixes)]
+            freed = sum(self._data.pop(k)[1] for k in gone)
+            self._bytes -= freed
+            return freed
+
     def clear(self) -> None:
         with self._lock:
             self._data.clear()

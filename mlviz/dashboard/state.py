@@ -87,41 +87,99 @@ def upload_id(name: str, content: bytes, label_file: bytes | None = None, option
 def register_upload(ctx: DataContext) -> None:
     """Remember an uploaded data set for this session and make it current.
 
-    Must run in a widget callback (before the sidebar picker is drawn).
+    Must run in a widget callback (before the sidebar picker is drawn). The session's uploads are
+    released when the session ends (:mod:`mlviz.dashboard.sessions`).
     """
+    from . import sessions
+    from .progress import session_id
+
     data_key = ctx.data_key or ctx.key
     st.session_state.setdefault(_UPLOADS, {})[data_key] = ctx
     st.session_state["data"] = data_key
+    sessions.LEDGER.hold(session_id(), data_key, runtime_session_id())
+    st.session_state.pop(_MISSING, None)  # (the upload a link named, or another: the user chose it)
 
 
 def uploaded_contexts() -> dict:
     return st.session_state.get(_UPLOADS, {})
 
 
+_MISSING = "mlviz_missing_upload"  # session_state: URL value of an upload a link named, not loaded here
+_URL_SEEN = "mlviz_data_url"  # session_state: the data= value of the address last read
+
+
+def url_value(key: str) -> str:
+    """The ``data=`` URL value of the data set ``key``: a bundled set's name, or ``upload-<sha256>``
+    for an upload (its content hash, never its display name: two uploads never share a link)."""
+    from .urls import upload_token
+
+    return upload_token(key) if str(key).startswith(UPLOAD_PREFIX) else str(key)
+
+
+def missing_upload() -> str | None:
+    """The ``upload-<sha256>`` a link named that is not loaded in this session (None: no such link)."""
+    return st.session_state.get(_MISSING)
+
+
 def _format_option(key):
     if key.startswith(UPLOAD_PREFIX):
-        return "⬆ " + key[len(UPLOAD_PREFIX):].rsplit(":", 1)[0] + " (uploaded)"
+        name, _, digest = key[len(UPLOAD_PREFIX):].rpartition(":")
+        return f"⬆ {name} · {digest[:8]} (uploaded)"
     return key
 
 
+def _picked():
+    """The picker's callback: the user chose a data set (a pending missing upload is given up)."""
+    st.session_state.pop(_MISSING, None)
+
+
+def _seed_from_url(options) -> None:
+    """Read ``data=`` of a new address (a link, a reload) into the picker; an upload it names that this
+    session does not hold is remembered as missing (:func:`missing_upload`)."""
+    raw = st.query_params.get("data")
+    if raw is None or raw == st.session_state.get(_URL_SEEN):
+        return
+    st.session_state[_URL_SEEN] = raw
+    by_url = {url_value(k): k for k in options}
+    if raw in by_url:
+        st.session_state["data"] = by_url[raw]
+        st.session_state.pop(_MISSING, None)
+    elif raw.startswith("upload-"):
+        st.session_state[_MISSING] = raw
+
+
 def dataset_picker() -> str:
-    """Sidebar select box of the data set, bound to the ``data`` URL parameter."""
+    """Sidebar select box of the data set, kept in the ``data`` URL parameter.
+
+    The address holds :func:`url_value` of the choice (not the label shown, so an upload's link
+    names its content hash); a new address is read first (:func:`_seed_from_url`), then the choice
+    is written back (none for the default; a link naming a missing upload keeps its value until the
+    user picks another data set or uploads that file).
+    """
     options = sample_names() + list(uploaded_contexts())
+    _seed_from_url(options)
     current = st.session_state.get("data")
-    if current is not None and current not in options:
-        # e.g. a shared link naming an upload that only lived in another session
+    if current is not None and current not in options:  # (an upload of another session)
         st.session_state.pop("data", None)
-        st.session_state["mlviz_missing_upload"] = current
-    return st.sidebar.selectbox(
+    choice = st.sidebar.selectbox(
         "Data set",
         options,
         index=0,
         key="data",
         format_func=_format_option,
-        bind="query-params",
         persist_state="session",
-        help="Bundled Mulan data sets, plus anything you uploaded on the Home page in this session.",
+        on_change=_picked,
+        help="Bundled Mulan data sets, plus anything you uploaded on the Home page in this session "
+             "(an upload is named by its file and the first digits of its SHA-256).",
     )
+    want = st.session_state.get(_MISSING) or (None if choice == DEFAULT_DATASET else url_value(choice))
+    if st.query_params.get("data") != want:
+        if want is None:
+            st.query_params.pop("data", None)
+        else:
+            st.query_params["data"] = want
+    st.session_state[_URL_SEEN] = want
+    return choice
 
 
 def _scaling_label(name: str) -> str:
@@ -186,18 +244,23 @@ def current_context() -> DataContext:
     return sample_context(key, scaling)
 
 
+def _under_entrypoint() -> bool:
+    """Whether this run is the entrypoint's ``st.navigation`` (page links work only there)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    return run is not None and Path(run.main_script_path).name == "app.py"
+
+
 def navigation():
     """Sidebar links to every page of the registry (:mod:`mlviz.dashboard.pages`), with its icons.
 
     Only under the entrypoint's ``st.navigation``: a page file run on its own (an AppTest of one
     page) has no other page to link to.
     """
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     from .pages import PAGES
 
-    run = get_script_run_ctx()
-    if run is None or Path(run.main_script_path).name != "app.py":
+    if not _under_entrypoint():
         return
     with st.sidebar:
         st.markdown("### :material/label: mlviz")
@@ -238,18 +301,92 @@ def _warm_upload_worker() -> bool:
 PAGE_ICON = str(Path(__file__).resolve().parents[2] / ".streamlit" / "favicon.png")
 
 
-def init_page(title: str) -> DataContext:
+def runtime_session_id() -> str | None:
+    """Streamlit's id of this browser session (what the runtime's session manager lists), or None."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    run = get_script_run_ctx()
+    return getattr(run, "session_id", None)
+
+
+def apply_url_schema(page: str | None, data=None) -> list:
+    """Check this page's address against :data:`mlviz.dashboard.urls.SCHEMA` and rewrite it to the
+    clean one (:func:`mlviz.dashboard.urls.sanitize`): values outside the schema leave the address
+    and the values the controls start from, before any control or computation sees them. Controls
+    already bound in this session keep their own values. Returns the notes (what was dropped or
+    changed)."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    from . import urls
+
+    with get_session_state().query_params() as qp:
+        raw = {k: qp.get_all(k) for k in list(qp)}
+        bound = {k for k in raw if qp.is_bound(k)}
+        clean, notes = urls.sanitize(raw, page, data, skip=bound)
+        changed = False
+        initial = getattr(qp, "_initial_query_params", None)
+        for k, values in raw.items():
+            if k in bound:
+                continue
+            if k not in clean:
+                qp._query_params.pop(k, None)
+                changed = True
+                if isinstance(initial, dict):
+                    initial.pop(k, None)
+                continue
+            value = clean[k]
+            if value != (values[0] if len(values) == 1 else values):
+                qp._query_params[k] = value
+                changed = True
+                if isinstance(initial, dict) and k in initial:
+                    initial[k] = value if isinstance(value, list) else [value]
+        if changed:
+            qp._send_query_param_msg()
+    return notes
+
+
+def _missing_upload_notice(page: str | None) -> None:
+    """A link named an upload this session does not hold: say so, offer the upload form, and (on
+    every page but Home, where the form is) show nothing else."""
+    missing = missing_upload()
+    if not missing:
+        return
+    digest = missing.split("-", 1)[-1]
+    text = (f"**This link names an uploaded data set** (SHA-256 `{digest[:16]}…`) **that is not loaded in this "
+            "session.** Uploaded data stay in the browser session that uploaded them; upload the same file "
+            "(same options) on the Home page to open the linked view, or pick a bundled data set in the sidebar.")
+    home = page is None or page.startswith("0_")
+    st.warning(text + (" The upload form is below; the statistics further down are of the sidebar's data set "
+                       "until then." if home else ""), icon=":material/cloud_off:")
+    if not home:
+        from .pages import PAGES
+
+        if _under_entrypoint():
+            st.page_link(PAGES[0].path, label="Open the upload form (Home)", icon=":material/upload:")
+        st.stop()
+
+
+def init_page(title: str, page: str | None = None) -> DataContext:
     """Configure the page, draw the shared sidebar and return the data context.
 
-    Called through :func:`page_context` with the page's registered title. The browser-tab icon
-    is always the local :data:`PAGE_ICON` (no request leaves the machine).
+    Called through :func:`page_context` with the page's registered title and file name. The
+    address is checked against the URL schema first (:func:`apply_url_schema`; again with the data
+    set's label names once it is loaded, before the page's work). The browser-tab icon is always
+    the local :data:`PAGE_ICON` (no request leaves the machine).
     """
     from mlviz._text import escape_markdown, shorten
     from mlviz.plotting.format import format_count
 
+    from . import sessions, urls
+
     st.set_page_config(page_title=f"{title} · mlviz",
                        page_icon=PAGE_ICON if os.path.exists(PAGE_ICON) else ":material/label:",
                        layout="wide")
+    notes = apply_url_schema(page)
+    from .progress import session_id
+
+    sessions.LEDGER.see(session_id(), runtime_session_id())
+    sessions.watch()  # (uploads and session-only results of ended sessions are released)
     from .progress import enter_page
 
     st.session_state["mlviz_page_title"] = title  # (mlviz.dashboard.tour.PAGE_TITLE)
@@ -273,12 +410,11 @@ def init_page(title: str) -> DataContext:
         st.error(f"Could not load data set {escape_markdown(shorten(st.session_state.get('data')))}: "
                  f"{escape_markdown(shorten(exc, 200))}. Falling back to {DEFAULT_DATASET}.")
         ctx = sample_context(DEFAULT_DATASET)
-    missing = st.session_state.pop("mlviz_missing_upload", None)
-    if missing:
-        st.sidebar.warning(
-            "The link named an uploaded data set that is not in this session; showing "
-            f"**{escape_markdown(shorten(ctx.name))}** instead. Upload the file again on the Home page."
-        )
+    notes += apply_url_schema(page, urls.DataShape(tuple(str(n) for n in ctx.label_names), int(ctx.Y_train.shape[0])))
+    if notes:
+        st.sidebar.caption(":material/link_off: Not taken from the link: "
+                           + "; ".join(escape_markdown(n) for n in notes) + ".")
+    _missing_upload_notice(page)
     n_tr, n_te = ctx.Y_train.shape[0], ctx.Y_test.shape[0]
     sparse = " (sparse)" if sp.issparse(ctx.X_train) else ""
     st.sidebar.caption(
@@ -305,4 +441,4 @@ def page_context(page_file: str) -> DataContext:
     """
     from .pages import page_for_file
 
-    return init_page(page_for_file(page_file).title)
+    return init_page(page_for_file(page_file).title, Path(page_file).name)
