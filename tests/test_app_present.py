@@ -437,7 +437,8 @@ def test_tour_walks_from_data_to_comparison_with_live_numbers():
 
 def test_a_bad_tour_step_is_named_and_no_panel_is_drawn():
     at = run(HOME, tour="9")
-    assert any("tour=9: not one of the choices (1-5 or one of data" in c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert any("tour=9: not one of the choices (1-5 or one of data" in c.value.replace("\\", "")
+               for c in at.sidebar.caption)
     assert "tour" not in at.query_params
     assert not [m for m in at.markdown if m.value.startswith("**:material/tour:")]
 

@@ -376,7 +376,8 @@ def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
     from mlviz.preprocessing import with_scaling
 
     assert tuning_grid(MLkNN()) == METHODS["mlknn"].tuning_grid()
-    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {f"model__{k}": v for k, v in METHODS["mlknn"].tuning_grid().items()}
+    grid = METHODS["mlknn"].tuning_grid()
+    assert tuning_grid(with_scaling(MLkNN(), "l2", np.ones((2, 2)))) == {f"model__{k}": v for k, v in grid.items()}
     assert tuning_grid(CentroidBR()) is None
     for spec in METHODS.values():
         grid = spec.tuning_grid() or {}
