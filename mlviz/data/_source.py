@@ -12,7 +12,6 @@ much memory.  Concatenated members/streams are read like ``gzip -d`` does.
 from __future__ import annotations
 
 import bz2
-import io
 import lzma
 import os
 import stat
@@ -428,7 +427,3 @@ def read_head(source, n_bytes, limits=None):
         return name, bytes(data[:n_bytes])
     return name, bytes(inflate(data, kind, n_bytes, name, truncate=True))
 
-
-def as_text_stream(text: str):
-    """A text stream over ``text`` (for parsers that want a file object)."""
-    return io.StringIO(text)

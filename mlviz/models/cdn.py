@@ -54,7 +54,6 @@ from sklearn.base import clone
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
 from ._cdn_core import _CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
-from .pcc import PCC  # noqa: F401  (the paper's sixth method, re-exported)
 
 try:
     from ._base import TooLargeError
@@ -62,7 +61,7 @@ except ImportError:  # until the shared definition is merged
     class TooLargeError(ValueError):
         """The requested computation exceeds the size this estimator handles."""
 
-__all__ = ["SparseCDN", "PCC", "sparse_cdn_path", "path_summary", "gamma_grid", "gibbs_marginals"]
+__all__ = ["SparseCDN", "sparse_cdn_path", "path_summary", "gamma_grid", "gibbs_marginals"]
 
 #: variant -> (label features V, l1 on V, l2,1 on W); the paper's methods (1), (3)-(6).
 VARIANTS = {
