@@ -239,11 +239,15 @@ def test_evaluate_reports_rule_scaling_and_tuning(capsys, tmp_path):
     assert code == 0
     res = pd.read_csv(out_csv, keep_default_na=False)
     assert not res["method"].str.startswith("ref: ").any()  # no reference has micro-F1
-    assert set(res["scaling"]) == {"l2"} and res["tuned_params"].str.fullmatch(r"k=(5|10|20)").all()
+    assert set(res["scaling"]) == {"l2"} and res["tuned_params"].str.fullmatch(
+        r"k=(3|5|10|20|30), threshold=0\.(25|35|5)").all()
     table = out.split("How the numbers were made (per method):")[1].split("micro_f1")[0]
     from mlviz.models import MLkNN
 
-    rule = MLkNN(k=5).fit(np.eye(4)[[0, 1, 2, 3, 0, 1]], np.eye(2, dtype=np.uint8)[[0, 1, 0, 1, 0, 1]]).decision_rule_
+    tuned = res["tuned_params"].iloc[0]  # the rule shown is the tuned model's (its threshold is tuned too)
+    params = dict(p.split("=") for p in tuned.split(", "))
+    rule = MLkNN(k=int(params["k"]), threshold=float(params["threshold"])).fit(
+        np.eye(4)[[0, 1, 2, 3, 0, 1]], np.eye(2, dtype=np.uint8)[[0, 1, 0, 1, 0, 1]]).decision_rule_
     assert "l2" in table and rule in table and "tuning s/fold" in table
     assert "tuned by 2-fold inner CV" in out
     code, out, _ = run(capsys, "evaluate", EMOTIONS, "--methods", "mlknn", "--cv", "2", "--measures",
