@@ -194,7 +194,7 @@ def embedding_view(color, test_color, color_title):
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
 
-#: "Compare with" choices: display name -> method key (issue 30: the label-embedding baselines of paper 002).
+#: "Compare with" choices: display name -> method key (the label-embedding baselines of paper 002).
 OTHER_EMBEDDINGS = {"none": None, "CPLST": "cplst", "FaIE": "faie", "LEML": "leml", "SLEEC": "sleec"}
 
 
@@ -382,7 +382,7 @@ def comparison_view(color, color_title):
 comparison_view(COLOR, COLOR_TITLE)
 
 
-# ------------------------------------------------------------------ report pack (issue 29: every page's figures)
+# ------------------------------------------------------------------ report pack (every page's figures)
 def report_section():
     from mlviz.dashboard import report_pack
 

@@ -487,7 +487,7 @@ if shown["gamma"] in steps:
     linked.graph_hook(ctx, shown, steps[shown["gamma"]])
 
 
-# ------------------------------------------------------------------ report pack (issue 29: every page's figures)
+# ------------------------------------------------------------------ report pack (every page's figures)
 def report_section():
     from mlviz.dashboard import report_pack
 

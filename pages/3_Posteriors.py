@@ -249,7 +249,7 @@ def references():
 
 
 def metric_row(vals):
-    """The headline measures, each with its difference to the best trivial reference (issue 29: a weak
+    """The headline measures, each with its difference to the best trivial reference (a weak
     default has context), and a caption naming the references."""
     from mlviz.metrics import MEASURES
 

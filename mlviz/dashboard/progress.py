@@ -115,7 +115,7 @@ def _previous(slot: str):
 
     A result of another data set (the one shown before an upload or a switch in the sidebar) is
     never offered as "the previous result": its shapes and names do not match this data set's
-    (issue 29: emotions' 6-label map met an upload's 159 names).
+    (emotions' 6-label map met an upload's 159 names).
     """
     state_key = f"mlviz_shown|{slot}"
     if st.session_state.get(state_key + "|data") != data_identity():

@@ -227,7 +227,7 @@ def figure_caption(fig, default=""):
 
 def figures_drawn(keys) -> dict:
     """``{caption: figure}`` of the figures :func:`show_figure` drew last under ``keys`` (in that order)
-    for the data set shown now: what a page's report pack holds (issue 29: every pack holds its page's
+    for the data set shown now: what a page's report pack holds (every pack holds its page's
     figures)."""
     drawn = st.session_state.get(_DRAWN, {})
     out = {}

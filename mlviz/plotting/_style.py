@@ -134,7 +134,7 @@ MAX_TICK_NAMES = 60
 
 
 #: Most names written on the rotated x axis of a square label × label heat map (~17 px a name in a
-#: half-page column: rotated names of 8-9 px smeared at 44 names, issue 29).
+#: half-page column: rotated names of 8-9 px smeared at 44 names).
 MAX_X_NAMES = 25
 
 

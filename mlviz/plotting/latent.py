@@ -1,4 +1,4 @@
-"""Another method's latent space in 2-D, beside the MLLEM map (issue 30).
+"""Another method's latent space in 2-D, beside the MLLEM map.
 
 CPLST, FaIE and LEML (:mod:`mlviz.models.label_embedding`) and SLEEC
 (:mod:`mlviz.models.sleec`) map an instance to a K-dimensional code

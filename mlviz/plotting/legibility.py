@@ -1,4 +1,4 @@
-"""What a plotly figure draws as text, for checks of its legibility (issue 29).
+"""What a plotly figure draws as text, for checks of its legibility.
 
 :func:`drawn_strings` lists every string a figure shows a reader -- titles, subtitles, subplot
 titles, axis titles, category ticks, legend entries, hover text and templates, drawn text,

@@ -291,7 +291,7 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     heights = [1.0]
     height = int(np.clip(250 + 3 * len(order), 450, 800)) + (140 if show_strip else 0)
     # the names under the heat maps: shortened (hover has each in full), rotated, and room made for them
-    # above the strip, whose title they ran into at 174 labels (issue 29)
+    # above the strip, whose title they ran into at 174 labels
     ticks = [shorten(names[j], TICK_CHARS) for j in cols]
     style = label_axis_style(ticks)
     room = (max((len(t) for t in ticks), default=0) * 0.6 * style["tickfont"]["size"]
