@@ -26,3 +26,13 @@ def test_pages_take_their_title_from_the_registry():
 def test_entrypoint_builds_navigation_from_the_registry():
     text = (ROOT / "app.py").read_text(encoding="utf-8")
     assert "st.navigation(" in text and "PAGES" in text
+
+
+def test_streamlit_draws_no_second_page_list():
+    """With the file watcher on (``make run``), Streamlit would also list the files of pages/ (and the
+    entrypoint as "app") above the registry's links; the config turns its list off. (The browser
+    tests start the server without a file watcher, where that list does not appear.)"""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showSidebarNavigation"] is False

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from test_browser import assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
 
+from mlviz.dashboard.pages import PAGES as REGISTERED
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +85,10 @@ def test_every_page_draws_its_figures_offline(offline_page, app_url):
         counts = _drawn(page)
         assert_no_exception(page)
         assert sum(1 for n in counts if n > 0) >= 1, (path, counts)
+        # one list of pages: the registry's links, not also Streamlit's list of the files in pages/
+        assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
+        links = page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").count()
+        assert links == len(REGISTERED), (path, links)
     # the page icon is the app's own file, not an emoji turned into a CDN address
     icon = page.evaluate("() => [...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
     assert icon and all(urllib.parse.urlsplit(h).hostname in LOCAL or h.startswith("data:") for h in icon), icon
