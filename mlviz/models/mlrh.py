@@ -96,11 +96,15 @@ from ..solvers.esp import best_subset, esp_marginals
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
-#: Seconds per DP cell (instance × label × set size) of one objective evaluation, measured on a
-#: loaded 2-core machine (benchmarks/bench_mlrh.py --scale); used only for the up-front estimate.
-SECONDS_PER_DP_CELL = 3e-8
-#: Objective evaluations assumed by the estimate (typical accelerated-MM / L-BFGS runs use 100-600).
-ESTIMATE_EVALUATIONS = 400
+#: Seconds per DP cell (instance × label × set size) of one whole objective evaluation (the DP, the
+#: products with X and the solves), after the DP was vectorised over instances: measured 5e-9 on a
+#: bibtex-shaped set (4.9k × 1.8k × 159, M = 27), 3.8e-9 on yeast and 1.5e-8 on enron, where the sparse
+#: products dominate (benchmarks/RESULTS.md, "MLRH's up-front estimate"); the largest is used, so the
+#: estimate errs on the safe side. Used only for the up-front estimate.
+SECONDS_PER_DP_CELL = 1.5e-8
+#: Objective evaluations assumed by the estimate: L-BFGS used 30-37 at the app's scaling and 81 on raw
+#: word counts of the bibtex shape; about twice the most seen.
+ESTIMATE_EVALUATIONS = 150
 #: Largest MM/L-BFGS preconditioner (D × D doubles, D = features + 1 or centres + 1).
 MAX_GRAM_BYTES = 2e9
 
