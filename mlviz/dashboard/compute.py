@@ -450,8 +450,12 @@ def cross_validation_fn(ctx, request: dict):
                 token.report(stage="method × fold fits", done=f * per_fold + done, total=folds * per_fold)
             import copy as _copy
 
-            part = cross_validate(_copy.deepcopy(ests), X, Y, cv=[split], random_state=0, threshold="predict",
-                                  scaling=request["scaling"], tune=bool(request["tune"]), progress=report)
+            from mlviz.evaluation.cluster import compute_backend
+
+            with compute_backend() as n_jobs:  # this process, or the Dask cluster of MLVIZ_DASK_SCHEDULER
+                part = cross_validate(_copy.deepcopy(ests), X, Y, cv=[split], random_state=0, threshold="predict",
+                                      scaling=request["scaling"], tune=bool(request["tune"]), progress=report,
+                                      n_jobs=n_jobs)
             part["fold"] = f
             parts.append(part)
             token.publish(pd.concat(parts, ignore_index=True))
