@@ -3,7 +3,7 @@
 umap-learn's numba code keeps Python's global interpreter lock for long stretches.  Run in a
 thread of the dashboard's server, a UMAP layout of 10.7k instances took 157 s instead of 18 s, and
 the MLLEM fit the Embedding page waited for beside it 105 s instead of ~8 s (job traces in
-``benchmarks/RESULTS.md`` § "dashboard at scale (session 8)"; in a plain process,
+``benchmarks/RESULTS.md``, the dashboard-at-scale measurements; in a plain process,
 ``benchmarks/bench_umap_isolation.py`` measures the fit 1.32× slower beside UMAP in a thread and
 1.06× beside UMAP in a child).  :func:`run_in_child` runs it in a fresh Python process instead
 (``spawn``: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a

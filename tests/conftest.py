@@ -16,6 +16,28 @@ def ctx():
     return dataclasses.replace(sample_context("emotions", "standard"), key="test-emotions", data_key="test-emotions")
 
 
+class JobToken:
+    """A stand-in for a job's token (:class:`mlviz.dashboard.jobs.Token`): never cancelled, keeps what
+    the job publishes."""
+
+    def __init__(self):
+        self.published = []
+
+    def report(self, **progress):
+        pass
+
+    def check(self):
+        pass
+
+    def publish(self, partial):
+        self.published.append(partial.copy())
+
+
+@pytest.fixture
+def job_token():
+    return JobToken()
+
+
 @pytest.fixture
 def fresh_dashboard(monkeypatch):
     """Empty Streamlit caches and job runner around an AppTest (and after it, so background work of

@@ -152,26 +152,13 @@ def test_too_large_method_says_so_with_a_warning(monkeypatch):
     assert list(summary.index) == ["BR-LR", *REFS]  # ML-kNN has no row; the references follow the methods
 
 
-def test_fold_by_fold_run_streams_the_same_table_as_one_call():
+def test_fold_by_fold_run_streams_the_same_table_as_one_call(job_token):
     """The Compare job publishes each fold's rows as it finishes; the whole equals one cross_validate call."""
     from mlviz.dashboard import compute, state
 
-    class Token:
-        def __init__(self):
-            self.published = []
-
-        def report(self, **progress):
-            pass
-
-        def check(self):
-            pass
-
-        def publish(self, partial):
-            self.published.append(partial.copy())
-
     ctx = state.sample_context("emotions")
     request = {"settings": {"mlknn": {}, "br": {}}, "folds": 3, "scaling": "l2", "tune": False}
-    token = Token()
+    token = job_token
     res = compute.cross_validation_fn(ctx, request)(token)
     assert [sorted(p["fold"].unique()) for p in token.published] == [[0], [0, 1], [0, 1, 2]]
     ref = reference(["ML-kNN", "BR-LR"], 3, "l2")

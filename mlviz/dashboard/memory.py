@@ -1,8 +1,8 @@
 """A thread-safe LRU cache bounded by the bytes of its values, and the size estimate it uses.
 
-The budget of the dashboard's one result cache is ``MLVIZ_CACHE_MB`` (MB, default 768; it was
-1024, but a cross-validation run at 983 labels × 16k needs ~0.7 GB of its own beside the cache,
-and a session peaked at 3.1–3.2 GB: ``benchmarks/RESULTS.md`` § "dashboard at scale (session 8)"):
+The budget of the dashboard's one result cache is ``MLVIZ_CACHE_MB`` (MB, default 768: a
+cross-validation run at 983 labels × 16k needs ~0.7 GB of its own beside the cache, and the server
+is to stay under 3 GB; ``benchmarks/RESULTS.md``, the dashboard-at-scale measurements):
 fits, γ paths, posteriors, figures and per-data-set statistics (uploads included) all count
 against it; the least recently used results leave first.
 """

@@ -17,6 +17,7 @@ set: mlviz's best method beside the published best and RF-PCT.
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 
@@ -194,6 +195,13 @@ def recorded(path=None) -> pd.DataFrame | None:
     path = Path(path) if path is not None else Path(__file__).resolve().parents[2] / "docs" / "reproductions.csv"
     if not path.is_file():
         return None
+    frame = _read_recorded(str(path), path.stat().st_mtime_ns)
+    return frame.copy() if frame is not None else None
+
+
+@functools.lru_cache(maxsize=4)
+def _read_recorded(path: str, mtime_ns: int):
+    """The rows of one version of the file (read once per version: the page reruns often)."""
     frame = pd.read_csv(path)
     frame = frame[(frame["experiment"] == "standard-splits") & (~frame["quick"].astype(bool))]
     return frame if len(frame) else None
