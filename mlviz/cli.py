@@ -386,12 +386,19 @@ def _cmd_reproduce(args, out, argv):
             print(f"mlviz reproduce: experiment {name!r} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             continue
         seconds = time.perf_counter() - t0
+        try:  # before pd.DataFrame drops the frame's attrs; a failure here must not lose the run
+            findings = module.findings(frame) if hasattr(module, "findings") else ""
+        except Exception as exc:  # noqa: BLE001
+            findings = ""
+            print(f"mlviz reproduce: findings of {name!r} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         frame = pd.DataFrame(frame)
         results[name] = {"title": getattr(module, "TITLE", name), "protocol": getattr(module, "PROTOCOL", ""),
-                         "frame": frame, "seconds": seconds}
+                         "frame": frame, "seconds": seconds, "findings": findings}
         print(f"\n== {results[name]['title']} ({name}, {'quick' if args.quick else 'full'}, {seconds:.0f} s)",
               file=out)
         print(format_table(frame).to_string(index=False), file=out)
+        if findings:
+            print("\n" + findings, file=out)
         if out_dir is not None:  # write after each experiment, so finished work survives an interruption
             md, csv = write_report({name: results[name]}, out_dir, command=command, quick=args.quick)
             print(f"updated {md} and {csv}", file=out)

@@ -180,6 +180,8 @@ def test_reproduce_real_quick_experiment(capsys, tmp_path):
     assert list(csv.columns[:8]) == reproductions.COLUMNS and len(csv) > 0
     assert csv["ours"].notna().all() and (csv["report_section"] == "lspc-toy").all()
     assert module.TITLE in out
+    # the findings follow the table, and the same text comes back from the CSV rows alone
+    assert "**Against the paper**" in md and module.findings(csv) in md and module.findings(csv) in out
 
 
 # ------------------------------------------------------------- session 5: issue 14/15 CLI items

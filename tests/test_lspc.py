@@ -433,13 +433,37 @@ def test_path_cv_matches_brute_force():
 
 
 def test_reproductions_quick():
+    """Quick lspc-toy and lspc-enron: LSPC levels; the registry baselines (ML-kNN, InsDif) against
+    direct fits of their classes; the enron F-scores against scikit-learn; the time-ratio row."""
+    from sklearn.metrics import f1_score
+
+    from mlviz.data import load_sample, make_rotated_toy
+    from mlviz.models import MLkNN
+    from mlviz.models.insdif import InsDif
     from mlviz.reproductions import COLUMNS, get_experiment
 
     toy = get_experiment("lspc-toy").run(quick=True)
     assert list(toy.columns) == COLUMNS and np.isfinite(toy["ours"]).all()
-    mis = toy[toy.measure == "misclassification"]
-    assert (mis["ours"] < 0.4).all()  # far better than chance (0.5) on the rotated toy
+    mis = toy[toy.measure == "misclassification"].set_index(["setting", "method"])["ours"]
+    assert (mis.loc[:, ["LSPC", "ML-LSPC"]] < 0.4).all()  # far better than chance (0.5) on the rotated toy
+    # the quick run's T = 8 baselines, refitted here from the classes (seed = random_state + run = 0)
+    train = make_rotated_toy(300, 300, 8, random_state=0)
+    test = make_rotated_toy(300, 300, 8, random_state=10_000)
+    for method, model in {"InsDif": InsDif(calibration="clip", random_state=0), "ML-kNN": MLkNN()}.items():
+        pred = model.fit(train.X, train.Y).predict(test.X)
+        assert mis.loc[("T=8, 1 run(s)", method)] == pytest.approx(np.mean(pred != test.Y), abs=1e-12)
+    assert set(mis.index.get_level_values("method")) == {"LSPC", "ML-LSPC", "ML-kNN", "InsDif"}
+
     enron = get_experiment("lspc-enron").run(quick=True)
-    f1 = enron[(enron.measure == "micro_f1")]
     assert list(enron.columns) == COLUMNS
-    assert (f1["ours"] > 0.45).all() and (f1["paper"] > 0.55).all()
+    rows = enron.set_index(["method", "measure"])
+    Y_test = load_sample("enron").Y[enron.attrs["last_test_rows"]]
+    for method, pred in enron.attrs["last_predictions"].items():  # one split: the mean is this split
+        assert rows.loc[(method, "micro_f1"), "ours"] == pytest.approx(
+            f1_score(Y_test, pred, average="micro", zero_division=0), abs=1e-12)
+    assert set(enron.attrs["last_predictions"]) == {"LSPC", "ML-LSPC", "ML-kNN", "InsDif"}
+    assert (rows.loc[[("LSPC", "micro_f1"), ("ML-LSPC", "micro_f1")], "ours"] > 0.45).all()
+    assert rows.loc[("InsDif / ML-LSPC", "fit_seconds_ratio"), "ours"] == pytest.approx(
+        rows.loc[("InsDif", "fit_seconds"), "ours"] / rows.loc[("ML-LSPC", "fit_seconds"), "ours"], rel=1e-12)
+    assert rows.loc[("InsDif / ML-LSPC", "fit_seconds_ratio"), "paper"] == pytest.approx(470.7 / 5.5)
+    assert rows.loc[("InsDif", "micro_f1"), "paper"] == 0.526 and rows.loc[("ML-kNN", "micro_f1"), "paper"] == 0.372

@@ -74,14 +74,20 @@ def markdown_table(frame):
     return "\n".join(lines)
 
 
-def render_section(name, title, protocol, frame, *, command, quick, seconds, when=None):
-    """Markdown of one experiment section, with its delimiting comments."""
+def render_section(name, title, protocol, frame, *, command, quick, seconds, when=None, findings=""):
+    """Markdown of one experiment section, with its delimiting comments.
+
+    ``findings`` (markdown, optional) follows the table: the module's comparison of this
+    run with the paper's claims (``module.findings(frame)``).
+    """
     when = when or datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     mode = "quick (reduced protocol)" if quick else "full"
     body = [f"<!-- experiment: {name} -->", f"## {title}", "",
             f"*`{name}` — {mode} run, {when}, {seconds:.0f} s; command: `{command}`*", "",
-            (protocol or "").strip(), "", markdown_table(format_table(frame)), "",
-            f"<!-- end: {name} -->", ""]
+            (protocol or "").strip(), "", markdown_table(format_table(frame)), ""]
+    if findings:
+        body += [findings.strip(), ""]
+    body += [f"<!-- end: {name} -->", ""]
     return "\n".join(body)
 
 
@@ -109,7 +115,7 @@ def write_report(results, out_dir, *, command, quick=False):
     ----------
     results : dict[str, dict]
         Experiment name -> ``{"title": str, "protocol": str, "frame":
-        DataFrame with COLUMNS, "seconds": float}``.
+        DataFrame with COLUMNS, "seconds": float}``, optionally ``"findings": str``.
     out_dir : str or Path
         Created if needed.
     command : str
@@ -156,7 +162,8 @@ def _merge_and_write(results, out_dir, command, quick):
             frames.append(old[~old["report_section"].isin(list(results))])
     for name, res in results.items():
         sections[name] = render_section(name, res["title"], res["protocol"], res["frame"],
-                                        command=command, quick=quick, seconds=res.get("seconds", 0.0))
+                                        command=command, quick=quick, seconds=res.get("seconds", 0.0),
+                                        findings=res.get("findings", ""))
         frame = res["frame"].reindex(columns=COLUMNS).copy()
         frame["report_section"] = name
         frame["quick"] = bool(quick)
