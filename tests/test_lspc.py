@@ -467,3 +467,32 @@ def test_reproductions_quick():
         rows.loc[("InsDif", "fit_seconds"), "ours"] / rows.loc[("ML-LSPC", "fit_seconds"), "ours"], rel=1e-12)
     assert rows.loc[("InsDif / ML-LSPC", "fit_seconds_ratio"), "paper"] == pytest.approx(470.7 / 5.5)
     assert rows.loc[("InsDif", "micro_f1"), "paper"] == 0.526 and rows.loc[("ML-kNN", "micro_f1"), "paper"] == 0.372
+
+
+def test_reproduction_findings_from_rows():
+    """mean_se against the textbook standard error; the toy's verdicts follow the ranks in the rows."""
+    import pandas as pd
+
+    from mlviz.reproductions.lspc_toy import findings, mean_se
+
+    rng = np.random.default_rng(0)
+    rows = []
+    levels = {"LSPC": 0.3, "ML-LSPC": 0.1, "ML-kNN": 0.4, "InsDif": 0.2}  # InsDif second, ML-kNN last
+    draws = {}
+    for T in (2, 5):
+        for method, level in levels.items():
+            v = level + 0.01 * rng.normal(size=4)
+            draws[(T, method)] = v
+            for measure, vals in (("misclassification", v), ("fit_seconds", 1.0 + v)):
+                rows.append(dict(experiment="lspc-toy", dataset="rotated-toy", setting=f"T={T}, 4 run(s)",
+                                 method=method, measure=measure, ours=vals.mean(), ours_std=vals.std(),
+                                 paper=np.nan))
+    frame = pd.DataFrame(rows)
+    mean, se = mean_se(frame, "InsDif", "misclassification", "T=5, 4 run(s)")
+    assert mean == pytest.approx(draws[(5, "InsDif")].mean()) and se == pytest.approx(
+        np.std(draws[(5, "InsDif")], ddof=1) / 2.0)  # s / √n, n = 4
+    text = findings(frame)
+    assert "for InsDif **reproduced**" in text and "for ML-kNN **reproduced**" in text
+    assert "for plain LSPC **reproduced**" in text and "| ML-LSPC, InsDif |" in text
+    frame.loc[(frame.method == "InsDif") & (frame.measure == "misclassification"), "ours"] = 0.5
+    assert "for InsDif **not reproduced**" in findings(frame)
