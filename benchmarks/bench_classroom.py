@@ -394,7 +394,8 @@ class Student:
             t = self.tree
             self.errors.append(f"{record} not settled within {self.args.timeout:g} s: on page {on_page()}, run "
                                f"started {self.run_started >= t0}, running {t.running}, notices {t.notices()}, "
-                               f"timers {sorted(t.auto_reruns.values())}, figures {t.figures()}")
+                               f"timers {sorted(t.auto_reruns.values())}, figures {t.figures()}, page "
+                               f"{t.page_script_hash[:8]} (wanted {str(target)[:8]})")
         record.update(session=self.number, first_figure=(min(firsts) - t0) if firsts else None,
                       settled=(time.monotonic() - t0) if ok else None, t=round(t0 - self.t_start, 2))
         self.records.append(record)
@@ -565,6 +566,28 @@ class MemorySampler(threading.Thread):
             self.stop.wait(self.every)
 
 
+def job_overlaps(lines) -> dict:
+    """From the runner's job log (``MLVIZ_JOB_LOG``, :mod:`mlviz.dashboard.jobs`): jobs started, distinct
+    keys, and keys computed twice **at the same time** (two runs of one key overlapping: the runner
+    should have shared one job; a key started again after its run was cancelled or evicted is not
+    counted)."""
+    runs, open_ = {}, {}
+    for line in lines:
+        parts = line.split(maxsplit=5)
+        if len(parts) < 6:
+            continue
+        t, event, key = float(parts[0]), parts[1], parts[5].strip()
+        if event == "start":
+            open_.setdefault(key, []).append(t)
+        elif event in ("end", "cancel", "failed") and open_.get(key):
+            runs.setdefault(key, []).append((open_[key].pop(0), t))
+    for key, starts in open_.items():  # (still running at the end)
+        runs.setdefault(key, []).extend((t, float("inf")) for t in starts)
+    twice = sorted(key for key, spans in runs.items()
+                   if any(a2 < b1 for (a1, b1), (a2, _) in zip(sorted(spans), sorted(spans)[1:])))
+    return dict(started=sum(len(v) for v in runs.values()), keys=len(runs), concurrent_duplicates=twice)
+
+
 # ------------------------------------------------------------------ the class
 
 async def classroom(url: str, args) -> list:
@@ -578,6 +601,23 @@ async def classroom(url: str, args) -> list:
             t.cancel()
             s.errors.append(f"not finished within --deadline {args.deadline:g} s")
     return students
+
+
+async def _first_page(student):
+    import websockets
+
+    ws_url = student.url.replace("http://", "ws://", 1) + "/_stcore/stream"
+    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=MAX_MESSAGE,
+                                  open_timeout=student.args.timeout) as ws:
+        student.ws = ws
+        receiver = asyncio.ensure_future(student._receive())
+        try:
+            await student.act(dict(kind="warm-up", step=TOUR[0][0]), lambda: student.send(page_name=TOUR[0][1]),
+                              page=TOUR[0][1], figure=False)
+        finally:
+            for t in student.timers.values():
+                t.cancel()
+            receiver.cancel()
 
 
 def report(students, memory, loads, args, seconds) -> dict:
@@ -624,6 +664,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds an action may take to settle")
     ap.add_argument("--deadline", type=float, default=900.0, help="seconds the whole class may take")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cold", dest="warm", action="store_false",
+                    help="no warm-up session: the class opens the freshly started server (imports, first load)")
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout whose app.py is served")
     ap.add_argument("--url", default=None, help=f"an already running server on {HOST} (no server is started)")
     ap.add_argument("--json", type=Path, default=None, help="write the summary and every record here")
@@ -638,12 +680,18 @@ def main(argv=None):
             ap.error(f"--url must be a loopback address http://{HOST}:<port>")
         url, pid = args.url.rstrip("/"), None
     else:
-        proc, url = start_server(args.root, tmp / "server.log")
+        proc, url = start_server(args.root, tmp / "server.log", {"MLVIZ_JOB_LOG": str(tmp / "jobs.log")})
         pid = proc.pid
     sampler = MemorySampler(pid) if pid else None
     try:
         if sampler:
             sampler.start()
+        if args.warm:  # the teacher opened the app once: imports and the data set are loaded
+            warm = argparse.Namespace(**{**vars(args), "sessions": 1, "moves": 0, "cv": False, "spread": 0.0})
+            warm_student = Student(-1, url, args.data.split(",")[0].strip(), warm, time.monotonic())
+            asyncio.run(_first_page(warm_student))
+            print(f"warm-up: first figure {warm_student.records[0]['first_figure']} s, settled "
+                  f"{warm_student.records[0]['settled']} s (one session on the fresh server, not counted)")
         t0 = time.monotonic()
         students = asyncio.run(classroom(url, args))
         seconds = time.monotonic() - t0
@@ -658,6 +706,8 @@ def main(argv=None):
             except subprocess.TimeoutExpired:
                 proc.kill()
     out = report(students, sampler.samples if sampler else [], sampler.loads if sampler else [], args, seconds)
+    log = tmp / "jobs.log"
+    out["jobs"] = job_overlaps(log.read_text(encoding="utf-8").splitlines()) if log.exists() else None
     print(f"{out['sessions']} sessions, {out['finished']} finished the tour, {out['errors']} errors, "
           f"{out['unanswered']} actions unanswered, {out['seconds']} s, load average max "
           f"{out['load_average']['max']}")
@@ -669,6 +719,10 @@ def main(argv=None):
     print(f"slider answer                 {_fmt(out['slider_answer'])}")
     print(f"cross-validation (run→table)  {_fmt(out['cross_validation'])}")
     print(f"server memory (MB)            {out['memory_mb']}")
+    if out["jobs"]:
+        j = out["jobs"]
+        print(f"jobs: {j['started']} started, {j['keys']} distinct keys, computed twice at the same time: "
+              f"{len(j['concurrent_duplicates'])} {j['concurrent_duplicates'][:5]}")
     for s in students:
         for e in s.errors[:3]:
             print(f"  session {s.number}: {e}")
