@@ -319,6 +319,7 @@ class Student:
         self.figures: list = []  # (time, page hash) of every figure received
         self.run_started = 0.0  # time the last script run started
         self.values: dict = {}  # widget id -> the value this client moved it to
+        self.page_history: list = []  # (time, page hash) of every page change
         self.changed = asyncio.Event()
         self.timers: dict = {}
         self.ws = None
@@ -360,6 +361,8 @@ class Student:
                     self.errors.append(detail)
                 elif kind == "query":
                     self.query = detail
+                elif kind == "page":
+                    self.page_history.append((round(now - self.t_start, 2), detail[:8]))
             self._sync_timers()
             self.changed.set()
 
@@ -395,7 +398,8 @@ class Student:
             self.errors.append(f"{record} not settled within {self.args.timeout:g} s: on page {on_page()}, run "
                                f"started {self.run_started >= t0}, running {t.running}, notices {t.notices()}, "
                                f"timers {sorted(t.auto_reruns.values())}, figures {t.figures()}, page "
-                               f"{t.page_script_hash[:8]} (wanted {str(target)[:8]})")
+                               f"{t.page_script_hash[:8]} (wanted {str(target)[:8]}; pages "
+                               f"{ {k: v[:6] for k, v in t.pages.items()} }; history {self.page_history[-4:]})")
         record.update(session=self.number, first_figure=(min(firsts) - t0) if firsts else None,
                       settled=(time.monotonic() - t0) if ok else None, t=round(t0 - self.t_start, 2))
         self.records.append(record)
@@ -692,6 +696,8 @@ def main(argv=None):
             asyncio.run(_first_page(warm_student))
             print(f"warm-up: first figure {warm_student.records[0]['first_figure']} s, settled "
                   f"{warm_student.records[0]['settled']} s (one session on the fresh server, not counted)")
+            for e in warm_student.errors[:3]:
+                print(f"  warm-up: {e}")
         t0 = time.monotonic()
         students = asyncio.run(classroom(url, args))
         seconds = time.monotonic() - t0
