@@ -386,12 +386,12 @@ class Student:
         t0 = time.monotonic()
         deadline = t0 + self.args.timeout
         await send()
-        if page is not None:  # (the page hashes come with the first run's navigation message)
-            await self._until(lambda: page in self.tree.pages, deadline)
-        target = None if page is None else self.tree.pages.get(page)
-        on_page = (lambda: True) if page is None else (lambda: self.tree.page_script_hash == target)
+        # (the page hashes come with the navigation messages; read them at each look: a fresh session's
+        # first message names the entrypoint's pages, st.navigation's own comes next)
+        on_page = (lambda: True) if page is None else (lambda: self.tree.page_script_hash == self.tree.pages.get(page))
         ok = await self._until(lambda: on_page() and self.run_started >= t0 and not self.tree.busy()
                                and (not figure or any(t >= t0 for t, _ in self.figures)), deadline)
+        target = None if page is None else self.tree.pages.get(page)
         firsts = [t for t, h in self.figures if t >= t0 and (page is None or h == target)]
         if not ok:
             t = self.tree

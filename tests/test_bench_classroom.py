@@ -162,3 +162,19 @@ def test_the_job_log_tells_a_shared_job_from_one_computed_twice_at_once(bench):
            line(6.0, "start", "emotions|umap")]  # (still running)
     out = bench.job_overlaps(log)
     assert out == dict(started=5, keys=3, concurrent_duplicates=["emotions|cdn|path"])
+
+
+def test_the_page_is_the_last_navigation_messages(bench):
+    """A fresh session first hears of the entrypoint's pages, then of st.navigation's: the page and the
+    address → page table are those of the last navigation message (the benchmark reads them at each look)."""
+    tree = bench.Tree()
+    events = []
+    for current, pages in [("main", {"": "main"}), ("home", {"": "home", "Embedding": "emb"})]:
+        nav = ForwardMsg()
+        for url, h in pages.items():
+            p = nav.navigation.app_pages.add()
+            p.url_pathname, p.page_script_hash = url, h
+        nav.navigation.page_script_hash = current
+        events += tree.apply(nav)
+    assert tree.pages == {"": "home", "Embedding": "emb"} and tree.page_script_hash == tree.pages[""]
+    assert [d for k, d in events if k == "page"] == ["main", "home"]
