@@ -1,5 +1,6 @@
-"""The pieces of the classroom benchmark's websocket client (benchmarks/bench_classroom.py), checked on
-hand-built Streamlit protocol messages (no server: a run of the benchmark takes minutes)."""
+"""The pieces of the classroom benchmark's websocket client (benchmarks/_classroom_client.py, used by
+benchmarks/bench_classroom.py), checked on hand-built Streamlit protocol messages (no server: a run
+of the benchmark takes minutes)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_classroom", ROOT / "benchmarks" / "bench_classroom.py")
+    spec = importlib.util.spec_from_file_location("_classroom_client", ROOT / "benchmarks" / "_classroom_client.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_classroom"] = module  # (dataclasses look their module up)
+    sys.modules["_classroom_client"] = module  # (dataclasses look their module up)
     spec.loader.exec_module(module)
     yield module
-    sys.modules.pop("bench_classroom", None)
+    sys.modules.pop("_classroom_client", None)
 
 
 def new_session(run_id, fragments=()):
@@ -86,7 +87,12 @@ def test_the_tree_drops_stale_elements_as_the_browser_does(bench):
                 finished(ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)]:
         tree.apply(msg)
     assert tree.notices() == 0 and (0, 3) in tree.nodes and tree.busy()  # (the 0.3 s timer)
-    for msg in [new_session("r3"), element([0, 1], "plotly_chart", spec="{}"), finished()]:
+    # a full run ended early for a rerun keeps the page and its timers; one that finishes drops the
+    # timers of the fragments it did not register again
+    for msg in [new_session("r3"), finished(ForwardMsg.FINISHED_EARLY_FOR_RERUN)]:
+        tree.apply(msg)
+    assert tree.auto_reruns == {"F": pytest.approx(0.3)} and (0, 2) in tree.nodes  # (a float32 field)
+    for msg in [new_session("r4"), element([0, 1], "plotly_chart", spec="{}"), finished()]:
         tree.apply(msg)
     assert set(tree.nodes) == {(0, 1)} and not tree.auto_reruns and not tree.busy()
 
