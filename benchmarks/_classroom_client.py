@@ -221,11 +221,22 @@ class Tree:
         return sum(node.kind == "plotly_chart" for node in self.nodes.values())
 
     def notices(self) -> int:
-        return sum(node.kind == "alert" and NOTICE_TEXT in node.element.body for node in self.nodes.values())
+        return len(self.notice_work())
 
-    def busy(self) -> bool:
-        """Work under way: a run, a progress notice, or a fast auto-rerun timer."""
-        return self.running or self.notices() > 0 or any(v <= BUSY_INTERVAL for v in self.auto_reruns.values())
+    def notice_work(self) -> dict:
+        """``{work: fragment id}`` of the progress notices shown: the work is the notice's first words,
+        what runs and at which settings (``**Embedding with MLLEM** at k = 20, …``)."""
+        return {node.element.body.split(": ", 1)[0]: node.fragment_id for node in self.nodes.values()
+                if node.kind == "alert" and NOTICE_TEXT in node.element.body}
+
+    def busy(self, ignore=()) -> bool:
+        """Work under way: a run, a progress notice, or a fast auto-rerun timer -- except the notices
+        of the work named in ``ignore`` (work that was already under way before, e.g. another panel's)
+        and their notices' timers."""
+        work = self.notice_work()
+        skip = {fid for w, fid in work.items() if w in ignore}
+        return (self.running or any(w not in ignore for w in work)
+                or any(v <= BUSY_INTERVAL for f, v in self.auto_reruns.items() if f not in skip))
 
     def widgets(self, kind: str) -> dict:
         """``{user key: Node}`` of the live widgets of ``kind`` (``"slider"``, ``"button"``)."""

@@ -13,7 +13,8 @@ the same moment; each one
 and records, per page visit, the time from the request to the **first figure** (the first plotly
 chart of that page arrives) and to the **settled page** (the script run has finished, no progress
 notice and no fast auto-rerun is left: every figure the page computes is drawn); per slider move,
-the time from the change to the settled page with its redrawn figure (the **slider answer**). Any
+the time from the change to the settled page with a figure redrawn after it (the **slider answer**;
+work another panel had under way before the move, such as the UMAP layout, is not waited for). Any
 exception box or error alert, a dropped connection or a page not settled within ``--timeout``
 seconds counts as an error. The server's resident memory (the server process plus its children)
 is sampled every 0.5 s; the peak is reported.
@@ -161,17 +162,20 @@ class Student:
                 pass
 
     # -- one action and its answer
-    async def act(self, record: dict, send, page: str | None = None, figure: bool = True) -> bool:
+    async def act(self, record: dict, send, page: str | None = None, figure: bool = True, panel: bool = False) -> bool:
         """Send (``send()``) and wait for the answer; append ``record`` with ``first_figure`` (s to the
         first figure of ``page``, or of any page) and ``settled`` (s to the settled page -- with a figure
-        drawn after the request if ``figure``; None if not within ``--timeout``)."""
+        drawn after the request if ``figure``; None if not within ``--timeout``). ``panel``: work
+        already under way before the request (another panel's progress notice, e.g. the UMAP layout
+        while a slider of the map moves) does not count, unless the request changed its settings."""
+        before = set(self.tree.notice_work()) if panel else set()
         t0 = time.monotonic()
         deadline = t0 + self.args.timeout
         await send()
         # (the page hashes come with the navigation messages; read them at each look: a fresh session's
         # first message names the entrypoint's pages, st.navigation's own comes next)
         on_page = (lambda: True) if page is None else (lambda: self.tree.page_script_hash == self.tree.pages.get(page))
-        ok = await self._until(lambda: on_page() and self.run_started >= t0 and not self.tree.busy()
+        ok = await self._until(lambda: on_page() and self.run_started >= t0 and not self.tree.busy(ignore=before)
                                and (not figure or any(t >= t0 for t, _ in self.figures)), deadline)
         target = None if page is None else self.tree.pages.get(page)
         firsts = [t for t, h in self.figures if t >= t0 and (page is None or h == target)]
@@ -202,7 +206,7 @@ class Student:
         if node.element.query_param_key:  # (the browser writes a bound control's value into its address)
             self.query = with_param(self.query, node.element.query_param_key, value[0])
         return await self.act(dict(kind="slider", step=step, slider=key, value=value),
-                              lambda: self.send(widgets=[state], fragment_id=node.fragment_id))
+                              lambda: self.send(widgets=[state], fragment_id=node.fragment_id), panel=True)
 
     async def click(self, key: str):
         node = self.tree.widgets("button").get(key)

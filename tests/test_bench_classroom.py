@@ -184,3 +184,19 @@ def test_the_page_is_the_last_navigation_messages(bench):
         events += tree.apply(nav)
     assert tree.pages == {"": "home", "Embedding": "emb"} and tree.page_script_hash == tree.pages[""]
     assert [d for k, d in events if k == "page"] == ["main", "home"]
+
+
+def test_another_panels_work_under_way_can_be_left_out(bench):
+    """A slider's answer waits for its own work, not for another panel's notice shown before the move."""
+    tree = bench.Tree()
+    umap = f"**Computing the UMAP layout** at random_state = 0: starting (0.2 s). {bench.NOTICE_TEXT}."
+    mllem = f"**Embedding with MLLEM** at alpha = 10: starting (0.1 s). {bench.NOTICE_TEXT}."
+    for msg in [new_session("r1"), element([0, 16], "alert", "U", body=umap), auto_rerun("U", 0.3), finished()]:
+        tree.apply(msg)
+    before = set(tree.notice_work())
+    assert before == {"**Computing the UMAP layout** at random_state = 0"}
+    assert tree.busy() and not tree.busy(ignore=before)
+    for msg in [new_session("r2"), element([0, 16], "alert", "U", body=umap), element([0, 5], "alert", "M", body=mllem),
+                auto_rerun("U", 0.3), auto_rerun("M", 0.3), finished()]:
+        tree.apply(msg)
+    assert tree.busy(ignore=before)  # (the move's own work runs)
