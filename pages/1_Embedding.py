@@ -74,8 +74,6 @@ def embedding_job(values, owner, priority=jobs.USER):
                                 owner=owner, priority=priority)
 
 
-@st.fragment
-@progress.foreground  # this session's prefetch work waits for this rerun
 def embedding_controls():
     """``(values, show_test)`` of the map's controls (drawn in the right column)."""
     dims = st.segmented_control("Dimensions", [2, 3], default=2, key="emb_dims", format_func=lambda d: f"{d}-D",
@@ -170,6 +168,8 @@ def embedding_caption(coords, show_test, dims):
                      "lies near the labels it carries.")
 
 
+@st.fragment  # (the controls with the map they draw: a slider's rerun of this fragment redraws the map)
+@progress.foreground  # this session's prefetch work waits for this rerun
 def embedding_view(color, test_color, color_title):
     left, right = st.columns([3, 2])
     with right:

@@ -15,6 +15,7 @@ from mlviz.dashboard import (
     present,
     progress,
     state,
+    urls,
     widgets,
 )
 from mlviz.models.cdn import VARIANTS
@@ -428,7 +429,7 @@ def edge_list(step):
     edges = plotting.tables.edge_table(step["model"].label_coef_, names)  # (V: no graph built for this)
     with st.expander(f"Edge list ({len(edges):,} edges)"):
         q = st.text_input("Show edges whose label names contain", key="cdn_edge_q", bind="query-params",
-                          placeholder="part of a label name")
+                          max_chars=urls.text_limit("cdn_edge_q"), placeholder="part of a label name")
         shown = edges
         if q.strip():
             hit = edges["source"].str.contains(q.strip(), case=False, regex=False) | \

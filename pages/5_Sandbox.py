@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
-from mlviz.dashboard import compute, jobs, present, progress, state, widgets
+from mlviz.dashboard import compute, jobs, present, progress, state, urls, widgets
 from mlviz.data.synthetic import edge_recovery, edge_status, expected_dependency_graph, make_planted, parse_structure
 from mlviz.plotting.teach import recovery_graph_figure, rule_curve_figure
 from mlviz.sandbox import SANDBOX_GAMMA_RATIO
@@ -40,7 +40,8 @@ with st.sidebar:
                       captions=[PRESETS[k][0] + (f": {PRESETS[k][1]}" if PRESETS[k][1] else ": the text box")
                                 for k in PRESETS],
                       help="A ready-made ground truth; *custom* uses the text box.")
-    custom = st.text_input("Structure (Custom)", "chain:3,xor:2,indep:1", key="sb_structure", max_chars=200,
+    custom = st.text_input("Structure (Custom)", "chain:3,xor:2,indep:1", key="sb_structure",
+                           max_chars=urls.text_limit("sb_structure"),
                            bind="query-params", disabled=preset != "custom",
                            help="Comma-separated kind:size blocks: chain:k (A→B→…), hub:k (one hub, k leaves), "
                                 "xor:k (exactly one of k labels on), indep:k (depend on x only).")

@@ -416,3 +416,24 @@ def test_what_a_prefetch_job_needs_pauses_for_its_sessions_user_work_too():
         order.append("A's rerun ends")
     assert job.result(T) == 2
     assert order == ["A's rerun ends", "base starts"]
+
+
+def test_a_classroom_asking_the_same_result_at_once_computes_it_once(runner):
+    """30 sessions (owners) ask for one key in the same instant, from 30 threads (a class opening the
+    same link; benchmarks/bench_classroom.py): one computation, one job, the same value for all."""
+    started, go, calls = threading.Event(), threading.Event(), []
+    barrier = threading.Barrier(30)
+    jobs = [None] * 30
+
+    def ask(i):
+        barrier.wait(T)
+        jobs[i] = runner.submit("emotions|mllem|defaults", gated(started, go, i, calls), owner=(f"s{i}", "embedding"))
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(T)
+    go.set()
+    values = {job.result(T) for job in jobs}
+    assert len({id(job) for job in jobs}) == 1 and len(calls) == 1 and values == {calls[0]}

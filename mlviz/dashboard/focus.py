@@ -27,6 +27,7 @@ import streamlit as st
 from mlviz._text import escape_markdown
 
 from .graph_texts import AUTO_MAX_EDGES, AUTO_MIN_EDGES  # noqa: F401  (focus.AUTO_* on the pages)
+from .urls import text_limit  # the longest value of a text box = its URL parameter's (one number)
 
 MODES = {"frequent": "most frequent", "connected": "most connected", "search": "name search",
          "picked": "hand-picked"}
@@ -122,7 +123,7 @@ def label_selector(names, counts, *, prefix="labels", degree=None, default_k=DEF
     query, picked = "", ()
     if mode == "search":
         query = c[2].text_input("Label name contains", key=f"{prefix}_q", bind="query-params",
-                                placeholder="type part of a label name")
+                                max_chars=text_limit(f"{prefix}_q"), placeholder="type part of a label name")
     elif mode == "picked":
         picked = c[2].multiselect("Labels", names, key=f"{prefix}_pick", bind="query-params",
                                   placeholder="choose labels")

@@ -36,7 +36,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown, shorten
 
-from .urls import MAX_IDS  # most instance ids a lasso selection keeps in the URL (the URL schema)
+from .urls import MAX_IDS, text_limit  # most ids a lasso keeps in the URL; a text box's length (URL schema)
 
 LABEL_KEY, EDGE_KEY, ROWS_KEY = "sel_label", "sel_edge", "sel_rows"
 
@@ -275,10 +275,12 @@ def selection_bar(ctx) -> Linked:
                              persist_state="session", placeholder="none",
                              help="Shared by the pages: the Embedding colours by it, the Posteriors page draws it.")
         edge = st.text_input("Selected edge A>B@CDN settings", key=EDGE_KEY, bind="query-params",
-                             persist_state="session", placeholder="pick one on the Label graph page",
+                             max_chars=text_limit(EDGE_KEY), persist_state="session",
+                             placeholder="pick one on the Label graph page",
                              help="Label indices and the sparse CDN's variant, γ/γ_max, μ/N, λ "
                                   "(set by the Label graph page's edge picker).")
         rows = st.text_input("Selected instances", key=ROWS_KEY, bind="query-params", persist_state="session",
+                             max_chars=text_limit(ROWS_KEY),
                              placeholder="lasso on the Embedding, or a label set",
                              help=f"set:<i>.<j> = instances with exactly these labels; ids:train=…;test=… = "
                                   f"row ids from a lasso (at most {MAX_IDS}).")

@@ -43,7 +43,7 @@ from ._url_checks import (
 )
 
 __all__ = ["ALL", "DataShape", "MAX_IDS", "MAX_PARAMS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam", "fmt_value", "lookup",
-           "max_address_chars", "sanitize", "upload_token"]
+           "max_address_chars", "sanitize", "text_limit", "upload_token"]
 
 ALL = "all"
 #: Most query parameters one address keeps (the rest are dropped).
@@ -344,6 +344,21 @@ def lookup(name: str) -> tuple:
         if p is not None and p.indexed:
             return p, int(m.group(2))
     return None, None
+
+
+def text_limit(key: str) -> int:
+    """The ``max_chars`` of the text control bound to the URL parameter ``key``: the schema's
+    :attr:`UrlParam.max_chars` of that parameter (one number for the box and the link).
+
+    Raises
+    ------
+    KeyError
+        ``key`` is not a text parameter of :data:`SCHEMA`.
+    """
+    p = SCHEMA.get(key)
+    if p is None or p.kind != "text":
+        raise KeyError(f"{key!r} is not a text parameter of the URL schema (mlviz.dashboard.urls.SCHEMA)")
+    return p.max_chars
 
 
 # ------------------------------------------------------------------ the sanitiser
