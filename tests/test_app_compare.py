@@ -101,8 +101,8 @@ def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
         est = ref[ref["method"] == name]
         assert rules.loc[name, "scaling"] == "l2" == est["scaling"].iloc[0]
         model = with_scaling({"ML-LSPC": MLLSPC(lam=0.01, gamma=0.1, random_state=0),
-                              "BR-LR": BinaryRelevance(threshold=0.25), "ML-kNN": MLkNN(k=20, s=0.5, threshold=0.35)}[name],
-                             "l2", ds.X)
+                              "BR-LR": BinaryRelevance(threshold=0.25),
+                              "ML-kNN": MLkNN(k=20, s=0.5, threshold=0.35)}[name], "l2", ds.X)
         model.fit(ds.X[:300], ds.Y[:300])
         assert rules.loc[name, "decision rule"] == model.steps[-1][1].decision_rule_
     # the summary CSV: numeric mean/std, equal to the independent run
