@@ -226,18 +226,39 @@ def _data(name, max_rows, random_state):
     return _at_most(ds.X, ds.Y, max_rows, random_state)
 
 
+#: Fixed thresholds the sweep adds to the grid of a method whose ``predict`` is a threshold (the
+#: nested ``--tune`` search tunes the threshold itself, :mod:`mlviz.evaluation.thresholds`; a default
+#: must be one value).
+SWEEP_THRESHOLDS = [0.25, 0.35, 0.5]
+
+
+def sweep_grid(estimator):
+    """The registry's tuning grid of ``estimator`` plus ``threshold`` in :data:`SWEEP_THRESHOLDS` where the
+    estimator has a ``threshold`` parameter and its ``predict`` thresholds its probabilities."""
+    from mlviz.evaluation import tuning_grid
+    from mlviz.models.registry import spec_for_estimator
+
+    grid = tuning_grid(estimator)
+    if grid is None:
+        return None
+    steps = getattr(estimator, "steps", None)
+    final, prefix = (steps[-1][1], f"{steps[-1][0]}__") if steps else (estimator, "")
+    spec = spec_for_estimator(final)
+    if spec is not None and spec.tunes_threshold and "threshold" in final.get_params(deep=False):
+        grid = {**grid, f"{prefix}threshold": list(SWEEP_THRESHOLDS)}
+    return grid
+
+
 def sweep(datasets, methods, *, cv=3, max_rows=None, random_state=0, log=print):
-    """Step 1: one row per data set x method x candidate of the method's tuning grid
-    (:func:`mlviz.evaluation.tuning_grid`) with the mean CV micro-F1 (columns dataset, method,
-    candidate, micro_f1, rank)."""
+    """Step 1: one row per data set x method x candidate of :func:`sweep_grid` with the mean CV
+    micro-F1 (columns dataset, method, candidate, micro_f1, rank)."""
     from sklearn.model_selection import ParameterGrid
 
     from mlviz.cli import build_estimator
-    from mlviz.evaluation import tuning_grid
     from mlviz.evaluation.tuning import format_params
 
     def candidates(name, method, X):
-        grid = tuning_grid(build_estimator(method, scaling="auto", X=X, random_state=random_state))
+        grid = sweep_grid(build_estimator(method, scaling="auto", X=X, random_state=random_state))
         return [(format_params(c), build_estimator(method, scaling="auto", X=X, random_state=random_state)
                  .set_params(**c)) for c in (ParameterGrid(grid) if grid else [])]
 
@@ -292,8 +313,11 @@ def protocol_text(cfg, best, quick):
         f"{cfg['cv']}-fold iterative-stratified CV, seed 0, default scaling (`auto`), each method's own `predict`.",
         "- `default`: the CLI defaults. `tuned (nested CV)`: inside each outer training fold the grid of "
         f"the method registry's grid (`mlviz.models.registry`) is searched by {cfg['inner_cv']}-fold inner CV "
-        "(micro-F1), "
+        "(micro-F1), together with a decision threshold (global or per label, `mlviz.evaluation.thresholds`) "
+        "where the method's `predict` is a threshold; "
         "the best refitted on the training fold; `tuning s/fold` is the inner search's cost per outer fold.",
+        "- Sweep grid: the registry's grid plus `threshold` in {0.25, 0.35, 0.5} where the estimator has one "
+        "(`sweep_grid`).",
         "- Sweep (best mean rank of micro-F1 over the data sets, per method): "
         + "; ".join(f"{r.method}: {r.candidate} (mean rank {r.mean_rank:.1f})" for r in best.itertuples()),
     ]

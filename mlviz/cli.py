@@ -30,7 +30,9 @@ Usage
     ``auto``: L2-normalised rows for sparse/count features, standardised
     features otherwise; see :mod:`mlviz.preprocessing`). ``--tune`` chooses
     each method's key hyperparameters by inner cross-validation within each
-    training fold (nested CV) and prints what it chose and what it cost.
+    training fold (nested CV), with a global or per-label decision threshold
+    for every method whose rule is a probability threshold
+    (:mod:`mlviz.evaluation.thresholds`), and prints what it chose and what it cost.
     The sparse CDN's variants are the methods ``cdn`` (sparse, the paper's),
     ``cdn-lr``, ``cdn-cdn``, ``cdn-l1`` and ``cdn-l21``.
 ``mlviz evaluate TRAIN --test TEST [--labels XML] [same options]``
@@ -466,7 +468,8 @@ def build_parser():
                    help="feature scaling fitted inside each training fold (default auto: 'l2' rows for "
                    "sparse/count features, 'standard' otherwise)")
     p.add_argument("--tune", action="store_true",
-                   help="nested CV: tune each method's key hyperparameters by inner CV in every training fold")
+                   help="nested CV: tune each method's key hyperparameters (and its decision threshold, global or "
+                        "per label, where its rule is a probability threshold) by inner CV in every training fold")
     p.add_argument("--inner-cv", type=int, default=3, help="folds of the inner search with --tune (default 3)")
     p.add_argument("--baseline", help="method for the paired comparison (default: the first)")
     p.add_argument("--no-scale", action="store_true", help="same as --scaling none")

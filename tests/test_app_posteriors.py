@@ -178,10 +178,12 @@ def test_side_by_side_measures_table_equals_each_models_predict():
     at = run({"post_models": ["ML-kNN", "BR-LR"], "post_view": "side by side"})
     grid = chart(at, "fig_post_grid")
     assert [t["name"] for t in grid["data"]] == ["ML-kNN", "BR-LR", "true Y"]
-    # both own rules are P >= 0.5: the grid shows decisions at 0.5, each reliability plot its line
-    assert "t = 0.5" in json.dumps(grid["layout"]["title"])
+    # the own rules are different probability cuts (ML-kNN 0.35, BR-LR 0.25 by default): the grid shows the
+    # probabilities, each reliability plot its own model's line
+    assert "beside the truth" in json.dumps(grid["layout"]["title"])
     for key in ("mlknn", "br"):
-        assert [s["x0"] for s in chart(at, f"fig_rel_{key}")["layout"]["shapes"]] == [0.5]
+        own = fitted(key, Xtr, Ytr).threshold
+        assert [s["x0"] for s in chart(at, f"fig_rel_{key}")["layout"]["shapes"]] == [own]
     (table,) = [df.value for df in at.dataframe if "model" in df.value.columns]
     for key, label in [("mlknn", "ML-kNN"), ("br", "BR-LR")]:
         model = fitted(key, Xtr, Ytr)

@@ -91,7 +91,7 @@ def test_the_registry_translates_sliders_in_one_place(ctx):
     assert kw["sigma"] == pytest.approx(2.0 * scale.median_distance())
     br = methods.METHODS["br"].from_sliders({"C": 10.0}, scale)
     assert br.C == 10.0 and br.scale_C
-    assert methods.METHODS["mlknn"].complete({"k": 3, "unknown": 1}) == {"k": 3, "s": 1.0}
+    assert methods.METHODS["mlknn"].complete({"k": 3, "unknown": 1}) == {"k": 3, "s": 0.5}  # s: its default
     a = methods.key("d", "cdn", {"mu": 0.1, "lam": 1.0})
     assert a == methods.key("d", "cdn", {"lam": 1.0, "mu": 0.1}) != methods.key("d", "cdn", {"lam": 1.0, "mu": 0.3})
 

@@ -97,7 +97,8 @@ def test_cli_train_test_end_to_end(capsys, monkeypatch, tmp_path):
     # the CSV equals a hand fit on the training file, scored on the test file (labels from emotions.xml)
     train, test = load_dataset(TRAIN, labels=XML), load_dataset(TEST, labels=XML)
     scaler = StandardScaler().fit(train.X)
-    for name, est in {"br": BinaryRelevance(), "mlknn": MLkNN()}.items():
+    registry_defaults = {"br": BinaryRelevance(threshold=0.25), "mlknn": MLkNN(k=20, s=0.5, threshold=0.35)}
+    for name, est in registry_defaults.items():
         model = est.fit(scaler.transform(train.X), train.Y)
         Z = scaler.transform(test.X)
         expected = evaluate(test.Y, model.predict_proba(Z), measures=["micro_f1", "hamming_loss", "p@1"],

@@ -26,6 +26,7 @@ from sklearn.model_selection import ParameterGrid
 from ..metrics import evaluate, get_measure
 from ..models import check_X, check_Y
 from ._common import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
+from .thresholds import THRESHOLD_GRID, choose_thresholds, crossfit_scores, threshold_counts
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
 
@@ -48,6 +49,12 @@ class GridSearchResult:
         Whether the ``refit`` hook was used.
     best_estimator : estimator or None
         Refitted on all of (X, Y) when ``refit_best=True``.
+    best_threshold : ndarray of shape (n_labels,) or None
+        With ``threshold_modes``: the tuned per-label thresholds of the best candidate (all equal
+        for the global mode), or None when its own ``predict`` was best (``best_estimator``
+        then predicts with its own rule; otherwise threshold its ``predict_proba`` with these).
+    threshold_mode : str
+        ``"own rule"``, ``"global"`` or ``"label"``: the best candidate's decision rule.
     """
 
     best_params: dict
@@ -56,6 +63,8 @@ class GridSearchResult:
     measure: str
     used_refit: bool
     best_estimator: object = None
+    best_threshold: object = None
+    threshold_mode: str = "own rule"
 
 
 def refit_parameters(estimator):
@@ -86,44 +95,50 @@ def _refit(est, params):
         est.refit(**params)
 
 
-def _score(est, X, Y, measure, threshold):
+def _score(est, X, Y, measure, threshold, counts=False):
+    """The fold's score; with ``counts``, ``(score, threshold_counts of the scores)``."""
     S = predict_scores(est, X)
     if _is_predict(threshold) and hasattr(est, "predict"):
-        return evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
-    return evaluate(Y, S, threshold=0.5 if _is_predict(threshold) else threshold, measures=[measure])[measure]
+        value = evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
+    else:
+        value = evaluate(Y, S, threshold=0.5 if _is_predict(threshold) else threshold, measures=[measure])[measure]
+    return (value, threshold_counts(Y, S, THRESHOLD_GRID)) if counts else value
 
 
-def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold):
-    """Fit once, refit for the other candidates. Returns (fold, scores, errors)."""
+def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold, counts=False):
+    """Fit once, refit for the other candidates. Returns (fold, scores, errors, counts per candidate)."""
     scores = np.full(len(candidates), np.nan)
     errors = [""] * len(candidates)
+    tables = [None] * len(candidates)
     X_test, Y_test = X[test], Y[test]  # one object, so models may cache test-side features
     try:
         est = estimator.set_params(**candidates[0])
         est.fit(X[train], Y[train])
     except Exception as exc:  # noqa: BLE001
-        return fold, scores, [_error_text(exc)] * len(candidates)
+        return fold, scores, [_error_text(exc)] * len(candidates), tables
     for i, params in enumerate(candidates):
         try:
             if i > 0:
                 _refit(est, {k: params[k] for k in varying})
-            scores[i] = _score(est, X_test, Y_test, measure, threshold)
+            out = _score(est, X_test, Y_test, measure, threshold, counts)
+            scores[i], tables[i] = out if counts else (out, None)
         except Exception as exc:  # noqa: BLE001
             errors[i] = _error_text(exc)
-    return fold, scores, errors
+    return fold, scores, errors, tables
 
 
-def _fold_one_candidate(key, estimator, params, X, Y, train, test, measure, threshold):
+def _fold_one_candidate(key, estimator, params, X, Y, train, test, measure, threshold, counts=False):
     try:
         est = estimator.set_params(**params)
         est.fit(X[train], Y[train])
-        return key, _score(est, X[test], Y[test], measure, threshold), ""
+        out = _score(est, X[test], Y[test], measure, threshold, counts)
+        return (key, *out, "") if counts else (key, out, None, "")
     except Exception as exc:  # noqa: BLE001
-        return key, np.nan, _error_text(exc)
+        return key, np.nan, None, _error_text(exc)
 
 
 def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", threshold="predict",
-                random_state=None, n_jobs=1, refit_best=True, use_refit=True, progress=None):
+                random_state=None, n_jobs=1, refit_best=True, use_refit=True, progress=None, threshold_modes=()):
     """Choose hyper-parameters by multi-label cross-validation.
 
     Parameters
@@ -153,6 +168,14 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
         Allow the ``refit`` hook (module docstring); False forces fitting
         every candidate from scratch.
     progress : callable(done, total), optional
+    threshold_modes : tuple of {"global", "label"}
+        Also tune a decision threshold on ``predict_proba`` (:mod:`mlviz.evaluation.thresholds`):
+        each candidate is scored with its own rule (``threshold``) and with the tuned
+        threshold(s) of each mode, cross-fitted over the folds (the threshold scored on a fold
+        is chosen on the others); the candidate's ``mean`` is its best variant, named in the
+        table's ``decision`` column (means of every variant in ``mean_<variant>``). Only for
+        estimators whose ``predict`` thresholds probabilities, and measures of
+        :data:`mlviz.evaluation.thresholds.THRESHOLD_MEASURES`.
 
     Returns
     -------
@@ -161,6 +184,9 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
         eligible; if every candidate fails a ``RuntimeError`` is raised.
     """
     get_measure(measure)
+    modes = tuple(threshold_modes or ())
+    if modes:
+        choose_thresholds(np.zeros((len(THRESHOLD_GRID), 1, 3), dtype=np.int64), 1, modes[0], measure)  # validates
     X = check_X(X)
     Y = check_Y(Y, n_samples=X.shape[0])
     candidates = list(ParameterGrid(param_grid))
@@ -174,38 +200,53 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     n_c, n_f = len(candidates), len(folds)
     scores = np.full((n_c, n_f), np.nan)
     errors = [[""] * n_f for _ in range(n_c)]
+    tables = [[None] * n_f for _ in range(n_c)]
+    counts = bool(modes)
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     if hook:
         jobs = (joblib.delayed(_fold_with_refit)(f, _prepare(estimator, seed), candidates, varying,
-                                                 X, Y, tr, te, measure, threshold)
+                                                 X, Y, tr, te, measure, threshold, counts)
                 for f, (tr, te) in enumerate(folds))
         total = n_f
     else:
         jobs = (joblib.delayed(_fold_one_candidate)((i, f), _prepare(estimator, seed), c,
-                                                    X, Y, tr, te, measure, threshold)
+                                                    X, Y, tr, te, measure, threshold, counts)
                 for i, c in enumerate(candidates) for f, (tr, te) in enumerate(folds))
         total = n_c * n_f
     if progress is not None:
         progress(0, total)
     for done, out in enumerate(parallel(jobs), start=1):
         if hook:
-            f, s, e = out
+            f, s, e, c = out
             scores[:, f] = s
             for i in range(n_c):
-                errors[i][f] = e[i]
+                errors[i][f], tables[i][f] = e[i], c[i]
         else:
-            (i, f), s, e = out
-            scores[i, f], errors[i][f] = s, e
+            (i, f), s, c, e = out
+            scores[i, f], tables[i][f], errors[i][f] = s, c, e
         if progress is not None:
             progress(done, total)
 
     failed = np.array([any(row) for row in errors])
+    greater = get_measure(measure).greater_is_better
+    variants = {"own rule": scores}
+    sizes = [len(te) for _, te in folds]
+    for mode in modes:
+        v = np.full((n_c, n_f), np.nan)
+        for i in range(n_c):
+            if not failed[i]:
+                v[i] = crossfit_scores(tables[i], sizes, mode, measure)
+        variants[mode] = v
+    means = {k: np.where(failed, np.nan, v.mean(axis=1)) for k, v in variants.items()}
+    stacked = np.stack([means[k] if greater else -means[k] for k in variants])  # (n_variants, n_c)
+    pick = np.argmax(np.where(np.isnan(stacked), -np.inf, stacked), axis=0)  # ties: the own rule first
+    decision = [list(variants)[j] for j in pick]
+    scores = np.stack([variants[decision[i]][i] for i in range(n_c)]) if modes else scores
     mean = np.where(failed, np.nan, scores.mean(axis=1))
     std = np.where(failed | (n_f < 2), np.nan, scores.std(axis=1, ddof=1) if n_f > 1 else 0.0)
     if np.all(np.isnan(mean)):
         first = next(e for row in errors for e in row if e)
         raise RuntimeError(f"Every candidate failed in grid_search; first error: {first}")
-    greater = get_measure(measure).greater_is_better
     key = np.where(np.isnan(mean), -np.inf, mean if greater else -mean)
     best = int(np.argmax(key))  # first maximum: ties go to the earlier candidate
     order = np.argsort(-key, kind="stable")
@@ -219,9 +260,18 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
     for f in range(n_f):
         table[f"fold_{f}"] = scores[:, f]
     table["error"] = ["; ".join(sorted({e for e in row if e})) for row in errors]
+    best_threshold, mode = None, "own rule"
+    if modes:
+        table["decision"] = decision
+        for k, v in means.items():
+            table[f"mean_{k.replace(' ', '_')}"] = v
+        mode = decision[best]
+        if mode != "own rule":
+            pooled = np.sum(tables[best], axis=0)
+            best_threshold = THRESHOLD_GRID[choose_thresholds(pooled, X.shape[0], mode, measure)]
     best_est = None
     if refit_best:
         best_est = _prepare(estimator, seed).set_params(**candidates[best]).fit(X, Y)
     return GridSearchResult(best_params=dict(candidates[best]), best_score=float(mean[best]),
                             table=table, measure=measure, used_refit=bool(hook),
-                            best_estimator=best_est)
+                            best_estimator=best_est, best_threshold=best_threshold, threshold_mode=mode)

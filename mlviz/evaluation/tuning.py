@@ -15,24 +15,37 @@ outer fold (fewer where the model's ``refit`` hook reuses state); the
 Grids are declared once per method, in the method registry
 (:mod:`mlviz.models.registry`, ``MethodSpec.tuning``); a registered method
 without a grid says why in its ``tuning_note``.
+
+Decision thresholds are tuned the same way for every method whose ``predict`` is a
+threshold on its probabilities (``MethodSpec.tunes_threshold``): on the same inner
+folds, each grid candidate is also scored with a tuned global threshold and with
+tuned per-label thresholds (:mod:`mlviz.evaluation.thresholds`, chosen on the other
+inner folds), and the best of {own rule, global, per label} x grid wins. A tuned
+threshold is reported with the other parameters (``threshold=0.3`` or
+``threshold=per label 0.1–0.6 (median 0.3)``) and the refitted model is a
+:class:`mlviz.evaluation.thresholds.ThresholdedClassifier`. Methods with their own
+rule (LP's most probable label set, MLRH's winner-take-all) keep it.
 """
 
 import time
 from dataclasses import dataclass
 
 from .grid import grid_search
+from .thresholds import THRESHOLD_MEASURES, THRESHOLD_MODES, ThresholdedClassifier, describe_thresholds
 
 __all__ = ["TuneSpec", "tuning_grid", "tune_estimator", "format_params"]
 
 
 @dataclass(frozen=True)
 class TuneSpec:
-    """What an inner search does: ``grid`` over ``cv`` inner folds, scored by ``measure``."""
+    """What an inner search does: ``grid`` over ``cv`` inner folds, scored by ``measure``; ``thresholds``:
+    the threshold modes tuned beside the grid where the method allows it (empty: none)."""
 
     grid: object
     cv: int = 3
     random_state: object = None
     measure: str = "micro_f1"
+    thresholds: tuple = THRESHOLD_MODES
 
 
 def _final(estimator):
@@ -58,12 +71,24 @@ def tuning_grid(estimator):
     return grid if step is None else {f"{step}__{k}": v for k, v in grid.items()}
 
 
+def threshold_modes(estimator, spec):
+    """The threshold modes of ``spec`` that apply to ``estimator`` (empty when its rule is its own)."""
+    from mlviz.models.registry import spec_for_estimator
+
+    method = spec_for_estimator(_final(estimator)[1])
+    if not spec.thresholds or method is None or not method.tunes_threshold or spec.measure not in THRESHOLD_MEASURES:
+        return ()
+    return tuple(spec.thresholds)
+
+
 def format_params(params):
     """``{"model__k": 5}`` -> ``"k=5"``; estimators shown by their non-default parameters."""
     parts = []
     for k, v in params.items():
         name = k.split("__")[-1]
-        if hasattr(v, "get_params"):
+        if name == "threshold" and not isinstance(v, (int, float)):
+            text = describe_thresholds(v) if not isinstance(v, str) else v
+        elif hasattr(v, "get_params"):
             text = repr(v).replace("\n", " ")
             text = " ".join(text.split())
         else:
@@ -87,12 +112,20 @@ def tune_estimator(estimator, X, Y, spec):
     fitted : estimator
         The best candidate fitted on all of (X, Y).
     best_params : dict
+        The chosen grid values, plus ``"threshold"`` (ndarray of shape (n_labels,)) when a tuned
+        threshold beat the method's own rule.
     seconds : float
         Wall-clock of the inner search (without the final refit).
     """
     t0 = time.perf_counter()
     result = grid_search(estimator, spec.grid, X, Y, cv=spec.cv, measure=spec.measure, threshold="predict",
-                         random_state=spec.random_state, refit_best=False)
+                         random_state=spec.random_state, refit_best=False,
+                         threshold_modes=threshold_modes(estimator, spec))
     seconds = time.perf_counter() - t0
-    fitted = estimator.set_params(**result.best_params).fit(X, Y)
-    return fitted, result.best_params, seconds
+    estimator = estimator.set_params(**result.best_params)
+    best = dict(result.best_params)
+    if result.best_threshold is None:
+        return estimator.fit(X, Y), best, seconds
+    t = result.best_threshold
+    best["threshold"] = t if result.threshold_mode == "label" else float(t[0])
+    return ThresholdedClassifier(estimator, threshold=best["threshold"]).fit(X, Y), best, seconds

@@ -147,6 +147,13 @@ class MethodSpec:
         """A new estimator: class defaults, then ``fixed``, then ``params``."""
         return self.estimator_class()(**{**self.fixed, **params})
 
+    @property
+    def tunes_threshold(self) -> bool:
+        """Whether nested tuning may replace ``predict``'s threshold (global or per label): the method's
+        ``predict`` is a threshold on ``predict_proba`` (``checks.rule == "threshold"``), not a rule of
+        its own (:mod:`mlviz.evaluation.thresholds`)."""
+        return self.checks.rule == "threshold"
+
     def tuning_grid(self) -> dict | None:
         """A fresh tuning grid ``{param: [values]}`` (None: the method has no tuned parameter)."""
         return None if self.tuning is None else self.tuning()

@@ -175,11 +175,17 @@ def _cdn_variant(key, variant, text):
 # The strong baselines of the standard-split comparison (benchmarks/RESULTS.md, "strong baselines"):
 # C of cc/ecc/rakel/clr in units of 1 / mean ||x||^2 (scale_C=True).
 _C_GRID = [0.1, 1.0, 10.0, 100.0, 1000.0]
-#: Regularisation grids span four decades in log steps; thresholds are tuned with the other parameters
-#: where the estimator has one (nested CV, never on the test fold).
+#: Regularisation grids span four decades in log steps. The decision threshold is not a grid dimension:
+#: for every method whose ``predict`` thresholds its probabilities (``MethodSpec.tunes_threshold``) the
+#: nested search also tunes a global and a per-label threshold on the same inner folds
+#: (:mod:`mlviz.evaluation.thresholds`; never on the test fold).
 _LOG4 = (1e-4, 1e-3, 1e-2, 0.1, 1.0)
-_THRESHOLDS = (0.25, 0.35, 0.5)
-_FOREST_GRID = {"threshold": [0.25, 0.35, 0.5], "min_samples_leaf": [1, 3, 10]}
+#: Evidence-based defaults that differ from the classes' (the classes keep the papers' settings):
+#: inner 3-fold CV on the standard training halves (benchmarks/RESULTS.md, "fair defaults").
+BR_THRESHOLD = 0.25
+MLKNN_DEFAULTS = {"k": 20, "s": 0.5, "threshold": 0.35}
+MLLEM_THRESHOLD = 0.35
+_FOREST_GRID = {"min_samples_leaf": [1, 3, 10]}
 _LINK_C = Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 10.0, 100.0, 1000.0], 10.0,
                 "Inverse ℓ2 regularisation of each logistic-regression link, in units of 1 / mean ‖x‖² of the "
                 "training rows. Default 10: chosen by inner CV on the standard training halves "
@@ -244,9 +250,12 @@ _ENTRIES = [
     _cdn_variant("cdn-l21", "l21-lr", "CDN variant 'l21-lr': logistic regressions with the L2,1 feature penalty."),
     MethodSpec(
         "mllem", "MLLEM", "MLLEM", "mllem", "002",
-        "Joint label–instance Laplacian eigenmap (paper 002).",
-        fixed=dict(random_state=SEED),
-        tuning=lambda: {"alpha": [0.01, 0.1, 1.0, 10.0, 100.0], "beta": [0.1, 1.0], "threshold": list(_THRESHOLDS)},
+        "Joint label–instance Laplacian eigenmap (paper 002); calibrated probability >= 0.35.",
+        # threshold 0.35 (the class's is 0.5): the best worst-case ratio of inner-CV micro-F1 on the standard
+        # training halves among the thresholds whose inner Hamming loss stays below predicting nothing on every
+        # set (0.3 had the best ratio but not that) (benchmarks/RESULTS.md, "fair defaults").
+        fixed=dict(random_state=SEED, threshold=MLLEM_THRESHOLD),
+        tuning=lambda: {"alpha": [0.01, 0.1, 1.0, 10.0, 100.0], "beta": [0.1, 1.0]},
         sliders=(
             Param("k_instances", "k (instances)", [2, 3, 5, 8, 10, 15, 20, 30], 20,
                   "Neighbours in the instance kNN graph."),
@@ -262,8 +271,11 @@ _ENTRIES = [
     ),
     MethodSpec(
         "br", "BR-LR", "BinaryRelevance", "baselines", "br",
-        "Binary relevance: one logistic regression per label.",
-        tuning=lambda: {"C": [0.1, 1.0, 10.0, 100.0, 1000.0], "threshold": list(_THRESHOLDS)},
+        "Binary relevance: one logistic regression per label; probability >= 0.25.",
+        # threshold 0.25 (the class's own is 0.5): the best worst-case ratio over inner 3-fold CV of the
+        # standard training halves, better than 0.5 on all five sets (benchmarks/RESULTS.md, "fair defaults").
+        fixed=dict(threshold=BR_THRESHOLD),
+        tuning=lambda: {"C": [0.1, 1.0, 10.0, 100.0, 1000.0]},
         sliders=(Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0], 30.0,
                        "Inverse ℓ2 regularisation of each logistic regression, in units of 1 / mean ‖x‖² of the "
                        "training rows (as LP and PCC), so one value means the same penalty on standardised and on "
@@ -273,10 +285,16 @@ _ENTRIES = [
     ),
     MethodSpec(
         "mlknn", "ML-kNN", "MLkNN", "baselines", "mlknn",
-        "Bayesian kNN (Zhang & Zhou 2007).",
-        tuning=lambda: {"k": [3, 5, 10, 20, 30], "threshold": list(_THRESHOLDS)},
-        sliders=(Param("k", "k (neighbours)", [1, 3, 5, 8, 10, 15, 20, 30], 10, "Number of neighbours."),
-                 Param("s", "s (smoothing)", [0.1, 0.5, 1.0, 2.0], 1.0, "Laplace smoothing of the counts.")),
+        "Bayesian kNN (Zhang & Zhou 2007); posterior >= 0.35.",
+        # k = 20, s = 0.5, threshold 0.35 (the class keeps the paper's k = 10, s = 1, 0.5): the best worst-case
+        # ratio over inner 3-fold CV of the standard training halves (benchmarks/RESULTS.md, "fair defaults").
+        fixed=dict(MLKNN_DEFAULTS),
+        tuning=lambda: {"k": [3, 5, 10, 20, 30]},
+        sliders=(Param("k", "k (neighbours)", [1, 3, 5, 8, 10, 15, 20, 30], MLKNN_DEFAULTS["k"],
+                       "Number of neighbours. Default 20 (the paper's is 10): chosen with s and the threshold by "
+                       "inner CV of the standard training halves (benchmarks/RESULTS.md, “fair defaults”)."),
+                 Param("s", "s (smoothing)", [0.1, 0.5, 1.0, 2.0], MLKNN_DEFAULTS["s"],
+                       "Laplace smoothing of the counts. Default 0.5 (the paper's is 1; within 0.002 of it)."),),
         checks=Checks(params=dict(k=5)),
     ),
     MethodSpec(
@@ -389,7 +407,7 @@ _ENTRIES = [
     MethodSpec(
         "rf-br", "RF-BR", "RandomForestBR", "forest", "rfbr",
         "One random forest per label; vote share >= 0.35.",
-        fixed=dict(random_state=SEED), tuning=lambda: {"threshold": [0.25, 0.35, 0.5]}, sliders=_FOREST_SLIDERS,
+        fixed=dict(random_state=SEED), tuning=lambda: {"min_samples_leaf": [1, 3]}, sliders=_FOREST_SLIDERS,
         checks=Checks(params=dict(n_estimators=10, random_state=0)),
     ),
     MethodSpec(
@@ -400,7 +418,7 @@ _ENTRIES = [
     MethodSpec(
         "ecc", "ECC", "EnsembleClassifierChains", "chains", "cc",
         "Ensemble of 10 classifier chains in random orders on 67 % subsamples; mean >= 0.35.",
-        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID), "threshold": [0.25, 0.35, 0.5]},
+        fixed=dict(random_state=SEED), tuning=lambda: {"C": list(_C_GRID)},
         sliders=(_LINK_C,),
         checks=Checks(params=dict(n_chains=3, random_state=0)),
     ),
