@@ -27,7 +27,7 @@ PROTOCOL = """\
 - Methods: plain LSPC (labels independent) and ML-LSPC (Γ = γ·max(0, Pearson)), Gaussian kernel on
   all 1000 training e-mails, σ = factor × median pairwise distance; posterior ≥ 0.5 → label on.
   ML-kNN and InsDif from the method registry (`mlknn`, `insdif`) on the same raw 0/1 features, untuned
-  (the paper tunes by CV): ML-kNN at its defaults (k = 10), InsDif with the paper's 20 % medoids and
+  (the paper tunes by CV): ML-kNN at its reference's setting (k = 10, s = 1), InsDif with the paper's 20 % medoids and
   its rule f_l > 0 (`calibration="clip"`; the registry default adds a Platt step, ≈ 1.7× the time).
 - Hyper-parameters by 5-fold cross-validation on the training e-mails (iterative stratification),
   maximising micro-F1, over λ ∈ {1e-3, 1e-2, 0.1, 1, 10}, γ ∈ {0, 0.03, 0.1, 0.3, 1, 10}
