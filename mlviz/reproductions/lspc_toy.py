@@ -32,8 +32,8 @@ PROTOCOL = """\
 - Methods: plain LSPC (labels independent) and ML-LSPC with Γ = γ·max(0, Pearson correlation of
   the training label columns); Gaussian kernel on all training points, σ = factor × median distance.
   ML-kNN and InsDif (Zhang & Zhou 2007) from the method registry (`mlknn`, `insdif`) on the same
-  training points: ML-kNN at its reference's setting (k = 10, smoothing 1, posterior ≥ 0.5, Euclidean), InsDif with the paper's
-  20 % of the training bags as medoids and its own rule "label on iff f_l > 0"
+  training points: ML-kNN at its reference's setting (k = 10, smoothing 1, posterior ≥ 0.5, Euclidean),
+  InsDif with the paper's 20 % of the training bags as medoids and its own rule "label on iff f_l > 0"
   (`calibration="clip"`, so posterior ≥ 0.5 is that rule; the registry default adds Platt scaling).
 - Hyper-parameters of LSPC / ML-LSPC by 5-fold cross-validation on the training set
   (misclassification rate), over λ ∈ {1e-3, 1e-2, 0.1, 1, 10}, γ ∈ {0, 0.1, 1, 10, 100}
