@@ -166,6 +166,10 @@ def notes(m, result, info):
     about = result["about"]
     t, text = rule_of(result)
     out = []
+    if info.get("preview"):
+        out.append(f":material/preview: **Quick preview** with {info['preview']}: these figures and numbers are "
+                   "that model's, drawn while the model at the chosen settings is fitted; they are replaced when "
+                   "it is done.")
     rule = about.get("decision_rule")
     if mode == OWN:
         out.append(f":material/rule: Decision rule (own predict): {escape_markdown(rule or 'the model’s predict', 200)}"
@@ -214,8 +218,12 @@ def fetch(m, values, keys):
 
     slot = f"posteriors|{m.key}"
     job = compute.report(ctx, m, values, owner=progress.owner(slot))
+    quick = compute.preview_values(ctx, m, values) if not job.done() else None
+    preview = None if quick is None else (
+        compute.report(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
     try:
-        value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys)
+        value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys,
+                                       preview=preview)
     except TooLargeError as exc:
         st.warning(f"{m.label}: {escape_markdown(str(exc), 600)}")
         return None
@@ -228,6 +236,8 @@ def fetch(m, values, keys):
     result, info = value
     if shown == values:  # ahead of the next move: neighbouring slider values (and the other γ of a path)
         compute.prefetch(m, values, progress.owner(slot), prepare(m), points=True)
+    elif quick is not None and shown == quick[0]:
+        info = {**info, "preview": quick[1]}
     return result, info, shown
 
 
