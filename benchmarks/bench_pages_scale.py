@@ -243,6 +243,40 @@ def open_file(path, ctx, **query):
     return at
 
 
+#: Seconds between two reruns while a page shows a progress notice and no figure (the browser's
+#: notice looks at its job every 0.3 s and reruns the page when it is done; a rerun here costs more).
+POLL = 0.5
+
+
+def first_figure(at, page, rows, timeout=3600.0):
+    """Open a page with cold caches as a browser does: the first answer (``WAIT`` = 0.15 s, the
+    dashboard's default), reruns every :data:`POLL` s until a figure is drawn (a quick preview,
+    when one is drawn, is named in the note), then one run that waits for every result (the
+    complete view; what earlier sessions called the first useful view)."""
+    from mlviz.dashboard import compute
+
+    def state(at):
+        n = len(at.get("plotly_chart"))
+        preview = any("quick preview" in i.value for i in at.info)
+        return n, (f"{n} figures" + (", quick preview" if preview else "")) if n else "notice, no figure"
+
+    compute.WAIT = 0.15
+    t0 = time.perf_counter()
+    dt, at = timed(at.run)
+    n, note = state(at)
+    rows.append((page, "first answer (WAIT = 0.15 s)", dt, note))
+    while not n and time.perf_counter() - t0 < timeout:
+        time.sleep(POLL)
+        _, at = timed(at.run)
+        n, note = state(at)
+    rows.append((page, "first figure (cold caches)", time.perf_counter() - t0, note))
+    compute.WAIT = 3600.0
+    _, at = timed(at.run)
+    rows.append((page, "complete view (waits for every result)", time.perf_counter() - t0,
+                 f"peak {peak_mb():,.0f} MB"))
+    return at
+
+
 def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
     """Every page on one (large) data set: first useful view, slider moves, peak memory."""
     from mlviz.dashboard import compute, state
@@ -255,8 +289,7 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
         if pages and page not in pages:
             continue
         fresh()
-        dt, at = timed(open_file(path, ctx, **query).run)
-        rows.append((page, "first useful view (cold caches)", dt, f"peak {peak_mb():,.0f} MB"))
+        at = first_figure(open_file(path, ctx, **query), page, rows)
         compute.RUNNER.wait_idle(settle)   # background work of the view; prefetch is not awaited longer
         for key, value, kind in moves:
             try:
