@@ -309,9 +309,10 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: ("{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
+    present.takeaway(lambda: ("{}{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
                               "on {n} test instances.").format(
-        m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
+        f"Quick preview ({info['preview']}) — " if info.get("preview") else "", m.label, thr_text, n=N_TEST,
+        **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
