@@ -258,14 +258,17 @@ def first_figure(at, page, rows, timeout=3600.0):
     def state(at):
         n = len(at.get("plotly_chart"))
         preview = any("quick preview" in i.value for i in at.info)
-        return n, (f"{n} figures" + (", quick preview" if preview else "")) if n else "notice, no figure"
+        waiting = any("updates by itself" in i.value for i in at.info)  # a progress notice is on screen
+        if n:
+            return n, f"{n} figures" + (", quick preview" if preview else "")
+        return (0, "notice, no figure") if waiting else (-1, "no figure before an action (e.g. Run)")
 
     compute.WAIT = 0.15
     t0 = time.perf_counter()
     dt, at = timed(at.run)
     n, note = state(at)
     rows.append((page, "first answer (WAIT = 0.15 s)", dt, note))
-    while not n and time.perf_counter() - t0 < timeout:
+    while n == 0 and time.perf_counter() - t0 < timeout:
         time.sleep(POLL)
         _, at = timed(at.run)
         n, note = state(at)
