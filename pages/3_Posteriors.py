@@ -218,9 +218,12 @@ def fetch(m, values, keys):
 
     slot = f"posteriors|{m.key}"
     job = compute.report(ctx, m, values, owner=progress.owner(slot))
-    quick = compute.preview_values(ctx, m, values) if not job.done() else None
-    preview = None if quick is None else (
-        compute.report(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+    quick = compute.preview_values(ctx, m, values)
+
+    def preview():  # (asked for only while this panel has drawn nothing yet)
+        return None if quick is None else (
+            compute.report(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+
     try:
         value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys,
                                        preview=preview)

@@ -46,9 +46,14 @@ with c2.expander(f"{m.label} hyperparameters"):
     st.caption(m.description)
 slot = "decision|posteriors"
 job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
-quick = compute.preview_values(ctx, m, values) if not job.done() else None  # (a slow kernel fit: fewer centres first)
-preview = None if quick is None else (
-    compute.posteriors(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+quick = compute.preview_values(ctx, m, values)  # (a slow kernel fit: fewer centres first, while nothing is drawn)
+
+
+def preview():
+    return None if quick is None else (
+        compute.posteriors(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+
+
 try:
     result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", preview=preview)
 except Exception as exc:  # noqa: BLE001

@@ -289,3 +289,10 @@ def test_a_slow_kernel_fit_shows_a_named_preview_then_the_exact_result(monkeypat
     assert not any("preview" in i.value.lower() for i in at.info)
     assert not any("Quick preview" in c.value for c in at.caption)
     assert shown_values(at) == expected({})
+    gate.clear()  # a slider move while the new fit is held: the previous result, not a preview
+    try:
+        ok(at.select_slider(key="post_mllspc_sigma_factor").set_value(2.0).run())
+        assert any("Below: the previous result" in i.value for i in at.info)
+        assert not any("preview" in i.value.lower() for i in at.info) and shown_values(at) == expected({})
+    finally:
+        gate.set()

@@ -128,9 +128,10 @@ def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None =
     :data:`~mlviz.dashboard.compute.WAIT`), else the one drawn last in ``slot`` (``(None, None)``
     if none) with the notice of :func:`shown`.  Raises what the job raised.
 
-    ``preview = (job, settings, text)``: a cheaper job at other settings (e.g. fewer kernel
-    centres, :func:`mlviz.dashboard.compute.preview_values`) drawn while nothing has been drawn in
-    ``slot`` yet: its value and settings are returned once it is done, the notice says that what is
+    ``preview``: a function returning ``(job, settings, text)`` or None: a cheaper job at other
+    settings (e.g. fewer kernel centres, :func:`mlviz.dashboard.compute.preview_values`), asked for
+    only while nothing has been drawn in ``slot`` yet (a slider move shows the previous result
+    instead). Its value and settings are returned once it is done, the notice says that what is
     drawn is the preview (``text`` says how it differs), and the page reruns when the preview and
     again when the result is done."""
     from .compute import wait
@@ -141,7 +142,9 @@ def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None =
         raise error
     ready = job.done() and job.future.exception() is None
     if not ready and preview is not None and _previous(slot) is None:
-        return _preview(job, preview, settings=settings, slot=slot, label=label)
+        quick = preview()
+        if quick is not None:
+            return _preview(job, quick, settings=settings, slot=slot, label=label)
     drawn = shown(job, ready=ready, settings=settings, slot=slot, label=label, widgets=widgets)
     if ready:
         return job.result(), settings
