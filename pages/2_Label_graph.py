@@ -35,10 +35,10 @@ MIN_WEIGHT = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0]
 #: Width (px) of a graph's half-page column at a 1600 px wide window (~560 px): names are placed so
 #: that none overlaps or leaves the plot at this width or wider.
 WIDTH_HINT = 520
+summary = cache.dataset_summary(ctx)
 names = tuple(ctx.label_names)
 L = len(names)
-# The co-occurrence counts and the label layout (~1 s of spring layout at 983 labels) are read where a
-# figure needs them, after the sparse CDN's γ path was submitted, so they are computed while it runs.
+pos = cache.label_layout(ctx)
 train_counts = np.asarray(ctx.Y_train.sum(axis=0), dtype=float).ravel()
 
 
@@ -71,15 +71,14 @@ def graph_fig(values, step, view):
     def build():
         if view["collapse"]:
             return plotting.graph.community_graph_figure(
-                step["graph"], cache.label_layout(ctx), label_names=names, node_size=train_counts,
-                min_abs_weight=view["min_w"] or None,
+                step["graph"], pos, label_names=names, node_size=train_counts, min_abs_weight=view["min_w"] or None,
                 max_edges=view["max_edges"], expand=None if view["expand"] < 0 else view["expand"],
                 width_hint=WIDTH_HINT, groups=step_communities(values, step, view["min_w"]),
                 title=f"Label graph by community ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
         subset, kw = graph_kwargs(view)
         graph = step["graph"] if subset is None else compute.step_subgraph(step, subset)
         return plotting.label_graph_figure(
-            graph, cache.label_layout(ctx), label_names=names, **kw, width_hint=WIDTH_HINT,
+            graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
             totals=None if subset is None else (L, step["n_edges"]),  # (one count source: the whole graph's)
             title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
 
@@ -395,8 +394,7 @@ def cooccurrence_view(view):
     """The plain co-occurrence graph of the same labels, for contrast (default cut-off from the pair counts)."""
     from mlviz import plotting
 
-    C = np.asarray(cache.dataset_summary(ctx)["cooccurrence"])
-    pos = cache.label_layout(ctx)
+    C = np.asarray(summary["cooccurrence"])
     off = C[~np.eye(L, dtype=bool)] if L > 1 else np.zeros(1)
     top = int(max(off.max(initial=0), 2))
     default = min(int(plotting.default_min_count(C)), top)
