@@ -10,7 +10,8 @@ Two synthetic data sets with the shapes of the issue's examples (generated here,
 For each page: the **first useful view** (cold caches, the page waits for its result: the time a
 user waits after opening the page on a fresh upload) and **slider moves** after the background
 work has settled (γ, the number of labels drawn, the co-occurrence cut-off; MLLEM's k (labels)).
-Times are AppTest ``run()`` wall-clock seconds, i.e. server time without the browser.  Slider
+Times are AppTest ``run()`` wall-clock seconds, i.e. server time without the browser; "cpu" is the
+CPU time of the whole process (every thread) over the same interval, less sensitive to a shared machine.  Slider
 moves are timed while the background prepares the neighbouring μ / λ paths (as for a user), not
 after it: on the sparse set each such path takes minutes.
 
@@ -86,6 +87,30 @@ def delicious_983(seed=0):
     Y = np.asarray(Y.toarray(), dtype=np.uint8)
     return MultiLabelDataset(X.tocsr(), Y, label_names=[f"tag_{j:03d}" for j in range(Y.shape[1])],
                              name="delicious-983")
+
+
+def mediamill_101(n=43_907, L=101, d=120, seed=0):
+    """43,907 × 120 dense features in [0, 1], 101 labels: the shape of the public video-annotation set
+    mediamill (Snoek et al. 2006), generated here (no download).
+
+    Label profile near the published one (mediamill: cardinality 4.38, density 0.043, 6,555 label sets,
+    MeanIR 256, SCUMBLE 0.355): the most frequent label on 77 % of the rows, frequencies
+    ``0.77 / (1 + (rank - 1) / 7.9) ** 2.5`` (cardinality 4.38, MeanIR 213) down to 31 rows. Rows
+    come in shots of ~5 near-duplicate key frames; 12 latent factors per shot drive the features and
+    the labels (so labels co-occur; ~13k distinct label sets, SCUMBLE 0.35)."""
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    k, n_shots = 12, n // 5
+    shot = rng.integers(0, n_shots, size=n)
+    Z = rng.normal(size=(n_shots, k))[shot] + 0.25 * rng.normal(size=(n, k))  # near-duplicate rows per shot
+    scores = (Z @ rng.normal(size=(k, L)) / np.sqrt(k) + 0.4 * rng.normal(size=(n_shots, L))[shot]
+              + 0.1 * rng.normal(size=(n, L)))
+    freq = np.clip(0.77 / (1 + np.arange(L) / 7.9) ** 2.5, 31 / n, 0.77)
+    thr = np.quantile(scores, 1 - freq, axis=0).diagonal()
+    Y = (scores > thr).astype(np.uint8)
+    X = 1.0 / (1.0 + np.exp(-(Z @ rng.normal(size=(k, d)) / np.sqrt(k) + 0.3 * rng.normal(size=(n, d)))))
+    return MultiLabelDataset(X, Y, label_names=[f"concept_{j:03d}" for j in range(L)], name="mediamill-101")
 
 
 def peak_mb():
@@ -219,6 +244,44 @@ def open_file(path, ctx, **query):
     return at
 
 
+#: Seconds between two reruns while a page shows a progress notice and no figure (the browser's
+#: notice looks at its job every 0.3 s and reruns the page when it is done; a rerun here costs more).
+POLL = 0.5
+
+
+def first_figure(at, page, rows, timeout=3600.0):
+    """Open a page with cold caches as a browser does: the first answer (``WAIT`` = 0.15 s, the
+    dashboard's default), reruns every :data:`POLL` s until a figure is drawn (a quick preview,
+    when one is drawn, is named in the note), then one run that waits for every result (the
+    complete view; what earlier sessions called the first useful view)."""
+    from mlviz.dashboard import compute
+
+    def state(at):
+        n = len(at.get("plotly_chart"))
+        preview = any("quick preview" in i.value for i in at.info)
+        waiting = any("updates by itself" in i.value for i in at.info)  # a progress notice is on screen
+        if n:
+            return n, f"{n} figures" + (", quick preview" if preview else "")
+        return (0, "notice, no figure") if waiting else (-1, "no figure before an action (e.g. Run)")
+
+    compute.WAIT = 0.15
+    t0, c0 = time.perf_counter(), time.process_time()
+    dt, at = timed(at.run)
+    n, note = state(at)
+    rows.append((page, "first answer (WAIT = 0.15 s)", dt, note))
+    while n == 0 and time.perf_counter() - t0 < timeout:
+        time.sleep(POLL)
+        _, at = timed(at.run)
+        n, note = state(at)
+    rows.append((page, "first figure (cold caches)", time.perf_counter() - t0,
+                 f"{note}; cpu {time.process_time() - c0:.1f} s"))
+    compute.WAIT = 3600.0
+    _, at = timed(at.run)
+    rows.append((page, "complete view (waits for every result)", time.perf_counter() - t0,
+                 f"cpu {time.process_time() - c0:.1f} s; peak {peak_mb():,.0f} MB"))
+    return at
+
+
 def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
     """Every page on one (large) data set: first useful view, slider moves, peak memory."""
     from mlviz.dashboard import compute, state
@@ -231,8 +294,7 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
         if pages and page not in pages:
             continue
         fresh()
-        dt, at = timed(open_file(path, ctx, **query).run)
-        rows.append((page, "first useful view (cold caches)", dt, f"peak {peak_mb():,.0f} MB"))
+        at = first_figure(open_file(path, ctx, **query), page, rows)
         compute.RUNNER.wait_idle(settle)   # background work of the view; prefetch is not awaited longer
         for key, value, kind in moves:
             try:
@@ -249,13 +311,14 @@ def bench_every_page(ds, graph_timeout=1800.0, settle=30.0, pages=None):
     fresh()
     at = open_file("pages/2_Label_graph.py", ctx)
     compute.WAIT = 0.15
+    c0 = time.process_time()
     answer, at = timed(at.run)
     rows.append(("Label graph", "first answer (WAIT = 0.15 s)", answer, first_answer(at)))
     compute.WAIT = graph_timeout
     dt, at = timed(at.run)
     edges = {m.label: m.value for m in at.metric}.get("edges (non-zero V entries)")
     rows.append(("Label graph", "first useful view (cold: fit to the automatic γ)", answer + dt,
-                 f"edges {edges}; peak {peak_mb():,.0f} MB" if edges is not None
+                 f"edges {edges}; cpu {time.process_time() - c0:.1f} s; peak {peak_mb():,.0f} MB" if edges is not None
                  else f"NOT SHOWN after {graph_timeout:.0f} s; peak {peak_mb():,.0f} MB"))
     if edges is not None:
         for key, value, kind in [("labels_k", 50, "slider"), ("cooc_min", None, "slider"),
@@ -325,14 +388,15 @@ def main(argv=None):
 
     compute.WAIT = 3600.0  # a run waits for its result: its time is the time to the useful view
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", choices=["dense-174", "sparse-159", "delicious-983"])
+    p.add_argument("--only", choices=["dense-174", "sparse-159", "delicious-983", "mediamill-101"])
     p.add_argument("--graph-timeout", type=float, default=1800.0,
                    help="seconds the Label graph's first view may wait for the sparse CDN (delicious-983)")
     p.add_argument("--pages", help="comma-separated page names (every-page runs), e.g. 'Home,Label graph'")
     p.add_argument("--every-page", action="store_true",
                    help="measure every page (as for delicious-983) on the other sets too")
     args = p.parse_args(argv)
-    sets = {"dense-174": dense_174, "sparse-159": sparse_159, "delicious-983": delicious_983}
+    sets = {"dense-174": dense_174, "sparse-159": sparse_159, "delicious-983": delicious_983,
+            "mediamill-101": mediamill_101}
     print(f"{'data':<13} {'page':<14} {'what':<52} {'seconds':>8}  note")
     for name, make in sets.items():
         if args.only and name != args.only:
@@ -341,7 +405,7 @@ def main(argv=None):
         ds = make()
         print(f"{name:<13} {'(generate)':<14} {ds.n_samples} x {ds.n_features}, {ds.n_labels} labels"
               f"{'':<20} {time.perf_counter() - t0:8.2f}")
-        if name == "delicious-983" or args.every_page:
+        if name in ("delicious-983", "mediamill-101") or args.every_page:
             bench_every_page(ds, graph_timeout=args.graph_timeout,
                              pages=set(args.pages.split(",")) if args.pages else None)
         else:

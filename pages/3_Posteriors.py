@@ -166,6 +166,10 @@ def notes(m, result, info):
     about = result["about"]
     t, text = rule_of(result)
     out = []
+    if info.get("preview"):
+        out.append(f":material/preview: **Quick preview** with {info['preview']}: these figures and numbers are "
+                   "that model's, drawn while the model at the chosen settings is fitted; they are replaced when "
+                   "it is done.")
     rule = about.get("decision_rule")
     if mode == OWN:
         out.append(f":material/rule: Decision rule (own predict): {escape_markdown(rule or 'the model’s predict', 200)}"
@@ -214,8 +218,15 @@ def fetch(m, values, keys):
 
     slot = f"posteriors|{m.key}"
     job = compute.report(ctx, m, values, owner=progress.owner(slot))
+    quick = compute.preview_values(ctx, m, values)
+
+    def preview():  # (asked for only while this panel has drawn nothing yet)
+        return None if quick is None else (
+            compute.report(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+
     try:
-        value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys)
+        value, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", widgets=keys,
+                                       preview=preview)
     except TooLargeError as exc:
         st.warning(f"{m.label}: {escape_markdown(str(exc), 600)}")
         return None
@@ -228,6 +239,8 @@ def fetch(m, values, keys):
     result, info = value
     if shown == values:  # ahead of the next move: neighbouring slider values (and the other γ of a path)
         compute.prefetch(m, values, progress.owner(slot), prepare(m), points=True)
+    elif quick is not None and shown == quick[0]:
+        info = {**info, "preview": quick[1]}
     return result, info, shown
 
 
@@ -299,9 +312,10 @@ def model_panel(key):
         return
     result, info, shown = got
     metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
-    present.takeaway(lambda: ("{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
+    present.takeaway(lambda: ("{}{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
                               "on {n} test instances.").format(
-        m.label, thr_text, n=N_TEST, **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
+        f"Quick preview ({info['preview']}) — " if info.get("preview") else "", m.label, thr_text, n=N_TEST,
+        **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)

@@ -46,8 +46,16 @@ with c2.expander(f"{m.label} hyperparameters"):
     st.caption(m.description)
 slot = "decision|posteriors"
 job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
+quick = compute.preview_values(ctx, m, values)  # (a slow kernel fit: fewer centres first, while nothing is drawn)
+
+
+def preview():
+    return None if quick is None else (
+        compute.posteriors(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+
+
 try:
-    result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}")
+    result, shown = progress.result(job, settings=values, slot=slot, label=f"Fitting {m.label}", preview=preview)
 except Exception as exc:  # noqa: BLE001
     st.error(f"{m.label} could not be fitted with these settings: {escape_markdown(str(exc), 300)}")
     st.stop()

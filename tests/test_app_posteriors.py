@@ -247,3 +247,54 @@ def test_report_pack_holds_the_figures_on_the_page(monkeypatch):
     for caption in ("ML-kNN: P(y=1|x) beside the truth", "ML-kNN: reliability"):
         assert f"<figcaption>{caption}" in html.replace("&#x27;", "'")
     assert html.count("Plotly.newPlot") == 2 and '<script src="http' not in html  # offline: plotly.js inside
+
+
+def test_a_slow_kernel_fit_shows_a_named_preview_then_the_exact_result(monkeypatch):
+    """While the exact ML-LSPC (all 395 training rows as centres) is held back, the page draws the
+    model with the preview's 50 centres, says so, and shows that model's measures (fitted here
+    independently); once the exact fit is let through, its own measures replace them."""
+    import threading
+
+    from mlviz.dashboard import compute
+    from mlviz.metrics import evaluate
+
+    monkeypatch.setattr(compute, "PREVIEW_FLOPS", 0.0)
+    monkeypatch.setattr(compute, "PREVIEW_CENTERS", 50)
+    gate, base_fn = threading.Event(), compute._base_fn
+
+    def held(ctx, method, slow):  # the exact fit waits for the gate; the preview's does not
+        fn = base_fn(ctx, method, slow)
+        return fn if slow.get("n_centers") == 50 else (lambda token: gate.wait(60) and fn(token))
+
+    monkeypatch.setattr(compute, "_base_fn", held)
+    monkeypatch.setattr(compute, "WAIT", 0.0)
+    Xtr, Ytr, Xte, Yte = emotions_split()
+
+    def expected(values):
+        model = fitted("mllspc", Xtr, Ytr, values)
+        P = np.clip(np.nan_to_num(model.predict_proba(Xte)), 0, 1)
+        return {k: f"{v:.3f}" for k, v in evaluate(Yte, P, measures=HEADLINE, y_pred=model.predict(Xte)).items()}
+
+    try:
+        at = run()
+        assert any("quick preview with 50 kernel centres" in i.value for i in at.info)
+        for _ in range(600):  # the preview's job finishes (the browser's notice reruns the page then)
+            if not any("is drawn first" in i.value for i in ok(at.run()).info):
+                break
+        assert any("Below: a **quick preview** with 50 kernel centres instead of 395" in i.value for i in at.info)
+        assert any("Quick preview" in c.value for c in at.caption)
+        assert shown_values(at) == expected({"n_centers": 50})
+    finally:
+        gate.set()
+    compute.RUNNER.wait_idle(120)
+    ok(at.run())
+    assert not any("preview" in i.value.lower() for i in at.info)
+    assert not any("Quick preview" in c.value for c in at.caption)
+    assert shown_values(at) == expected({})
+    gate.clear()  # a slider move while the new fit is held: the previous result, not a preview
+    try:
+        ok(at.select_slider(key="post_mllspc_sigma_factor").set_value(2.0).run())
+        assert any("Below: the previous result" in i.value for i in at.info)
+        assert not any("preview" in i.value.lower() for i in at.info) and shown_values(at) == expected({})
+    finally:
+        gate.set()

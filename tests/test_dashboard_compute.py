@@ -183,3 +183,25 @@ def test_threshold_key_separates_rules_and_rounds_equal_ones_together():
     assert threshold_key(types.SimpleNamespace(r=3)) == "rcut3"
     a = threshold_key(np.array([0.3, 0.5]))
     assert a.startswith("pl") and a == threshold_key([0.3 + 1e-9, 0.5]) != threshold_key([0.3, 0.51])
+
+
+def test_a_quick_preview_only_where_the_exact_kernel_fit_is_slow(ctx, monkeypatch):
+    """A kernel method gets a preview at fewer centres when n · B · (B + 2L) flops exceed the bar;
+    methods without a centres slider, or with at most the preview's centres, never."""
+    import dataclasses
+
+    m = methods.METHODS["mllspc"]
+    n, L = ctx.Y_train.shape
+    B = min(n, 2000)  # "auto": every training row up to 2,000 (mlviz.models._kernels.resolve_n_centers)
+    monkeypatch.setattr(compute, "PREVIEW_CENTERS", 100)
+    monkeypatch.setattr(compute, "PREVIEW_FLOPS", float(n) * B * (B + 2 * L))  # exactly at the bar: a preview
+    settings, text = compute.preview_values(ctx, m, {})
+    assert settings == {**m.defaults(), "n_centers": 100} and text == f"100 kernel centres instead of {B}"
+    monkeypatch.setattr(compute, "PREVIEW_FLOPS", float(n) * B * (B + 2 * L) + 1)  # just below it: none
+    assert compute.preview_values(ctx, m, {}) is None
+    monkeypatch.setattr(compute, "PREVIEW_FLOPS", 0.0)
+    assert compute.preview_values(ctx, m, {"n_centers": 100}) is None   # the preview's own setting
+    assert compute.preview_values(ctx, m, {"n_centers": 250})[0]["n_centers"] == 100
+    assert compute.preview_values(ctx, methods.METHODS["mlknn"], {}) is None  # no centres slider
+    few = dataclasses.replace(ctx, Y_train=ctx.Y_train[:90])              # fewer rows than preview centres
+    assert compute.preview_values(few, m, {}) is None

@@ -163,6 +163,21 @@ def test_pearson_similarity_and_constant_labels():
     assert np.all(P[:, 4] == 1.0)  # no negatives → q⁻ ≡ 0 (where q⁺ > 0)
 
 
+@pytest.mark.parametrize("density", [0.03, 0.4])
+def test_pearson_from_counts_matches_corrcoef(density):
+    """The 0/1 fast path (integer co-occurrence counts, sparse below 10 % density) against numpy's corrcoef."""
+    rng = np.random.default_rng(7)
+    Y = (rng.random((500, 30)) < density * rng.random(30) * 2).astype(np.uint8)
+    Y[0, 2:], Y[1, 2:] = 1, 0  # every other label varies
+    Y[:, 0], Y[:, 1] = 0, 1  # constant labels: 0 rows and columns
+    W = pearson_label_similarity(Y)
+    keep = slice(2, None)
+    ref = np.corrcoef(Y[:, keep].T.astype(float))
+    np.testing.assert_allclose(W[keep, keep], np.maximum(ref, 0) - np.diag(np.diag(ref)), atol=1e-13)
+    assert np.all(W[:2] == 0) and np.all(W[:, :2] == 0)
+    np.testing.assert_array_equal(W, W.T)
+
+
 def test_user_similarity_matrix():
     X, Y = _data()
     W = pearson_label_similarity(Y)

@@ -297,6 +297,43 @@ def _report(ctx):
     return fn
 
 
+#: A kernel model whose exact factorisation costs more than this (~ n · B · (B + 2 L) flops, about
+#: 1-2 s on one core) is shown first as a quick preview at :data:`PREVIEW_CENTERS` kernel centres.
+PREVIEW_FLOPS = 2e10
+#: Kernel centres of the quick preview (a value of the centres slider: the preview is exactly what
+#: that setting shows).
+PREVIEW_CENTERS = 500
+
+
+def preview_values(ctx, method: Method, values: dict):
+    """``(settings, text)`` of a quick preview to draw while the result at ``values`` is computed, or None.
+
+    Only for methods with a kernel-centres slider (``n_centers``) whose exact fit is slow: B
+    centres on n training rows and L labels cost ~n · B · (B + 2 L) flops (QR of the n × B design and
+    its product with the labels; RESULTS.md, "first views at 983 labels"), 12 s at 10.7k × 2,000 ×
+    983.  The preview is the same model with :data:`PREVIEW_CENTERS` centres: an exact result of
+    that slider setting, ~15× cheaper there, which the page names on screen and replaces by the
+    result at ``values`` when it is done.
+
+    Returns
+    -------
+    tuple of (dict, str) or None
+        The preview's slider values and a phrase saying how they differ ("500 kernel centres instead
+        of 2,000").
+    """
+    from mlviz.models._kernels import resolve_n_centers
+
+    values = method.complete(values)
+    if "n_centers" not in values:
+        return None
+    n, L = (int(v) for v in ctx.Y_train.shape)
+    wanted = method.param("n_centers").kwargs(values["n_centers"], None)["n_centers"]
+    B = resolve_n_centers(n, wanted)
+    if B <= PREVIEW_CENTERS or float(n) * B * (B + 2 * L) < PREVIEW_FLOPS:
+        return None
+    return {**values, "n_centers": PREVIEW_CENTERS}, f"{PREVIEW_CENTERS} kernel centres instead of {B:,}"
+
+
 def report(ctx, method: Method, values: dict, *, owner=None, priority=jobs.USER) -> jobs.Job:
     """Job: ``({"P", "pred", "about"}, info)`` of the model at ``values`` (see :func:`_report`)."""
     return model_result(ctx, method, values, "report", _report(ctx), owner=owner, priority=priority)

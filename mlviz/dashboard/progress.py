@@ -123,10 +123,17 @@ def _previous(slot: str):
     return st.session_state.get(state_key)
 
 
-def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None = None):
+def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None = None, preview=None):
     """``(value, settings)`` of a job that computes one value: its own once done (after waiting
     :data:`~mlviz.dashboard.compute.WAIT`), else the one drawn last in ``slot`` (``(None, None)``
-    if none) with the notice of :func:`shown`.  Raises what the job raised."""
+    if none) with the notice of :func:`shown`.  Raises what the job raised.
+
+    ``preview``: a function returning ``(job, settings, text)`` or None: a cheaper job at other
+    settings (e.g. fewer kernel centres, :func:`mlviz.dashboard.compute.preview_values`), asked for
+    only while nothing has been drawn in ``slot`` yet (a slider move shows the previous result
+    instead). Its value and settings are returned once it is done, the notice says that what is
+    drawn is the preview (``text`` says how it differs), and the page reruns when the preview and
+    again when the result is done."""
     from .compute import wait
 
     wait(job)
@@ -134,6 +141,10 @@ def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None =
     if error is not None:
         raise error
     ready = job.done() and job.future.exception() is None
+    if not ready and preview is not None and _previous(slot) is None:
+        quick = preview()
+        if quick is not None:
+            return _preview(job, quick, settings=settings, slot=slot, label=label)
     drawn = shown(job, ready=ready, settings=settings, slot=slot, label=label, widgets=widgets)
     if ready:
         return job.result(), settings
@@ -141,6 +152,20 @@ def result(job, *, settings: dict, slot: str, label: str, widgets: dict | None =
         return None, None
     value = RUNNER.peek(st.session_state.get(f"mlviz_shown|{slot}|key", ""))
     return (value, drawn) if value is not None else (None, None)
+
+
+def _preview(job, preview, *, settings, slot, label):
+    """:func:`result` while ``job`` runs and ``preview`` stands in for it: ``(value, settings)`` of the
+    finished preview, else ``(None, None)``, under a notice naming what is drawn."""
+    pjob, psettings, text = preview
+    what = f"**{label}** at {describe(settings)}"
+    if pjob.done() and pjob.future.exception() is None:
+        _notice(job, what, f" Below: a **quick preview** with {text} (every figure and number below is "
+                           "that model's); it is replaced by the full result when it is done.", slot, None, {})
+        return pjob.result(), psettings
+    _notice(job, what, f" A quick preview with {text} is drawn first.", slot, None, {},
+            until=lambda j: pjob.done())
+    return None, None
 
 
 def _cancel(slot, previous, widget_keys):

@@ -34,6 +34,11 @@ __all__ = ["pearson_label_similarity", "normalise_posteriors", "TooLargeError"]
 def pearson_label_similarity(Y):
     """Label similarity ``W_tt' = max(0, ρ_tt')`` (paper 000 §6.1).
 
+    For a 0/1 label matrix the correlation is computed from exact integer counts,
+    ``ρ_tt' = (n c_tt' − c_t c_t') / sqrt(c_t (n − c_t) c_t' (n − c_t'))`` with ``c_t`` the
+    positives of label t and ``c_tt'`` the rows carrying both (a sparse product when the
+    labels are sparse: O(n · cardinality²) instead of O(n L²) at 983 labels).
+
     Parameters
     ----------
     Y : array-like, shape (n_samples, n_labels), 0/1
@@ -44,6 +49,9 @@ def pearson_label_similarity(Y):
         Symmetric, in [0, 1], zero diagonal; rows/columns of constant labels
         are 0 (their correlation is undefined).
     """
+    Y = np.asarray(Y)
+    if Y.ndim == 2 and Y.size and bool(((Y == 0) | (Y == 1)).all()):
+        return _pearson_binary(Y)
     Y = np.asarray(Y, dtype=np.float64)
     Z = Y - Y.mean(axis=0)
     norms = np.sqrt((Z * Z).sum(axis=0))
@@ -51,6 +59,27 @@ def pearson_label_similarity(Y):
     Z[:, ok] /= norms[ok]
     Z[:, ~ok] = 0.0
     W = np.clip(Z.T @ Z, 0.0, 1.0)
+    np.fill_diagonal(W, 0.0)
+    return (W + W.T) / 2
+
+
+def _pearson_binary(Y):
+    """:func:`pearson_label_similarity` of a 0/1 matrix from its integer co-occurrence counts."""
+    n = Y.shape[0]
+    B = Y.astype(bool)
+    if B.mean() < 0.1:
+        S = sp.csr_matrix(B, dtype=np.int64)
+        both = np.asarray((S.T @ S).toarray(), dtype=np.int64)
+    else:  # (float64 BLAS: the counts are integers far below 2**53, so exact)
+        F = B.astype(np.float64)
+        both = np.rint(F.T @ F).astype(np.int64)
+    c = np.diag(both).copy()
+    num = (n * both - np.outer(c, c)).astype(np.float64)  # n² · covariance, exact in int64
+    root = np.sqrt((c * (n - c)).astype(np.float64))      # n · standard deviation
+    ok = root > 0
+    W = np.zeros(num.shape)
+    W[np.ix_(ok, ok)] = num[np.ix_(ok, ok)] / np.outer(root[ok], root[ok])
+    W = np.clip(W, 0.0, 1.0)
     np.fill_diagonal(W, 0.0)
     return (W + W.T) / 2
 
