@@ -128,6 +128,76 @@ def name_overlaps(boxes):
     return pairs
 
 
+# Every drawn text of every plotly figure (not the hover layer, not hidden): per figure its title, its box and, per
+# text, [text, is the figure's title, the four corners of its box on screen (x0, y0, ..., x3, y3)] -- rotated
+# texts (tick labels at an angle) as the rotated rectangle they occupy, not its axis-aligned hull.
+SVG_TEXTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .filter(d => d._fullLayout && !d.closest("[data-stale='true']")).map(div => {
+    const box = div.getBoundingClientRect();
+    const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
+    const shown = el => { for (let e = el; e && e !== div; e = e.parentElement) {
+        const s = getComputedStyle(e);
+        if (s.display === 'none' || s.visibility === 'hidden' || parseFloat(s.opacity) === 0) return false; }
+        return true; };
+    const texts = [...div.querySelectorAll('svg text')].filter(t => !t.closest('.hoverlayer'))
+        .filter(t => t.textContent.trim().length && shown(t)).map(t => {
+            const b = t.getBBox(), m = t.getScreenCTM();
+            if (!m || b.width === 0) return null;
+            const pt = (x, y) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+            return [t.textContent.trim(), !!t.closest('.g-gtitle'),
+                    [...pt(b.x, b.y), ...pt(b.x + b.width, b.y), ...pt(b.x + b.width, b.y + b.height),
+                     ...pt(b.x, b.y + b.height)]];
+        }).filter(Boolean);
+    return [title, [box.left, box.top, box.right, box.bottom], texts];
+})"""
+ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);")
+MARKUP = re.compile(r"<[a-zA-Z/!]")  # plotly draws its tags (<b>, <br>, ...) as tspans: any "<b" left is raw
+TOLERANCE = 1.0  # px: boxes that touch or overlap by less (line spacing, rounding) are not an overlap
+
+
+def _overlap_depth(p, q):
+    """How far two convex quadrilaterals (4 corners each, in order) overlap: the smallest overlap of their
+    projections over the edge normals of both (separating-axis theorem); <= 0 when they do not meet."""
+    depth = float("inf")
+    for poly in (p, q):
+        for k in range(4):
+            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % 4]
+            nx, ny = y0 - y1, x1 - x0
+            norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+            a = [(x * nx + y * ny) / norm for x, y in p]
+            b = [(x * nx + y * ny) / norm for x, y in q]
+            depth = min(depth, min(max(a), max(b)) - max(min(a), min(b)))
+    return depth
+
+
+def svg_text_problems(figures):
+    """What would embarrass a presenter in the drawn figures (``SVG_TEXTS`` rows of a page), as
+    ``[(kind, figure title, detail), ...]`` with ``kind`` one of
+
+    * ``"overlap"`` -- two written texts (names, tick labels, legend entries, annotations) overlap;
+    * ``"title overlap"`` -- a text overlaps the figure's title;
+    * ``"cut off"`` -- a text runs past the figure's edge (more than 1 px outside its box);
+    * ``"raw text"`` -- a text shows an HTML entity or a tag as characters (``&#x27;``, ``<b>``).
+    """
+    problems = []
+    for title, (left, top, right, bottom), texts in figures:
+        name = title[:60]
+        polys = [(text, is_title, [(c[i], c[i + 1]) for i in range(0, 8, 2)]) for text, is_title, c in texts]
+        for text, _, poly in polys:
+            xs, ys = [x for x, _ in poly], [y for _, y in poly]
+            if min(xs) < left - 1 or max(xs) > right + 1 or min(ys) < top - 1 or max(ys) > bottom + 1:
+                problems.append(("cut off", name, text[:80]))
+            if ENTITY.search(text) or MARKUP.search(text):
+                problems.append(("raw text", name, text[:80]))
+        for a in range(len(polys)):
+            for b in range(a + 1, len(polys)):
+                (ta, ia, pa), (tb, ib, pb) = polys[a], polys[b]
+                if _overlap_depth(pa, pb) > TOLERANCE:
+                    kind = "title overlap" if ia or ib else "overlap"
+                    problems.append((kind, name, f"{ta[:50]!r} / {tb[:50]!r}"))
+    return problems
+
+
 def attach_upload(page, arff, xml):
     """Open the Home page's upload form and attach the ARFF and the XML (the page is on Home and settled)."""
     page.get_by_text("Upload your own data set").click()
