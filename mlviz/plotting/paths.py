@@ -161,7 +161,7 @@ def convergence_figure(objective_history, *, title=None):
         yaxis=top,
         xaxis2=dict(anchor="y2", domain=[0.0, 1.0], title_text="iteration"),
         yaxis2=dict(anchor="x2", domain=[0.0, 0.46], type="log", title_text="relative gap",
-                    exponentformat="power"),
+                    exponentformat="power", dtick=1),  # (decades only: the 2s and 5s ran into the powers)
         annotations=[panel_title("objective F(x_k)", 1.0), panel_title("relative gap to the best objective", 0.46)],
         showlegend=False)
     return go.Figure(data=data, layout=layout_dict(title=title, height=480, **layout))

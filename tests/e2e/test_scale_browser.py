@@ -152,7 +152,9 @@ SVG_TEXTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
 })"""
 ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);")
 MARKUP = re.compile(r"<[a-zA-Z/!]")  # plotly draws its tags (<b>, <br>, ...) as tspans: any "<b" left is raw
-TOLERANCE = 1.0  # px: boxes that touch or overlap by less (line spacing, rounding) are not an overlap
+# px: a text's box (getBBox) holds its font's ascent and descent, a few px beyond the ink: boxes overlapping by
+# less than this touch without the glyphs meeting (e.g. a colour bar's title and its top tick label)
+TOLERANCE = 2.5
 
 
 def _overlap_depth(p, q):
