@@ -7,8 +7,8 @@ machine aborted and recorded (none may be attempted):
 2. the tour's *Next* button is there (the whole tour is walked by ``test_tour.py``: its pages compute
    their models, too long here);
 3. ``present=1&hide=<value>`` for each value of the URL schema (:data:`mlviz.dashboard.urls.HIDE_GROUPS`
-   and ``all``): the named groups' controls are hidden (downloads and the upload form not drawn at all),
-   the other groups stay visible; sliders on the Sandbox page (Home has none);
+   and ``all``), on Home: the named groups' controls are hidden (downloads and the upload form not drawn
+   at all), the other groups stay visible; ``sliders`` on the Sandbox page (Home has none);
 4. a report pack from the Home page: prepared, downloaded, its ``report.html`` opened from a file with
    the network cut off draws its figures and shows its tables; ``hide=downloads`` hides the section;
 5. *Exit presentation* brings the controls back.
@@ -82,8 +82,10 @@ def check_class_link(page, url):
     tour's pages: :func:`walk_tour`)."""
     open_view(page, url, CLASS_LINK)
     assert "step 1 of 5" in page.locator(".st-key-mlviz-tour").inner_text()
-    assert page.locator(".st-key-tour_next button").count() == 1
-    assert "Takeaway:" in page.locator(".st-key-mlviz-takeaway").inner_text()
+    page.locator(".st-key-tour_next button").first.wait_for(state="visible")
+    takeaway = page.locator(".st-key-mlviz-takeaway")
+    takeaway.wait_for(state="visible")
+    assert "Takeaway:" in takeaway.inner_text()
 
 
 def walk_tour(page, timeout=600_000):
@@ -107,26 +109,46 @@ def walk_tour(page, timeout=600_000):
     return seconds
 
 
+def expected_counts(value, path, baseline):
+    """``{group: (hidden, not drawn)}`` for the groups checked on ``path`` under ``hide=value``: hidden
+    groups must have no visible element (``not drawn``: no element at all); the others, on Home, as
+    many visible as without ``hide`` (some)."""
+    groups = set(HIDE_GROUPS) if value == "all" else {value}
+    out = {}
+    for g in HIDE_GROUPS:
+        if GROUP_PAGE.get(g, "/") != path:
+            continue
+        if g in groups:
+            out[g] = (True, g in NOT_DRAWN)
+        elif path == "/" and baseline[g][1]:
+            out[g] = (False, False)
+    return out
+
+
 def check_hide(page, url, value, baseline):
     """Step 3 for one ``hide=`` value: its groups hidden (on Home; sliders on the Sandbox page) yet in the
     page (their values still come from the link), or not drawn at all (:data:`NOT_DRAWN`); on Home, the
-    other groups as visible as without ``hide`` (``baseline``: Home's :func:`group_counts` without it)."""
+    other groups visible as without ``hide`` (``baseline``: Home's :func:`group_counts` without it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     groups = set(HIDE_GROUPS) if value == "all" else {value}
-    for path in dict.fromkeys(["/"] + [GROUP_PAGE[g] for g in groups if g in GROUP_PAGE]):
+    for path in [GROUP_PAGE[value]] if value in GROUP_PAGE else ["/"]:  # ("all": on Home)
         sep = "&" if "?" in path else "?"
         open_view(page, url, f"{path}{sep}present=1&hide={value}")
+        want = expected_counts(value, path, baseline)
+        try:  # (elements drawn late, e.g. by a fragment, are waited for)
+            page.wait_for_function(f"""([groups, want]) => {{ const c = ({GROUP_COUNTS})(groups);
+                return Object.entries(want).every(([g, [hidden, gone]]) =>
+                    hidden ? c[g][1] === 0 && (!gone || c[g][0] === 0) : c[g][1] > 0); }}""",
+                                   arg=[GROUPS, want], timeout=30_000)
+        except PlaywrightTimeout:
+            pass
         counts = group_counts(page)
-        for g in HIDE_GROUPS:
-            if GROUP_PAGE.get(g, "/") != path:
-                continue
+        for g, (hidden, gone) in want.items():
             total, visible = counts[g]
-            if g in groups:
-                assert visible == 0, (value, g, counts[g])
-                if g in NOT_DRAWN:
-                    assert total == 0, (value, g, "drawn", counts[g])
-                else:
-                    assert total > 0, (value, g, "nothing to hide on", path)
-            elif path == "/" and baseline[g][1]:
+            if hidden:
+                assert visible == 0 and (total == 0 if gone else total > 0), (value, g, path, counts[g])
+            else:
                 assert visible > 0, (value, g, "hidden but not named", counts[g])
         if "downloads" in groups:
             assert page.get_by_role("button", name="Prepare report pack").count() == 0, value
