@@ -412,7 +412,11 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                         res["exception"] = res["exception"] or again["exception"]
                         res["gate"] = res["gate"] or again["gate"]
                         for part in ("clipped", "overlaps", "raw", "errors"):
-                            res[part] += [c for c in again[part] if c not in res[part]]
+                            new = [c for c in again[part] if c not in res[part]]
+                            if new:
+                                rows.add(title, f"after the moves: new {part}", len(new),
+                                         "; ".join(" ".join(map(str, x))[:160] for x in new[:3]))
+                            res[part] += new
                         if again["how_to_see"] is False:
                             res["how_to_see"] = False
                         elif res["how_to_see"] is None:
