@@ -9,7 +9,9 @@ at 1600 × 1000 and, on each page, once its figures are drawn and no work is und
 * no Streamlit exception element and no "expect minutes" gate;
 * each plotly figure writes at most ~50 distinct label names as text (SVG ``<text>`` elements
   whose text is a label name; a heat map writes the same names on both axes);
-* on the Label graph, no two written names overlap (``getBoundingClientRect`` of the SVG text);
+* in every figure, no written text overlaps another or a title, none runs past the figure's edge and
+  none shows a raw entity or tag (:func:`svg_text_problems` on the drawn SVG: rotated texts as the
+  rectangles they occupy; the same check as ``benchmarks/bench_browser_scale.py``);
 * a page that leaves labels out says how to see them;
 * on the Label graph, "Collapse communities" draws one node per community and states the counts.
 
@@ -104,29 +106,6 @@ NAMES_PER_PLOT = """(names) => {
         return [title, new Set(texts).size];
     });
 }"""
-
-GRAPH_NAME_BOXES = """(names) => {
-    const set = new Set(names);
-    return [...document.querySelectorAll('.js-plotly-plot')]
-        .filter(d => d.layout && d.layout.title && /label graph|co-occurrence graph/i.test(String(d.layout.title.text)))
-        .map(div => [String(div.layout.title.text), [...div.querySelectorAll('g.textpoint text')]
-            .filter(t => t.textContent.trim().length)
-            .map(t => { const r = t.getBoundingClientRect();
-                        return [t.textContent, r.left, r.top, r.right, r.bottom]; })]);
-}"""
-
-
-def name_overlaps(boxes):
-    """The pairs of written names (``GRAPH_NAME_BOXES`` rows of one graph) whose boxes overlap by more than 0.5 px
-    both ways: ``[(name, name, box, box), ...]``."""
-    pairs = []
-    for a in range(len(boxes)):
-        for b in range(a + 1, len(boxes)):
-            p, q = boxes[a], boxes[b]
-            if min(p[3], q[3]) - max(p[1], q[1]) > 0.5 and min(p[4], q[4]) - max(p[2], q[2]) > 0.5:
-                pairs.append((p[0], q[0], p[1:], q[1:]))
-    return pairs
-
 
 # Every drawn text of every plotly figure (not the hover layer, not hidden): per figure its title, its box and, per
 # text, [text, is the figure's title, the four corners of its box on screen (x0, y0, ..., x3, y3)] -- rotated
@@ -249,13 +228,10 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 assert k <= MAX_NAMES, f"{title}: {k} label names written on the figure {fig_title!r}"
             if any(0 < k < len(names) for _, k in counts):  # some labels named, others left out
                 assert HOW_TO_SEE.search(text), f"{title}: does not say how to see the other labels"
+            # every figure: no text over another or over a title, none cut off, no raw entity (the benchmark's check)
+            problems = svg_text_problems(page.evaluate(SVG_TEXTS))
+            assert not problems, f"{title}: {len(problems)} problems in the drawn figures, e.g. {problems[:3]}"
             if slug == "label_graph":
-                graphs = page.evaluate(GRAPH_NAME_BOXES, names)
-                assert len(graphs) == 2, [g[0] for g in graphs]
-                for fig_title, boxes in graphs:
-                    assert 0 < len(boxes) <= MAX_NAMES, (fig_title, len(boxes))
-                    over = name_overlaps(boxes)
-                    assert not over, f"{fig_title}: names {over[0][0]!r} and {over[0][1]!r} overlap: {over[0][2:]}"
                 assert "hover a node for the others" in text or "choose other labels above" in text
                 for k in range(2):  # the two graphs themselves (the page screenshot shows the top only)
                     page.locator("[data-testid='stPlotlyChart']").nth(k).screenshot(
@@ -267,6 +243,8 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 assert_no_exception(page)
                 assert re.search(r"174 labels in \d+ communities: \d+ drawn as one node each",
                                  page.locator("[data-testid='stMain']").inner_text())
+                problems = svg_text_problems(page.evaluate(SVG_TEXTS))
+                assert not problems, f"communities collapsed: {problems[:3]}"
                 page.locator("[data-testid='stPlotlyChart']").first.screenshot(
                     path=str(shots / f"scale_{i}_{slug}_collapsed.png"))
     finally:
