@@ -114,10 +114,7 @@ SVG_TEXTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
     .filter(d => d._fullLayout && !d.closest("[data-stale='true']")).map(div => {
     const box = div.getBoundingClientRect();
     const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
-    const shown = el => { for (let e = el; e && e !== div; e = e.parentElement) {
-        const s = getComputedStyle(e);
-        if (s.display === 'none' || s.visibility === 'hidden' || parseFloat(s.opacity) === 0) return false; }
-        return true; };
+    const shown = el => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
     const texts = [...div.querySelectorAll('svg text')].filter(t => !t.closest('.hoverlayer'))
         .filter(t => t.textContent.trim().length && shown(t)).map(t => {
             const b = t.getBBox(), m = t.getScreenCTM();
@@ -170,8 +167,14 @@ def svg_text_problems(figures):
                 problems.append(("cut off", name, text[:80]))
             if ENTITY.search(text) or MARKUP.search(text):
                 problems.append(("raw text", name, text[:80]))
+        hulls = [(min(x for x, _ in p), min(y for _, y in p), max(x for x, _ in p), max(y for _, y in p))
+                 for _, _, p in polys]
         for a in range(len(polys)):
             for b in range(a + 1, len(polys)):
+                ha, hb = hulls[a], hulls[b]  # (hulls apart: no overlap; most pairs end here)
+                if (min(ha[2], hb[2]) - max(ha[0], hb[0]) <= TOLERANCE
+                        or min(ha[3], hb[3]) - max(ha[1], hb[1]) <= TOLERANCE):
+                    continue
                 (ta, ia, pa), (tb, ib, pb) = polys[a], polys[b]
                 if _overlap_depth(pa, pb) > TOLERANCE:
                     kind = "title overlap" if ia or ib else "overlap"
