@@ -139,7 +139,7 @@ def check_hide(page, url, value, baseline):
         try:  # (elements drawn late, e.g. by a fragment, are waited for)
             page.wait_for_function(f"""([groups, want]) => {{ const c = ({GROUP_COUNTS})(groups);
                 return Object.entries(want).every(([g, [hidden, gone]]) =>
-                    hidden ? c[g][1] === 0 && (!gone || c[g][0] === 0) : c[g][1] > 0); }}""",
+                    hidden ? c[g][1] === 0 && (gone ? c[g][0] === 0 : c[g][0] > 0) : c[g][1] > 0); }}""",
                                    arg=[GROUPS, want], timeout=30_000)
         except PlaywrightTimeout:
             pass
