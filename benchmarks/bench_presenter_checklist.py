@@ -25,6 +25,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import tempfile
 import time
@@ -118,6 +119,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="directory for the packs, reports and screenshots (default: a temporary one)")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # (kill: the server and chromium are stopped too)
     if args.out:
         Path(args.out).mkdir(parents=True, exist_ok=True)
         run(args.out)

@@ -174,6 +174,20 @@ def _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures
     return cache_key(source.key if source is not None else ctx.key, "report-pack", parts)
 
 
+def _request(data_key, method_values, rule, rule_param, at_least_one_label, estimators):
+    """What *Prepare* asked for: the data and the models and rule refitted (not the figures): a figure
+    that arrives or is redrawn after the click (UMAP beside the map, a fold of a run) rebuilds the
+    pack by itself instead of asking again."""
+    from mlviz.report_config import estimator_spec
+
+    param = np.asarray(rule_param).round(12).tolist() if rule_param is not None else None
+    return cache_key(data_key, "report-pack-request",
+                     {"methods": {k: METHODS[k].complete(v) for k, v in method_values.items()}, "rule": rule,
+                      "param": param, "alo": bool(at_least_one_label),
+                      "estimators": json.dumps({k: estimator_spec(v) for k, v in (estimators or {}).items()},
+                                               sort_keys=True, default=str)})
+
+
 def section(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_least_one_label=False,
             figures=None, notes=(), extra=None, key="report_pack", container=None, tables=None, estimators=None,
             source=None, identity=None, title=None):
@@ -226,11 +240,13 @@ def section(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_le
                    "the same measures.")
         sig = _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures, tables, estimators,
                          source, identity)
-        wanted = st.session_state.get(f"{key}|wanted") == sig
+        asked = _request(source.key if source is not None else ctx.key, method_values, rule, rule_param,
+                         at_least_one_label, estimators)
+        wanted = st.session_state.get(f"{key}|wanted") == asked
         if not wanted:
             if st.button("Prepare report pack", key=f"{key}_go", icon=":material/build:",
                          help="Refits the models (seconds to minutes on big data sets) and writes the zip."):
-                st.session_state[f"{key}|wanted"] = sig
+                st.session_state[f"{key}|wanted"] = asked
                 wanted = True
         if not wanted:
             return None
