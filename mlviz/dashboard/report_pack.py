@@ -9,7 +9,7 @@ Usable from any page (every page of :data:`mlviz.dashboard.pages.PAGES` has one)
 A page whose models or data are not the sidebar's data set (the Sandbox's planted data, the
 Reference check's benchmark protocol) passes ``estimators`` (unfitted, by name) and a
 :class:`Source` (data set, train/test rows, scaling); ``identity`` (JSON-able: what the page's
-figures and tables are a function of) names the pack when they are rebuilt on every rerun.
+figures and tables are a function of) names the pack without serialising the figures.
 In presentation mode with ``hide=downloads`` the section is not drawn (as every download).
 
 The pack is built on the compute layer's runner (the page keeps answering):
@@ -167,9 +167,12 @@ def _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures
              "estimators": json.dumps({k: estimator_spec(v) for k, v in (estimators or {}).items()},
                                       sort_keys=True, default=str),
              "tables": {k: _table_digest(v) for k, v in (tables or {}).items() if v is not None}}
-    if identity is None:
-        parts["drawn"] = sorted(id(f) for f in (figures or {}).values())  # (a figure redrawn: a new pack)
-    else:  # (figures rebuilt on every rerun: named by what they show)
+    if identity is None:  # (what the figures show: a page may rebuild equal figures on every rerun)
+        digest = hashlib.sha256()
+        for caption, fig in (figures or {}).items():
+            digest.update(caption.encode() + b"\x1f" + fig.to_json().encode())
+        parts["drawn"] = digest.hexdigest()[:24]
+    else:  # (named by what they show, without serialising them)
         parts["identity"] = json.dumps(identity, sort_keys=True, default=str)
     return cache_key(source.key if source is not None else ctx.key, "report-pack", parts)
 
@@ -217,7 +220,7 @@ def section(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_le
         The data and split to refit on when they are not ``ctx``'s.
     identity : JSON-able, optional
         What the page's figures and tables show (its settings and results): when given, the pack is
-        named by it instead of by the figure objects (for figures rebuilt on every rerun).
+        named by it instead of by the figures' content (which is serialised to name it otherwise).
     title : str, optional
         The report's title (default "mlviz report: <data set>").
 
@@ -238,8 +241,6 @@ def section(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_le
                    "as CSV, config.json (data hash, split, "
                    "seed, every setting) and reproduce.py, which refits the same models with mlviz and prints "
                    "the same measures.")
-        sig = _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures, tables, estimators,
-                         source, identity)
         asked = _request(source.key if source is not None else ctx.key, method_values, rule, rule_param,
                          at_least_one_label, estimators)
         wanted = st.session_state.get(f"{key}|wanted") == asked
@@ -250,6 +251,8 @@ def section(ctx, method_values: dict, *, rule="threshold", rule_param=0.5, at_le
                 wanted = True
         if not wanted:
             return None
+        sig = _signature(ctx, method_values, rule, rule_param, at_least_one_label, figures, tables, estimators,
+                         source, identity)  # (only once asked: it serialises the figures)
         job = compute.RUNNER.submit(sig, build(ctx, method_values, rule=rule, rule_param=rule_param,
                                                at_least_one_label=at_least_one_label, figures=figures,
                                                notes=notes, extra=extra, title=title, tables=tables,
