@@ -17,16 +17,21 @@ line as measured, then a summary table:
   Label graph the learned graph, a figure titled /Sparse CDN label graph/; on Embedding the
   MLLEM map, not the UpSet or PCA figures beside it);
 * per page: the most label names written on one figure, whether the page says how to see the
-  others, Streamlit exception elements, an "expect minutes" gate, SVG texts running past their
-  figure's edge (cut off); on the Label graph, the pairs of overlapping names on each graph (counted,
-  not asserted);
+  others, Streamlit exception elements and error boxes, an "expect minutes" gate, and the browser
+  test's check of the drawn SVG (:func:`test_scale_browser.svg_text_problems`, one implementation):
+  texts overlapping each other or a figure's title (rotated texts as the rectangles they occupy),
+  texts cut off at a figure's edge, raw HTML entities or markup shown as characters (counted and
+  listed, not asserted);
 * one keyboard slider move per page (focus the thumb, press an arrow key): seconds until settled; on
   Compare also "Run cross-validation" with its default methods (seconds to its first figure
   and until settled, beside the page's own estimate; cancelled after ``--run-timeout`` s);
 * peak resident memory of the server (its process and children, sampled every 0.5 s).
 
-The Reference check page is skipped: it runs on the bundled benchmark sets only (for an upload it
-says so and offers those; ``pages/7_Reference_check.py``).
+Every page of :data:`mlviz.dashboard.pages.PAGES` is visited, the Reference check too (it runs on the
+bundled benchmark sets only: for an upload it says so and offers those, so it draws no figure there).
+With ``--screenshots DIR`` one screenshot per page (``<shape>_<i>_<page>.png``: the viewport, Streamlit
+scrolls inside it) and one per figure (``<shape>_<i>_<page>_fig<k>.png``) are saved there (give a
+directory outside the repository).
 
 Shapes: ``delicious`` (default; :func:`bench_pages_scale.delicious_983`, 16,105 × 500 sparse, 983
 labels), ``bibtex`` (:func:`bench_pages_scale.sparse_159`, 7,000 × 1,836 sparse, 159 labels),
@@ -59,19 +64,21 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests" / "e2e")]
 import pytest  # noqa: E402  (settle() fails through pytest.fail: caught as pytest.fail.Exception)
 from conftest import launch_chromium, serve  # noqa: E402
 from test_scale_browser import (  # noqa: E402
-    GRAPH_NAME_BOXES,
     HOW_TO_SEE,
     MAX_NAMES,
     NAMES_PER_PLOT,
     PAGES,
+    SVG_TEXTS,
     WORDS,
     assert_no_exception,
     attach_upload,
     load_upload,
     many_label_mulan,
-    name_overlaps,
     settle,
+    svg_text_problems,
 )
+
+from mlviz.dashboard.pages import PAGES as REGISTERED  # noqa: E402
 
 WIDTH, HEIGHT = 1600, 1000
 # one keyboard move per page: (slider label, key pressed), or (button name, "click")
@@ -95,15 +102,6 @@ NEW_FIGURES = """() => {
         .filter(d => d._fullLayout && !old.has(d._fullLayout) && !d.closest("[data-stale='true']"))
         .map(d => d.layout && d.layout.title ? String(d.layout.title.text || d.layout.title) : '');
 }"""
-# SVG text running past its figure's left or right edge (cut off on screen): [figure title, text] each
-CLIPPED_TEXT = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(div => {
-    const box = div.getBoundingClientRect();
-    const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
-    return [...div.querySelectorAll('svg text')].filter(t => t.textContent.trim().length).filter(t => {
-        const r = t.getBoundingClientRect();
-        return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1);
-    }).map(t => [title, t.textContent.trim()]);
-})"""
 MARK_OLD = """() => { window.__mlvizOld = new WeakSet([...document.querySelectorAll('.js-plotly-plot')]
     .map(d => d._fullLayout).filter(Boolean)); }"""
 
@@ -233,9 +231,12 @@ def checks(page, names):
     counts = page.evaluate(NAMES_PER_PLOT, names)
     most = max(counts, key=lambda c: c[1], default=("", 0))
     partial = any(0 < k < len(names) for _, k in counts)
-    clipped = page.evaluate(CLIPPED_TEXT)
+    problems = svg_text_problems(page.evaluate(SVG_TEXTS))  # (the browser test's check: one implementation)
+    clipped = [(fig, text) for kind, fig, text in problems if kind == "cut off"]
     errors = page.locator("[data-testid='stAlertContentError']").all_inner_texts()
     return {"errors": [e.strip()[:200] for e in errors], "clipped": clipped, "names": most[1], "names_fig": most[0],
+            "overlaps": [p for p in problems if p[0] in ("overlap", "title overlap")],
+            "raw": [p for p in problems if p[0] == "raw text"],
             "how_to_see": (bool(HOW_TO_SEE.search(text)) if partial else None),
             "exception": exc, "gate": "expect minutes" in text.lower(), "figures": len(counts)}
 
@@ -326,7 +327,8 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                 # run), whose background work would slow down the other pages
                 last = ("label_graph", "compare")
                 visits = [("Home", "home")] + [v for v in PAGES if v[1] not in last] + [
-                    v for s in last for v in PAGES if v[1] == s]
+                    ("Reference check", "reference_check")] + [v for s in last for v in PAGES if v[1] == s]
+                assert len(visits) == len(REGISTERED), "a page of mlviz.dashboard.pages.PAGES is not visited"
                 for i, (title, slug) in enumerate(visits):
                     res = {"page": title, "first": None, "settled": None, "main": None, "moves": []}
                     if i:
@@ -356,6 +358,13 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                     if shots:
                         page.screenshot(path=str(Path(shots) / f"{shape}_{i}_{slug}.png"), full_page=True)
                     res.update(checks(page, names))
+                    if shots:  # each figure alone too (the page screenshot: the viewport; Streamlit scrolls inside)
+                        charts = page.locator("[data-testid='stPlotlyChart']")
+                        for k in range(charts.count()):
+                            try:
+                                charts.nth(k).screenshot(path=str(Path(shots) / f"{shape}_{i}_{slug}_fig{k}.png"))
+                            except Exception as e:  # noqa: BLE001 - a screenshot is a by-product
+                                rows.add(title, f"screenshot of figure {k}", "failed", str(e)[:120])
                     flags = [f"{res['figures']} figures", f"most names {res['names']} ({res['names_fig'][:50]!r})"]
                     if res["how_to_see"] is not None:
                         flags.append("says how to see the others" if res["how_to_see"] else "DOES NOT SAY how to "
@@ -366,21 +375,20 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                         flags.append(f"ERROR SHOWN: {res['errors'][0]!r}")
                     if res["gate"]:
                         flags.append("'expect minutes' GATE")
+                    if res["overlaps"]:
+                        flags.append(f"{len(res['overlaps'])} OVERLAPPING TEXTS, e.g. {res['overlaps'][0][2]} on "
+                                     f"{res['overlaps'][0][1][:40]!r}")
+                    if res["raw"]:
+                        flags.append(f"{len(res['raw'])} RAW ENTITIES/MARKUP, e.g. {res['raw'][0][2]!r}")
                     if res["clipped"]:
                         flags.append(f"{len(res['clipped'])} TEXTS CUT OFF at a figure's edge, e.g. "
                                      f"{res['clipped'][0][1][-70:]!r} on {res['clipped'][0][0][:40]!r}")
                     if res["names"] > MAX_NAMES:
                         flags.append(f"MORE THAN {MAX_NAMES} NAMES")
                     rows.add(title, "legibility", res["names"], "; ".join(flags))
-                    if slug == "label_graph":
-                        graphs = page.evaluate(GRAPH_NAME_BOXES, names)
-                        res["overlaps"] = []
-                        for fig_title, boxes in graphs:
-                            over = name_overlaps(boxes)
-                            res["overlaps"].append(len(over))
-                            rows.add(title, f"overlapping name pairs ({len(boxes)} names)", len(over),
-                                     f"{fig_title[:60]!r}" + (f"; e.g. {over[0][0]!r} / {over[0][1]!r}" if over
-                                                              else ""))
+                    for kind, items in (("overlapping texts", res["overlaps"]), ("raw entities / markup", res["raw"]),
+                                        ("texts cut off", res["clipped"])):
+                        rows.add(title, kind, len(items), "; ".join(" ".join(map(str, x))[:160] for x in items[:3]))
                     for label, key in MOVES.get(slug, []):
                         if res["settled"] != res["settled"]:  # (nan) a move would wait for the same work again
                             rows.add(title, f"move '{label}' ({key}) → settled", "skipped", "the page never settled")
@@ -403,7 +411,12 @@ def run(shape, shots, timeout, run_timeout, graph_timeout):
                             res.update(names=again["names"], names_fig=again["names_fig"])
                         res["exception"] = res["exception"] or again["exception"]
                         res["gate"] = res["gate"] or again["gate"]
-                        res["clipped"] += [c for c in again["clipped"] if c not in res["clipped"]]
+                        for part in ("clipped", "overlaps", "raw", "errors"):
+                            new = [c for c in again[part] if c not in res[part]]
+                            if new:
+                                rows.add(title, f"after the moves: new {part}", len(new),
+                                         "; ".join(" ".join(map(str, x))[:160] for x in new[:3]))
+                            res[part] += new
                         if again["how_to_see"] is False:
                             res["how_to_see"] = False
                         elif res["how_to_see"] is None:
@@ -433,14 +446,15 @@ def print_summary(shape, name, L, rows, summary, peak):
     print(f"\n## {shape} ({name}, {L} labels): upload {size / 2**20:.2f} MB, Load → Home settled {_fmt(upload)} s; "
           f"server peak RSS {peak:.0f} MB; load average at end {os.getloadavg()}")
     print("| page | first figure s | settled s | main figure s | slider move → settled s | most names on a "
-          "figure | how to see others | exception | gate | overlapping names | texts cut off |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "figure | how to see others | exception | error boxes | gate | overlapping texts | raw entities/markup "
+          "| texts cut off |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in summary:
         moves = "; ".join(f"{lab}: {_fmt(dt)}" for lab, dt in r["moves"]) or "—"
         how = {None: "—", True: "yes", False: "NO"}[r["how_to_see"]]
         print(f"| {r['page']} | {_fmt(r['first'])} | {_fmt(r['settled'])} | {_fmt(r['main'])} | {moves} | {r['names']} "
-              f"| {how} | {r['exception'] or 'none'} | {'YES' if r['gate'] else 'no'} | "
-              f"{' / '.join(map(str, r.get('overlaps', []))) or '—'} | {len(r['clipped'])} |", flush=True)
+              f"| {how} | {r['exception'] or 'none'} | {len(r['errors'])} | {'YES' if r['gate'] else 'no'} | "
+              f"{len(r['overlaps'])} | {len(r['raw'])} | {len(r['clipped'])} |", flush=True)
 
 
 def main(argv=None):

@@ -8,8 +8,9 @@
   kaleido and a Chromium are available (``figures/README.txt`` says why they
   are missing otherwise);
 * ``measures.csv`` (method, measure, value), ``posteriors/<method>.csv``
-  (test rows × labels) and ``edges.csv`` (learned label graphs), all passed
-  through :func:`mlviz._text.csv_safe`;
+  (test rows × labels), ``edges.csv`` (learned label graphs) and
+  ``tables/<caption>.csv`` (the tables the page showed, also drawn in
+  ``report.html``), all passed through :func:`mlviz._text.csv_safe`;
 * ``config.json`` -- data-set identity (name, :func:`content_hash`), seed,
   the train/test rows, scaling, decision rule, measures and every
   estimator's constructor parameters (:func:`estimator_spec`);
@@ -227,19 +228,44 @@ def _svg(fig):
         return None
 
 
-def _table_html(frame, digits=4):
-    head = "".join(f"<th>{escape_html(c)}</th>" for c in [frame.index.name or "", *frame.columns])
+#: Rows of a page table drawn in ``report.html`` (the CSV holds them all).
+HTML_TABLE_ROWS = 200
+
+
+def _named_index(frame):
+    """Whether a table's index carries information (not a plain 0..n-1 row number)."""
+    return not (isinstance(frame.index, pd.RangeIndex) and frame.index.start == 0 and frame.index.step == 1
+                and frame.index.name is None)
+
+
+def _table_html(frame, digits=4, index=True):
+    names = ([frame.index.name or ""] if index else []) + list(frame.columns)
+    head = "".join(f"<th>{escape_html(c)}</th>" for c in names)
     body = []
     for idx, row in frame.iterrows():
-        cells = [f"<th>{escape_html(idx)}</th>"]
+        cells = [f"<th>{escape_html(idx)}</th>"] if index else []
         for v in row:
-            cells.append(f"<td>{v:.{digits}f}</td>" if isinstance(v, (float, np.floating))
-                         else f"<td>{escape_html(v)}</td>")
+            if isinstance(v, (float, np.floating)):
+                cells.append("<td>—</td>" if np.isnan(v) else f"<td>{v:.{digits}f}</td>")
+            else:
+                cells.append(f"<td>{escape_html('—' if v is None else v)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _html(config, measures, figures, title, notes):
+def _tables_html(tables, files):
+    parts = []
+    for caption, frame in tables.items():
+        shown = frame.head(HTML_TABLE_ROWS)
+        where = f"<code>{escape_html(files[caption])}</code>"
+        more = (f"the first {HTML_TABLE_ROWS} of {len(frame)} rows; all in {where}" if len(frame) > HTML_TABLE_ROWS
+                else where)
+        parts.append(f"<h3>{escape_html(caption)}</h3><p><small>{more}</small></p>"
+                     f"{_table_html(shown, index=_named_index(frame))}")
+    return "".join(parts)
+
+
+def _html(config, measures, figures, title, notes, tables=None, table_files=None):
     import plotly.io as pio
 
     data = config["data"]
@@ -275,7 +301,8 @@ scaling: {escape_html(config['scaling'])}. Decision rule: {escape_html(rule['des
 {_table_html(shown)}
 <h2>Methods</h2><ul>{methods}</ul>
 <h2>Figures</h2>
-{''.join(parts) or '<p>No figures.</p>'}
+{''.join(parts) or '<p>No figures on this page.</p>'}
+{f'<h2>Tables</h2>{_tables_html(tables, table_files)}' if tables else ''}
 <h2>Reproduce</h2>
 <p>Unzip the pack and run <code>python reproduce.py</code> (needs mlviz); it refits every
 method and prints the measures above (also in <code>measures.csv</code>).</p>
@@ -343,7 +370,7 @@ for name, model in pack.estimators.items():
 
 
 def build_report_pack(target, dataset, settings, results=None, figures=None, *,
-                      title="mlviz report", notes=(), images="auto"):
+                      title="mlviz report", notes=(), images="auto", tables=None):
     """Write the report pack zip.
 
     Parameters
@@ -365,6 +392,10 @@ def build_report_pack(target, dataset, settings, results=None, figures=None, *,
         "auto" writes SVG and PNG of each figure when kaleido and Chromium
         work (the first export starts a browser, a few seconds); "never"
         skips them. Either way ``figures/README.txt`` lists what is missing.
+    tables : dict caption -> DataFrame, optional
+        The tables the page showed: each written whole as
+        ``tables/<caption>.csv`` and drawn in ``report.html`` (its first
+        :data:`HTML_TABLE_ROWS` rows).
 
     Returns
     -------
@@ -373,6 +404,7 @@ def build_report_pack(target, dataset, settings, results=None, figures=None, *,
         ``skipped_images`` (captions without a static copy), ``config``.
     """
     figures = dict(figures or {})
+    tables = {str(k): v for k, v in (tables or {}).items() if v is not None}
     if results is None:
         results = fit_and_measure(dataset, settings)
     config = _config(dataset, settings)
@@ -406,7 +438,12 @@ def build_report_pack(target, dataset, settings, results=None, figures=None, *,
             buf = io.BytesIO()
             to_npz(dataset, buf)
             put("data.npz", buf.getvalue())
-        put("report.html", _html(config, measures, figures, title, list(notes)))
+        taken, table_files = set(), {}
+        for caption, frame in tables.items():
+            frame = frame.reset_index() if _named_index(frame) else frame
+            table_files[caption] = f"tables/{_file_name(caption, taken)}.csv"
+            put(table_files[caption], csv_safe(frame).to_csv(index=False))
+        put("report.html", _html(config, measures, figures, title, list(notes), tables, table_files))
         taken = set()
         for caption, fig in figures.items():
             stem = _file_name(caption, taken)

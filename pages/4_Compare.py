@@ -187,7 +187,8 @@ def show_downloads(res, summary, timing):
 
 def show_results(res, done=True):
     """Measures (with the trivial reference rows and the notes of methods below them), decision rules and
-    scalings, timings and CSVs of a (partial) result table."""
+    scalings, timings and CSVs of a (partial) result table; returns the tables shown (for the report pack),
+    or None when there is nothing to show."""
     from mlviz import plotting
     from mlviz.evaluation import is_reference
     from mlviz.plotting.tables import for_display, measure_label, rules_table, summary_table, timing_table, wide_summary
@@ -197,7 +198,7 @@ def show_results(res, done=True):
     show_errors(res)
     summary = summary_table(res)
     if summary.empty:
-        return
+        return None
     codes = list(dict.fromkeys(summary["measure"]))
     shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=measure_label,
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
@@ -208,17 +209,22 @@ def show_results(res, done=True):
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
     st.markdown("**Summary (mean ± std over folds)**")
-    st.dataframe(wide_summary(summary), width="stretch")
+    wide = wide_summary(summary)
+    st.dataframe(wide, width="stretch")
     show_bar_notes(res)
     st.markdown("**Which rule and which scaling produced these numbers**")
-    st.dataframe(for_display(rules_table(res), digits=2), width="stretch", hide_index=True)  # ("—" if not tuned)
+    rules = rules_table(res)
+    st.dataframe(for_display(rules, digits=2), width="stretch", hide_index=True)  # ("—" if not tuned)
     timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
     st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
                   "all folds done."))
     show_downloads(res, summary, timing)
+    return {"Summary (mean ± std over folds)": wide, "Decision rule and scaling per method": rules,
+            "Timing per method (fit and predict seconds per fold)": timing, "Per-fold results": res}
 
 
+shown_tables = None
 if res is None and asked is None:
     st.info("Pick methods and folds, then press **Run cross-validation**: seconds on the bundled sets, minutes on "
             "thousands of instances × hundreds of labels (the expected time above counts the methods already fitted "
@@ -226,7 +232,7 @@ if res is None and asked is None:
 elif res is not None:
     if asked != request:
         st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
-    show_results(res)
+    shown_tables = show_results(res)
 elif job is not None and not job.done():
     def draw_partial(j):
         if j.partial is not None and len(j.partial):
@@ -275,3 +281,24 @@ with c2:
     timing_panel("klr", "Paper 004: how many times faster LSPC trains than kernel logistic regression.",
                  "Run LSPC vs KLR", "Timing LSPC and kernel logistic regression…",
                  "time_ratio_figure", "lspc_vs_klr", quick)
+
+
+# ------------------------------------------------------------------ report pack (every page's figures and tables)
+def report_section(tables):
+    from mlviz.dashboard import report_pack
+
+    st.divider()
+    report_pack.section(
+        ctx, asked["settings"], key="cmp_pack", tables=tables,
+        figures=widgets.figures_drawn(["fig_cv_measures", "fig_cv_timing", "fig_scaling", "fig_klr"]),
+        identity={"request": asked, "rows": len(tables["Per-fold results"])},
+        extra={"page": "compare", "folds": asked["folds"], "tune": asked["tune"]},
+        notes=[f"The figures and tables are the page's {asked['folds']}-fold cross-validation (iteratively "
+               "stratified folds, seed 0, each method's own decision rule"
+               + (", hyperparameters tuned by nested CV" if asked["tune"] else "") + "). measures.csv and "
+               "reproduce.py refit the same methods at the same settings once on the dashboard's train/test split "
+               "and apply threshold 0.5, so their numbers are a single split's, not the folds' means."])
+
+
+if shown_tables is not None:
+    report_section(shown_tables)

@@ -170,6 +170,7 @@ reveal = st.toggle("Reveal the answer", key="sb_reveal", bind="query-params")
 # started now, at low priority until revealed, so the answer is ready when the class has guessed
 cjob = compute.task(DATA_KEY, "planted-compare", dict(settings, gamma_ratio=ratio), compare_job(ratio),
                     owner=progress.owner("sandbox|compare"), priority=jobs.USER if reveal else jobs.PREFETCH)
+table = gain = None
 if reveal:
     table, _ = progress.result(cjob, settings=dict(settings, gamma_ratio=ratio), slot="sandbox|compare",
                                label="Fitting BR, PCC and the sparse CDN")
@@ -201,3 +202,36 @@ if st.toggle("Run the ML-LSPC γ-gain experiment", key="sb_lspc", bind="query-pa
         g = gain.set_index("T")["gain"]
         st.info(f"Gain in test Hamming loss over plain LSPC: {g.iloc[0]:.4f} with T = {g.index[0]} labels, "
                 f"{g.iloc[-1]:.4f} with T = {g.index[-1]}.")
+
+
+# ------------------------------------------------------------------ report pack (every page's figures and tables)
+def report_section():
+    from mlviz.dashboard import report_pack
+    from mlviz.models import PCC, BinaryRelevance, SparseCDN
+
+    ds = planted.dataset
+    n_train = int(round(0.5 * ds.n_samples))
+    source = report_pack.Source(key=f"sandbox:{structure}:{seed}", dataset=ds, train_index=range(n_train),
+                                test_index=range(n_train, ds.n_samples), scaling="none",
+                                split=f"first {n_train} rows train, the other {ds.n_samples - n_train} test "
+                                      "(the Sandbox's split: the planted rows are drawn independently)")
+    tables = {"Edge recovery at the page's γ": pd.DataFrame([dict(gamma_ratio=ratio, gamma=point["gamma"], **rec)]),
+              "Edges: learned against planted": pd.DataFrame(point["edges"], columns=["source", "target", "status"]),
+              "Edge precision and recall along γ": curve,
+              "Who gets whole label sets right (test half)": table,
+              "ML-LSPC γ gain": gain}
+    report_pack.section(
+        None, {}, key="sb_pack", source=source, tables=tables,
+        estimators={"BR": BinaryRelevance(), "PCC": PCC(random_state=seed),
+                    "SparseCDN": SparseCDN(gamma=point["gamma"], random_state=seed)},
+        figures=widgets.figures_drawn(["sb_graph", "sb_path"]),
+        identity={"settings": settings, "ratio": ratio, "reveal": bool(reveal), "lspc": gain is not None},
+        extra={"page": "sandbox", "planted": settings, "gamma_ratio": ratio},
+        title=f"mlviz report: planted {structure}",
+        notes=["Planted data: mlviz.data.synthetic.make_planted("
+               + ", ".join(f"{k}={v!r}" for k, v in settings.items()) + ") (written into the pack as data.npz).",
+               "The sparse CDN is refitted cold at the absolute γ of the page's γ / γ_max (the page's fit was "
+               "warm-started along the γ path, so its numbers can differ slightly); BR and PCC as on the page."])
+
+
+report_section()

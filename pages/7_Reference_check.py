@@ -45,20 +45,22 @@ with st.expander(":material/description: The stated protocol and the sources", e
 
 
 def state_of_the_art_panel():
-    """mlviz's best method at its defaults beside the published best and RF-PCT (the repository's measured run)."""
+    """mlviz's best method at its defaults beside the published best and RF-PCT (the repository's measured run);
+    returns the table shown, or None."""
     frame = standard_splits.recorded()
     st.subheader("State of the art on the standard train/test splits")
     if frame is None:
         st.caption("Not measured in this copy: run `mlviz reproduce standard-splits` (writes docs/reproductions.csv).")
-        return
+        return None
     sota = standard_splits.state_of_the_art(frame)
     st.table(for_display(sota, digits=3).set_index("dataset"))  # (a static table: four rows, nothing computed here)
     st.markdown(f"**{escape_markdown(standard_splits.takeaway(sota))}**")
     st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}. Ours: every mlviz method at its defaults, "
                "no tuning, measured by `mlviz reproduce standard-splits` (docs/reproductions.md lists every method).")
+    return sota
 
 
-state_of_the_art_panel()
+sota_table = state_of_the_art_panel()
 covered = dataset in reference.PROTOCOLS[protocol]
 if not covered:
     st.info(f"{protocol} has no numbers for {dataset}; it covers {', '.join(reference.PROTOCOLS[protocol])}.")
@@ -141,6 +143,7 @@ for short in dict.fromkeys(compared["source"]):
     src = next(v for v in references.SOURCES.values() if v.short == short)
     st.markdown(f"- **{escape_markdown(short)}** ({src.kind}): {escape_markdown(src.citation)}"
                 + (f" Reproduce: `{src.reproduce}`." if src.reproduce else ""))
+plain = None
 if len(extra):
     st.subheader("Our numbers without a reference number")
     st.caption("Measured under the same protocol, shown for comparison (e.g. PCC, measures the source does not give).")
@@ -149,3 +152,30 @@ if len(extra):
     st.dataframe(plain_shown, width="stretch", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f") for c in plain_shown.columns
                                 if c != "method" and plain_shown[c].dtype.kind == "f"})
+
+
+# ------------------------------------------------------------------ report pack (every page's figures and tables)
+def report_section():
+    from mlviz.dashboard import report_pack
+
+    fixed = reference.fixed_split_pack(dataset)
+    estimators = fixed.pop("estimators")
+    source = report_pack.Source(key=f"reference:{dataset}", sample=dataset, **fixed)
+    report_pack.section(
+        ctx, {}, key="ref_pack", source=source, estimators=estimators,
+        tables={f"Our numbers beside the {protocol} reference numbers on {dataset}": shown,
+                "Our numbers without a reference number": plain,
+                "State of the art on the standard train/test splits": sota_table},
+        identity={"request": request, "rows": len(frame)},
+        extra={"page": "reference check", "protocol": protocol, "benchmark": dataset},
+        title=f"mlviz reference check: {dataset}, {protocol}",
+        notes=[f"The tables are the page's {protocol} run on {dataset} (the same code as `mlviz reproduce "
+               "reference-check`); the sources of the reference numbers are named in the table.",
+               "reproduce.py refits the fixed-split protocol's models (BR-LR, ML-kNN and, up to 20 labels, PCC) on "
+               "its train/test rows and scaling, so its numbers are the fixed-split table's 'Ours' column "
+               + ("(this table)." if protocol == "fixed-split" else
+                  f"(the {protocol} numbers are cross-validated: rerun them with `mlviz reproduce "
+                  "reference-check`).")])
+
+
+report_section()

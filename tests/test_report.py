@@ -148,3 +148,28 @@ def test_pack_writes_static_images_when_a_browser_is_there(tmp_path):
         assert zf.read("figures/curve.png")[:8] == b"\x89PNG\r\n\x1a\n"
         assert zf.read("figures/curve.svg").lstrip().startswith(b"<svg")
     assert info["images"] == ["curve"]
+
+
+def test_pack_holds_the_pages_tables_whole_in_csv_and_their_head_in_the_report(tmp_path):
+    from mlviz.report import HTML_TABLE_ROWS
+
+    ds = MultiLabelDataset(np.eye(6)[:, :3], np.eye(6)[:, 3:])
+    settings = PackSettings(methods={"BR": BinaryRelevance()}, train_index=[0, 1, 2, 3],
+                            test_index=[4, 5], scaling="none")
+    results = {"measures": pd.DataFrame({"micro_f1": [0.5]}, index=["BR"]), "posteriors": {}}
+    long = pd.DataFrame({"k": np.arange(HTML_TABLE_ROWS + 7), "x": np.linspace(0, 1, HTML_TABLE_ROWS + 7)})
+    small = pd.DataFrame({"value": [0.25, np.nan]}, index=pd.Index(["a <b>", "b"], name="name"))
+    build_report_pack(tmp_path / "p.zip", ds, settings, results, None, images="never",
+                      tables={"Per-fold results": long, "A & <i>b</i>": small})
+    with zipfile.ZipFile(tmp_path / "p.zip") as zf:
+        pd.testing.assert_frame_equal(pd.read_csv(io.BytesIO(zf.read("tables/Per-fold_results.csv"))), long)
+        back = pd.read_csv(io.BytesIO(zf.read("tables/A_i_b_i.csv")))  # (a named index becomes a column)
+        assert back["name"].tolist() == ["a <b>", "b"] and back["value"].iloc[0] == 0.25
+        html = zf.read("report.html").decode()
+    tables = html.split("<h2>Tables</h2>")[1]
+    first = tables.split("<h3>")[1]
+    assert first.count("<tr>") == HTML_TABLE_ROWS + 1  # (the head row, then the first rows only)
+    assert f"the first {HTML_TABLE_ROWS} of {HTML_TABLE_ROWS + 7} rows" in first
+    second = tables.split("<h3>")[2]
+    assert second.startswith("A &amp; &lt;i&gt;b&lt;/i&gt;</h3>") and "<th>a &lt;b&gt;</th>" in second
+    assert "<td>0.2500</td>" in second and "<td>—</td>" in second  # (a missing number as a dash)

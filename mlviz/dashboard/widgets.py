@@ -228,12 +228,14 @@ def figure_caption(fig, default=""):
 def figures_drawn(keys) -> dict:
     """``{caption: figure}`` of the figures :func:`show_figure` drew last under ``keys`` (in that order)
     for the data set shown now: what a page's report pack holds (every pack holds its page's
-    figures)."""
+    figures). ``keys`` may be a dict ``{key: caption}``: the caption of a figure without a title
+    (else its key)."""
     drawn = st.session_state.get(_DRAWN, {})
     out = {}
+    captions = keys if isinstance(keys, dict) else {}
     for key in keys:
         data, fig = drawn.get(key, (None, None))
         if fig is not None and data == st.session_state.get("data"):
-            caption = figure_caption(fig, key)
+            caption = figure_caption(fig, captions.get(key, key))
             out[caption if caption not in out else f"{caption} ({key})"] = fig
     return out

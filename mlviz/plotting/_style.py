@@ -289,7 +289,9 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     dict
     """
     sub_lines = wrap_text(subtitle) if subtitle else []
-    top = (60 if title else 30) + 18 * len(sub_lines) + (14 if sub_lines else 0)  # (clear of subplot titles)
+    # clear of subplot titles: plotly centres the title block in the margin, so each further subtitle line
+    # needs more than its own height (two lines ran into the subplot titles at 983 labels)
+    top = (60 if title else 30) + 18 * len(sub_lines) + (14 if sub_lines else 0) + 12 * max(len(sub_lines) - 1, 0)
     out = dict(autosize=True, height=int(height), margin=dict(l=60, r=30, t=top, b=50),
                hoverlabel=dict(namelength=-1), **layout)
     if pio.templates.default != TEMPLATE:

@@ -66,7 +66,7 @@ def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
     ))
     fig.update_xaxes(title_text=label_axis_title("label", len(names)), **label_axis_style(names))
     fig.update_yaxes(title_text="number of instances with the label",
-                     rangemode="tozero")
+                     rangemode="tozero", ticklabelstandoff=6)  # ("0" clear of the first name, written at the corner)
     return finish_layout(fig, title=title, height=420, bargap=0.15)
 
 

@@ -159,9 +159,10 @@ def convergence_figure(objective_history, *, title=None):
     layout = dict(
         xaxis=dict(anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False),
         yaxis=top,
-        xaxis2=dict(anchor="y2", domain=[0.0, 1.0], title_text="iteration"),
+        # (iterations never below 0: with one iteration, "−1" sat on the gap's lowest power at the corner)
+        xaxis2=dict(anchor="y2", domain=[0.0, 1.0], title_text="iteration", rangemode="nonnegative"),
         yaxis2=dict(anchor="x2", domain=[0.0, 0.46], type="log", title_text="relative gap",
-                    exponentformat="power"),
+                    exponentformat="power", dtick=1, ticklabelstandoff=6),  # (decades only: 2s and 5s hit the powers)
         annotations=[panel_title("objective F(x_k)", 1.0), panel_title("relative gap to the best objective", 0.46)],
         showlegend=False)
     return go.Figure(data=data, layout=layout_dict(title=title, height=480, **layout))

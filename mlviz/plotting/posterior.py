@@ -32,6 +32,33 @@ def _dense(a, dtype=float):
 
 #: Longest label name written under a heat map (characters; hover shows it whole).
 TICK_CHARS = 18
+#: Width (px) of the narrowest heat-map panel of three the pages draw: a figure in half of a
+#: 1600-px window (Posteriors beside its reliability plot). Names under a panel are thinned to fit it.
+PANEL_PX = 150
+
+
+def _nth(k):
+    return f"{k}{'th' if k % 100 in (11, 12, 13) else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
+
+
+def panel_label_style(ticks, n_panels, font_size=None):
+    """Axis properties writing label names under one of ``n_panels`` side-by-side heat-map panels:
+    vertical, and every k-th name when all would not fit a panel of ``PANEL_PX * 3 / n_panels`` px
+    (a name needs ~1.3 font sizes across; hover names every column).
+
+    Returns
+    -------
+    (dict, int)
+        Keyword arguments for ``fig.update_xaxes`` (``tickvals`` are the escaped names ``ticks[::k]``
+        are written for) and ``k``.
+    """
+    base = label_axis_style(ticks)
+    size = font_size or base["tickfont"]["size"]
+    fits = max(2, int(PANEL_PX * 3 / max(n_panels, 3) / (1.3 * size)))
+    k = max(int(base.pop("dtick", 1) or 1), int(np.ceil(len(ticks) / fits)))
+    escaped = esc_all(ticks)
+    return dict(base, tickangle=-90 if len(ticks) > 8 else base["tickangle"], tickfont=dict(size=size),
+                tickmode="array", tickvals=escaped[::k], ticktext=escaped[::k]), k
 
 
 def order_by_labelset(Y):
@@ -293,7 +320,9 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     # the names under the heat maps: shortened (hover has each in full), rotated, and room made for them
     # above the strip, whose title they ran into at 174 labels
     ticks = [shorten(names[j], TICK_CHARS) for j in cols]
-    style = label_axis_style(ticks)
+    style, step = panel_label_style(ticks, ncols)
+    if step > 1:
+        notes.append(f"every {_nth(step)} name written; hover for each")
     room = (max((len(t) for t in ticks), default=0) * 0.6 * style["tickfont"]["size"]
             * abs(np.sin(np.radians(style["tickangle"]))) + 12 + 40 + 30)  # names, axis title, strip title
     if show_strip:
@@ -339,8 +368,7 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
                           yanchor="top" if show_strip else "bottom", tickvals=[0, 1, 2, 3],
                           ticktext=["TN", "FP", "FN", "TP"]),
             hovertemplate=hover), row=1, col=3)
-    k = int(style.pop("dtick", 1) or 1)  # (every k-th name above MAX_TICK_NAMES labels)
-    style = dict(style, tickmode="array", tickvals=shown[::k], ticktext=esc_all(ticks[::k]))
+    style = dict(style, tickvals=shown[::step])  # (the columns are the full escaped names)
     for c in range(1, ncols + 1):
         fig.update_xaxes(title_text="label" if c == 1 else None, row=1, col=c, **style)
         fig.update_yaxes(type="category", autorange="reversed", row=1, col=c,
@@ -462,7 +490,11 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
         z=Yd.astype(np.uint8), x=shown, y=y, zmin=0, zmax=1, colorscale=PROBABILITY_SCALE,
         showscale=False, name="true Y",
         hovertemplate="instance %{y}<br>label <b>%{x}</b><br>true y = %{z}<extra></extra>"), row=1, col=k)
-    style = dict(label_axis_style([names[j] for j in cols]), tickfont=dict(size=9))
+    ticks = [shorten(names[j], TICK_CHARS) for j in cols]
+    style, step = panel_label_style(ticks, k, font_size=9)
+    style = dict(style, tickvals=list(shown)[::step])  # (the columns are the full escaped names)
+    if step > 1:
+        note = "; ".join(filter(None, [note, f"every {_nth(step)} name written; hover for each"]))
     for c in range(1, k + 1):
         fig.update_xaxes(row=1, col=c, **style)
     fig.update_yaxes(type="category", autorange="reversed", showticklabels=False)

@@ -216,7 +216,7 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
         title=title, height=height, shapes=shapes, annotations=annotations,
         xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None,
                    type="log" if log_x and not no_param else "-"),
-        yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02]),
+        yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02], ticklabelstandoff=6),  # ("0" clear of the x ticks)
         legend=dict(orientation="h", yanchor="top", y=-0.28, x=0), hovermode="closest")
     layout["margin"]["b"] = 90
     return go.Figure(data=traces, layout=layout)

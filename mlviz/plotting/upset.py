@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ._style import esc, layout_dict
+from ._style import esc, layout_dict, tick_font_size
 
 __all__ = ["labelset_intersections", "upset_figure", "selected_intersections", "EMPTY_SET"]
 
@@ -24,6 +24,8 @@ __all__ = ["labelset_intersections", "upset_figure", "selected_intersections", "
 EMPTY_SET = "∅ (no label)"
 #: Most intersections drawn and most label rows of the dot matrix.
 MAX_INTERSECTIONS, MAX_ROWS = 60, 50  # (≤ 50 names on a figure; a bar's hover names its whole set)
+#: Height (px) of one name's row in the matrix, of the bars, and of the title, subtitle and axes around them.
+ROW_PX, BARS_PX, MARGIN_PX = 16, 220, 190
 
 
 def labelset_intersections(Y, top_k=None):
@@ -121,8 +123,9 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
     traces.append(go.Scatter(x=mx, y=my, mode="markers", meta="matrix", marker=dict(color="#333333", size=10),
                              hoverinfo="skip", xaxis="x", yaxis="y2", showlegend=False))
     n_rows = max(len(rows), 1)
-    h = int(height or (260 + 16 * n_rows))
-    split = min(0.75, max(0.35, 1.0 - 16 * n_rows / h))
+    # the matrix gets ROW_PX per name (they ran into each other at 983 labels: 50 names in 250 px), the bars the rest
+    h = int(height or (BARS_PX + ROW_PX * n_rows + MARGIN_PX))
+    split = float(np.clip(ROW_PX * n_rows / max(h - MARGIN_PX, 100) + 0.04, 0.25, 0.8))
     unique = bool(every) and every[0][1] == 1  # (every label set occurs once: bars of height 1 say nothing)
     note = (f"every one of the {len(every)} label sets occurs once: no combination repeats (the {len(sets)} "
             "drawn are examples, by fewest labels)" if unique else
@@ -134,6 +137,7 @@ def upset_figure(Y, label_names, *, top_k=15, selected=None, title=None, height=
         yaxis=dict(domain=[split, 1.0], title="instances"),
         yaxis2=dict(domain=[0.0, split - 0.04], tickvals=list(range(len(rows))),
                     ticktext=[esc(names[j]) for j in rows], autorange="reversed", showgrid=False,
+                    tickfont=dict(size=tick_font_size(n_rows)),
                     range=[-0.5, n_rows - 0.5]),
         bargap=0.3,
         meta={"sets": [list(s) for s in sets], "counts": counts, "rows": rows, "n_distinct": len(every),

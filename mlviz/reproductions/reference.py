@@ -89,16 +89,40 @@ _MACRO0 = "macro_f1_zero_division_0"
 _P1_MEASURES = ("micro_f1", "macro_f1", "hamming_loss", "subset_accuracy", "macro_auc", "p@1")
 
 
-def _p1_split(name):
+def fixed_split_rows(name):
+    """``(data set, train rows, test rows, description)`` of the fixed-split protocol on the bundled set
+    ``name``: ``train_test_split(arange(n), test_size=1/3, random_state=0)``; scene: its official split
+    (the pooled sample holds scene-train's rows, then scene-test's)."""
     from sklearn.model_selection import train_test_split
 
+    from ..data import load_sample
+
+    ds = load_sample(name)
+    if name == "scene":
+        n_train = load_sample("scene-train").n_samples
+        return (ds, np.arange(n_train), np.arange(n_train, ds.n_samples),
+                "official scene-train / scene-test split (the pooled file holds train, then test)")
+    tr, te = train_test_split(np.arange(ds.n_samples), test_size=1 / 3, random_state=0)
+    return ds, tr, te, "train_test_split(arange(n), test_size=1/3, random_state=0)"
+
+
+def fixed_split_pack(name, random_state=0):
+    """What a report pack needs to refit the fixed-split protocol on ``name``: ``dict(dataset, train_index,
+    test_index, split, scaling, estimators)`` (scaling ``"standard"`` on dense features, ``"none"`` on sparse
+    ones, as :func:`_scale`; the estimators of :func:`_p1_methods`, unfitted)."""
+    ds, tr, te, text = fixed_split_rows(name)
+    return dict(dataset=ds, train_index=tr, test_index=te, split=text,
+                scaling="none" if sp.issparse(ds.X) else "standard",
+                estimators=_p1_methods(ds.n_labels, random_state))
+
+
+def _p1_split(name):
     from ..data import load_sample
 
     if name == "scene":
         train, test = load_sample("scene-train"), load_sample("scene-test")
         return train.X, train.Y, test.X, test.Y
-    ds = load_sample(name)
-    tr, te = train_test_split(np.arange(ds.n_samples), test_size=1 / 3, random_state=0)
+    ds, tr, te, _ = fixed_split_rows(name)
     return ds.X[tr], ds.Y[tr], ds.X[te], ds.Y[te]
 
 

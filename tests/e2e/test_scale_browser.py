@@ -9,7 +9,9 @@ at 1600 × 1000 and, on each page, once its figures are drawn and no work is und
 * no Streamlit exception element and no "expect minutes" gate;
 * each plotly figure writes at most ~50 distinct label names as text (SVG ``<text>`` elements
   whose text is a label name; a heat map writes the same names on both axes);
-* on the Label graph, no two written names overlap (``getBoundingClientRect`` of the SVG text);
+* in every figure, no written text overlaps another or a title, none runs past the figure's edge and
+  none shows a raw entity or tag (:func:`svg_text_problems` on the drawn SVG: rotated texts as the
+  rectangles they occupy; the same check as ``benchmarks/bench_browser_scale.py``);
 * a page that leaves labels out says how to see them;
 * on the Label graph, "Collapse communities" draws one node per community and states the counts.
 
@@ -105,27 +107,79 @@ NAMES_PER_PLOT = """(names) => {
     });
 }"""
 
-GRAPH_NAME_BOXES = """(names) => {
-    const set = new Set(names);
-    return [...document.querySelectorAll('.js-plotly-plot')]
-        .filter(d => d.layout && d.layout.title && /label graph|co-occurrence graph/i.test(String(d.layout.title.text)))
-        .map(div => [String(div.layout.title.text), [...div.querySelectorAll('g.textpoint text')]
-            .filter(t => t.textContent.trim().length)
-            .map(t => { const r = t.getBoundingClientRect();
-                        return [t.textContent, r.left, r.top, r.right, r.bottom]; })]);
-}"""
+# Every drawn text of every plotly figure (not the hover layer, not hidden): per figure its title, its box and, per
+# text, [text, is the figure's title, the four corners of its box on screen (x0, y0, ..., x3, y3)] -- rotated
+# texts (tick labels at an angle) as the rotated rectangle they occupy, not its axis-aligned hull.
+SVG_TEXTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
+    .filter(d => d._fullLayout && !d.closest("[data-stale='true']")).map(div => {
+    const box = div.getBoundingClientRect();
+    const title = div.layout && div.layout.title ? String(div.layout.title.text || div.layout.title) : '';
+    const shown = el => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+    const texts = [...div.querySelectorAll('svg text')].filter(t => !t.closest('.hoverlayer'))
+        .filter(t => t.textContent.trim().length && shown(t)).map(t => {
+            const b = t.getBBox(), m = t.getScreenCTM();
+            if (!m || b.width === 0) return null;
+            const pt = (x, y) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f];
+            return [t.textContent.trim(), !!t.closest('.g-gtitle'),
+                    [...pt(b.x, b.y), ...pt(b.x + b.width, b.y), ...pt(b.x + b.width, b.y + b.height),
+                     ...pt(b.x, b.y + b.height)]];
+        }).filter(Boolean);
+    return [title, [box.left, box.top, box.right, box.bottom], texts];
+})"""
+ENTITY = re.compile(r"&(#\d+|#x[0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);")
+MARKUP = re.compile(r"<[a-zA-Z/!]")  # plotly draws its tags (<b>, <br>, ...) as tspans: any "<b" left is raw
+# px: a text's box (getBBox) holds its font's ascent and descent, a few px beyond the ink: boxes overlapping by
+# less than this touch without the glyphs meeting (e.g. a colour bar's title and its top tick label)
+TOLERANCE = 2.5
 
 
-def name_overlaps(boxes):
-    """The pairs of written names (``GRAPH_NAME_BOXES`` rows of one graph) whose boxes overlap by more than 0.5 px
-    both ways: ``[(name, name, box, box), ...]``."""
-    pairs = []
-    for a in range(len(boxes)):
-        for b in range(a + 1, len(boxes)):
-            p, q = boxes[a], boxes[b]
-            if min(p[3], q[3]) - max(p[1], q[1]) > 0.5 and min(p[4], q[4]) - max(p[2], q[2]) > 0.5:
-                pairs.append((p[0], q[0], p[1:], q[1:]))
-    return pairs
+def _overlap_depth(p, q):
+    """How far two convex quadrilaterals (4 corners each, in order) overlap: the smallest overlap of their
+    projections over the edge normals of both (separating-axis theorem); <= 0 when they do not meet."""
+    depth = float("inf")
+    for poly in (p, q):
+        for k in range(4):
+            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % 4]
+            nx, ny = y0 - y1, x1 - x0
+            norm = (nx * nx + ny * ny) ** 0.5 or 1.0
+            a = [(x * nx + y * ny) / norm for x, y in p]
+            b = [(x * nx + y * ny) / norm for x, y in q]
+            depth = min(depth, min(max(a), max(b)) - max(min(a), min(b)))
+    return depth
+
+
+def svg_text_problems(figures):
+    """What would embarrass a presenter in the drawn figures (``SVG_TEXTS`` rows of a page), as
+    ``[(kind, figure title, detail), ...]`` with ``kind`` one of
+
+    * ``"overlap"`` -- two written texts (names, tick labels, legend entries, annotations) overlap;
+    * ``"title overlap"`` -- a text overlaps the figure's title;
+    * ``"cut off"`` -- a text runs past the figure's edge (more than 1 px outside its box);
+    * ``"raw text"`` -- a text shows an HTML entity or a tag as characters (``&#x27;``, ``<b>``).
+    """
+    problems = []
+    for title, (left, top, right, bottom), texts in figures:
+        name = title[:60]
+        polys = [(text, is_title, [(c[i], c[i + 1]) for i in range(0, 8, 2)]) for text, is_title, c in texts]
+        for text, _, poly in polys:
+            xs, ys = [x for x, _ in poly], [y for _, y in poly]
+            if min(xs) < left - 1 or max(xs) > right + 1 or min(ys) < top - 1 or max(ys) > bottom + 1:
+                problems.append(("cut off", name, text[:80]))
+            if ENTITY.search(text) or MARKUP.search(text):
+                problems.append(("raw text", name, text[:80]))
+        hulls = [(min(x for x, _ in p), min(y for _, y in p), max(x for x, _ in p), max(y for _, y in p))
+                 for _, _, p in polys]
+        for a in range(len(polys)):
+            for b in range(a + 1, len(polys)):
+                ha, hb = hulls[a], hulls[b]  # (hulls apart: no overlap; most pairs end here)
+                if (min(ha[2], hb[2]) - max(ha[0], hb[0]) <= TOLERANCE
+                        or min(ha[3], hb[3]) - max(ha[1], hb[1]) <= TOLERANCE):
+                    continue
+                (ta, ia, pa), (tb, ib, pb) = polys[a], polys[b]
+                if _overlap_depth(pa, pb) > TOLERANCE:
+                    kind = "title overlap" if ia or ib else "overlap"
+                    problems.append((kind, name, f"{ta[:50]!r} / {tb[:50]!r}"))
+    return problems
 
 
 def attach_upload(page, arff, xml):
@@ -177,13 +231,10 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 assert k <= MAX_NAMES, f"{title}: {k} label names written on the figure {fig_title!r}"
             if any(0 < k < len(names) for _, k in counts):  # some labels named, others left out
                 assert HOW_TO_SEE.search(text), f"{title}: does not say how to see the other labels"
+            # every figure: no text over another or over a title, none cut off, no raw entity (the benchmark's check)
+            problems = svg_text_problems(page.evaluate(SVG_TEXTS))
+            assert not problems, f"{title}: {len(problems)} problems in the drawn figures, e.g. {problems[:3]}"
             if slug == "label_graph":
-                graphs = page.evaluate(GRAPH_NAME_BOXES, names)
-                assert len(graphs) == 2, [g[0] for g in graphs]
-                for fig_title, boxes in graphs:
-                    assert 0 < len(boxes) <= MAX_NAMES, (fig_title, len(boxes))
-                    over = name_overlaps(boxes)
-                    assert not over, f"{fig_title}: names {over[0][0]!r} and {over[0][1]!r} overlap: {over[0][2:]}"
                 assert "hover a node for the others" in text or "choose other labels above" in text
                 for k in range(2):  # the two graphs themselves (the page screenshot shows the top only)
                     page.locator("[data-testid='stPlotlyChart']").nth(k).screenshot(
@@ -195,6 +246,8 @@ def test_many_label_upload_every_page(browser, app_url, tmp_path):
                 assert_no_exception(page)
                 assert re.search(r"174 labels in \d+ communities: \d+ drawn as one node each",
                                  page.locator("[data-testid='stMain']").inner_text())
+                problems = svg_text_problems(page.evaluate(SVG_TEXTS))
+                assert not problems, f"communities collapsed: {problems[:3]}"
                 page.locator("[data-testid='stPlotlyChart']").first.screenshot(
                     path=str(shots / f"scale_{i}_{slug}_collapsed.png"))
     finally:
