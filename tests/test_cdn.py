@@ -87,7 +87,17 @@ def test_independent_gradient_matches_finite_differences():
     assert abs(fd - gV[0, 2]) < 1e-7
 
 
-def test_kkt_at_sparse_solution():
+@pytest.fixture(params=["column", "fista"])
+def solver(request, monkeypatch):
+    """Both step-2 solvers of the fit (per-label L-BFGS then FISTA, or FISTA alone), whatever
+    the size rule of ``_cdn_core._use_column`` would pick for the test's data."""
+    from mlviz.models import _cdn_core
+
+    monkeypatch.setattr(_cdn_core, "_SOLVER", request.param)
+    return request.param
+
+
+def test_kkt_at_sparse_solution(solver):
     X, Y = _data(n=150, d=4, L=4, noise_features=6, seed=2)
     gamma, mu, lam1, lam2 = 3.0, 4.5, 0.1, 0.1
     m = SparseCDN(gamma=gamma, mu=mu, lam1=lam1, lam2=lam2, tol=1e-9, max_iter=20000).fit(X, Y)
@@ -118,7 +128,7 @@ def test_kkt_at_sparse_solution():
     assert np.all(np.diff(m.objective_history_) <= 2e-12 * max(1.0, m.objective_history_[0]))
 
 
-def test_smooth_cdn_matches_lbfgs():
+def test_smooth_cdn_matches_lbfgs(solver):
     X, Y = _data(n=100, d=3, L=3, seed=3)
     lam1, lam2 = 5.0, 10.0
     m = SparseCDN(variant="cdn", lam1=lam1, lam2=lam2, tol=1e-10, max_iter=20000).fit(X, Y)
@@ -650,12 +660,15 @@ def _relative_kkt(X, Y, m):
                ratio(gb, rms))
 
 
-@pytest.mark.parametrize("mu", [0.0, 2.0])
-def test_preconditioned_solver_reaches_plain_fista_optimum_and_kkt(mu):
+@pytest.mark.parametrize("mu, step2", [(0.0, "column"), (2.0, "column"), (2.0, "fista")])
+def test_preconditioned_solver_reaches_plain_fista_optimum_and_kkt(mu, step2, monkeypatch):
     """Issue 15: the fit on rare sparse features (preconditioned FISTA; L-BFGS for the smooth
     mu = 0 start model) at the default tol is certified by an independent, step-free KKT
     residual, and reaches the optimum of a plain (unpreconditioned, uncentred) monotone FISTA
     run to a gradient-mapping norm of 1e-10 on the independently written objective."""
+    from mlviz.models import _cdn_core
+
+    monkeypatch.setattr(_cdn_core, "_SOLVER", step2)  # step 2 of the fit (FISTA alone: also smooth_cdn)
     X, Y = _text_data()
     n, L = Y.shape
     d = X.shape[1]
@@ -707,12 +720,13 @@ def test_smooth_label_independent_fit_matches_sklearn_per_label():
     np.testing.assert_allclose(step.coef_, cold.coef_, atol=1e-6)
 
 
-def test_jacobi_eigenvalue_and_damped_preconditioner_on_co_occurring_rare_features():
+def test_jacobi_eigenvalue_and_damped_preconditioner_on_co_occurring_rare_features(monkeypatch):
     """The preconditioner's guard: the largest eigenvalue of the Jacobi-scaled Gram matrix
     (power iteration) equals a dense eigensolver's; data where every document carries many
     words of its own (raw counts, as e-mail) exceed the threshold, get the damped scaling,
     and the fit still satisfies the independent KKT residual."""
-    from mlviz.models._cdn_core import _JACOBI_MAX_EIG, _CDNProblem, _jacobi_eig
+    from mlviz.models import _cdn_core
+    from mlviz.models._cdn_core import _JACOBI_MAX_EIG, _CDNProblem, _jacobi_eig, _use_column
 
     X, Y = _text_data(n=120, d=40, seed=2)
     n = X.shape[0]
@@ -741,6 +755,13 @@ def test_jacobi_eigenvalue_and_damped_preconditioner_on_co_occurring_rare_featur
     np.testing.assert_allclose(prob.w_scale, h ** -0.25, rtol=1e-12)
     m = SparseCDN(lam1=1.0, lam2=1.0, mu=0.0, random_state=0).fit(Xr, Yr)
     assert m.converged_ and _relative_kkt(Xr, Yr, m) <= 2 * m.tol
+    # the solver rule: the per-label L-BFGS where the scaling is damped or the problem is
+    # large (work = nnz(X) x labels), FISTA alone on small undamped problems
+    small = _CDNProblem(X, 2.0 * Y - 1.0, np.ones(Y.shape[1], bool), 1.0 / n, 1.0 / n, 0.0, 0.0, True)
+    assert small.precond_eig <= _JACOBI_MAX_EIG and small.work == X.nnz * Y.shape[1]
+    assert _use_column(prob) and not _use_column(small)
+    monkeypatch.setattr(_cdn_core, "_FISTA_MAX_WORK", small.work - 1)
+    assert _use_column(small)
 
 
 @pytest.mark.parametrize("density", [0.1, 0.5])  # sparse 0/1 label products (< 0.25) or dense S
@@ -791,7 +812,7 @@ def test_problem_value_and_gradient_by_blocks_and_sparse_V_equal_the_independent
 
 @pytest.mark.parametrize("variant, mu", [("l1-cdn", 0.0), ("sparse", 0.5), ("lr", 0.0)])
 @pytest.mark.parametrize("max_iter", [1, 2, 3, 7])
-def test_max_iter_bounds_every_solver_step_together(variant, mu, max_iter):
+def test_max_iter_bounds_every_solver_step_together(variant, mu, max_iter, solver):
     """The per-label L-BFGS and the FISTA certification share one budget: n_iter_ <= max_iter."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 5))

@@ -335,20 +335,31 @@ def test_factor_two_majorises_and_joint_factor_four_does_not():
 
 
 def test_too_large_raises_before_fitting_with_estimate():
-    from mlviz.models.mlrh import ESTIMATE_EVALUATIONS, SECONDS_PER_DP_CELL, TooLargeError
+    from mlviz.models.mlrh import (
+        ESTIMATE_EVALUATIONS,
+        SECONDS_PER_DP_CELL,
+        SECONDS_PER_PRODUCT,
+        SECONDS_PER_SOLVE_FLOP,
+        TooLargeError,
+    )
+
+    def estimate(n, d, K, M):  # dense X: every entry is a multiply-add; D = d + 1 with the bias
+        return ESTIMATE_EVALUATIONS * (SECONDS_PER_DP_CELL * n * K * (M + 1)
+                                       + SECONDS_PER_PRODUCT * 2 * (n * d + n) * K
+                                       + SECONDS_PER_SOLVE_FLOP * 2 * (d + 1) ** 2 * K)
 
     X, Y = make_data(n=200, K=5, M=3, seed=30)
     M = int(Y.sum(1).max())
-    expect = SECONDS_PER_DP_CELL * 200 * 5 * (M + 1) * ESTIMATE_EVALUATIONS
     with pytest.raises(TooLargeError, match="BinaryRelevance or MLkNN") as err:
         MLRH(time_budget=1e-3).fit(X, Y)
-    assert err.value.estimate_seconds == pytest.approx(expect)
+    assert err.value.estimate_seconds == pytest.approx(estimate(200, X.shape[1], 5, M))
     # a budget that fits M = 1 (but not M = 3) suggests max_labels=1 when that keeps >= 90 % of rows
     X1, Y1 = make_data(n=200, K=5, M=1, seed=31)
     Y1[:5] = [1, 1, 1, 0, 0]
-    e1 = SECONDS_PER_DP_CELL * 200 * 5 * 4 * ESTIMATE_EVALUATIONS
+    e1, e3 = estimate(200, X1.shape[1], 5, 1), estimate(200, X1.shape[1], 5, 3)
+    budget = e1 + 0.25 * (e3 - e1)  # between M = 1 and M = 2
     with pytest.raises(TooLargeError, match="max_labels=1 \\(drops 5 training rows"):
-        MLRH(time_budget=e1 * 2.5 / 4).fit(X1, Y1)
+        MLRH(time_budget=budget).fit(X1, Y1)
     m = MLRH(time_budget=1e-3)
     with pytest.raises(TooLargeError):
         m.fit(X, Y)

@@ -126,7 +126,8 @@ class _CDNProblem:
             self.YspT = self.Ysp.T.tocsr()
         self._cache = []
         work = X.nnz if sp.issparse(X) else X.size
-        self._use_cache = work * self.L > 2_000_000
+        self.work = work * self.L  # multiply-adds of one product X W
+        self._use_cache = self.work > 2_000_000
 
     def unpack(self, theta):
         d, L = self.d, self.L
@@ -385,6 +386,18 @@ class _CDNProblem:
         return out
 
 
+def _use_column(problem):
+    """Whether step 2 of :func:`_solve` is the per-label L-BFGS (else FISTA does it all).
+
+    The per-label L-BFGS needs 2-4x fewer iterations than FISTA but each costs ~3 ms more of
+    bookkeeping, which small problems do not repay; FISTA is slow only where the Jacobi
+    preconditioner had to be damped (co-occurring rare raw features) or on large problems.
+    """
+    if _SOLVER != "auto":
+        return _SOLVER == "column"
+    return not (problem.precond_eig <= _JACOBI_MAX_EIG and problem.work <= _FISTA_MAX_WORK)
+
+
 def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, warm=None, callback=None):
     """Run FISTA on objective (4); ``warm = (W, V, b, step)`` or None.
 
@@ -419,7 +432,7 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         res = run_fista(theta0, min(_OPEN_ITERS, max_iter), 0, quiet=True)
         parts.append(res)
         theta0, done = res.x, res.n_iter
-    if (res is None or not res.converged) and done < max_iter:
+    if (res is None or not res.converged) and done < max_iter and _use_column(problem):
         # 2. per-label L-BFGS (OWL-QN on the l1 entries, the l2,1 term majorised), each
         #    label with its own curvature model and step: objective (4) separates over labels
         #    except for the l2,1 term (solvers.column_lbfgs)
@@ -432,19 +445,19 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
                            fixed=fixed,
                            tol=tol if problem.smooth else _COLUMN_TOL * tol,
                            maxiter=max(1, max_iter - done - (0 if problem.smooth else 1)),
-                           memory=_LBFGS_MEMORY, callback=cb)
+                           memory=_LBFGS_MEMORY, patience=_COLUMN_PATIENCE, callback=cb)
         theta0 = problem.from_columns(col.x)
         res = FistaResult(x=theta0, n_iter=col.n_iter, converged=problem.smooth and col.converged,
                           objective_history=col.objective_history, grad_mapping_norm=col.kkt, step=step0,
                           n_f_evals=col.n_f_evals, message=col.message)
         parts.append(res)
         done += col.n_iter
-        if not res.converged and done < max_iter:
-            # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
-            #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
-            #    steps share the budget of ``max_iter`` iterations
-            res = run_fista(theta0, max_iter - done, done)
-            parts.append(res)
+    if res is None or (not res.converged and done < max_iter):
+        # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
+        #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
+        #    steps share the budget of ``max_iter`` iterations
+        res = run_fista(theta0, max_iter - done, done)
+        parts.append(res)
     if len(parts) > 1:
         res = FistaResult(x=res.x, n_iter=sum(p.n_iter for p in parts), converged=res.converged,
                           objective_history=np.concatenate([parts[0].objective_history]
@@ -457,6 +470,18 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
 
 #: L-BFGS memory (pairs of parameter-size vectors per label) of the per-label solver
 _LBFGS_MEMORY = 10
+#: which solver runs step 2: "auto" (:func:`_use_column`), "column" or "fista" (tests use both)
+_SOLVER = "auto"
+#: "auto" runs FISTA alone on problems up to this many multiply-adds per product X W (nnz(X) x
+#: labels) when the Jacobi preconditioner is undamped; CPU seconds, FISTA / per-label L-BFGS
+#: (benchmarks/RESULTS.md, "SparseCDN: the solver by problem size"): medical 0.67-0.94 at
+#: 2.5e4-7.6e5 (raw and L2), enron (damped, eigenvalue ~350) 0.95 at 1.5e5 but 3.1-9.2 above
+_FISTA_MAX_WORK = 1_000_000
+#: the per-label L-BFGS hands over to FISTA when its largest violation has not halved in this
+#: many iterations (rows that the l2,1 term zeroes only shrink geometrically under its
+#: majoriser; FISTA's prox zeroes them in a step): 30 instead of the solver's 100 cut the
+#: paper's strong-penalty grid on enron (200 rows) from 678 to 483 iterations
+_COLUMN_PATIENCE = 30
 #: proximal steps that open the rows of W on a cold start with the l2,1 term
 _OPEN_ITERS = 2
 #: the per-label L-BFGS stops at this fraction of ``tol`` when FISTA certifies after it

@@ -58,8 +58,10 @@ plain MM step from the current iterate, resetting the momentum, whenever the
 extrapolated step would increase f: accepted iterates stay monotone and the
 iteration count drops 4–8× (the plain iteration is kept as the private switch
 ``MLRH._mm_accelerate = False``, used in the tests).  ``solver="lbfgs"`` runs
-L-BFGS-B in the variables preconditioned by the same Cholesky factor and is
-faster still (same optimum; see ``benchmarks/bench_mlrh.py``).
+L-BFGS-B in variables preconditioned by the Cholesky factor of a matrix of the
+same form at the labels' mean variance instead of the bound (see
+``MLRH._fit_lbfgs``) and is faster still (same optimum; see
+``benchmarks/bench_mlrh.py``).
 
 Every MM iterate's objective is checked (it costs nothing: the next gradient
 needs the same DP).  Should even a plain MM step increase it beyond round-off
@@ -96,15 +98,24 @@ from ..solvers.esp import best_subset, esp_marginals
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
 
-#: Seconds per DP cell (instance × label × set size) of one whole objective evaluation (the DP, the
-#: products with X and the solves), after the DP was vectorised over instances: measured 5e-9 on a
-#: bibtex-shaped set (4.9k × 1.8k × 159, M = 27), 3.8e-9 on yeast and 1.5e-8 on enron, where the sparse
-#: products dominate (benchmarks/RESULTS.md, "MLRH's up-front estimate"); the largest is used, so the
-#: estimate errs on the safe side. Used only for the up-front estimate.
-SECONDS_PER_DP_CELL = 1.5e-8
-#: Objective evaluations assumed by the estimate: L-BFGS used 30-37 at the app's scaling and 81 on raw
-#: word counts of the bibtex shape; about twice the most seen.
+#: The up-front time estimate (used only there) is ESTIMATE_EVALUATIONS objective evaluations of
+#: three measured parts, each constant about twice its value measured on one thread
+#: (benchmarks/RESULTS.md, "MLRH's up-front estimate (session 11)"): the DP, seconds per cell
+#: (instance × label × set size; 2.6e-9 on the bibtex shape, 4.4e-9 for a whole evaluation at
+#: 983 labels) ...
+SECONDS_PER_DP_CELL = 5e-9
+#: ... the two products with the features, seconds per multiply-add (nnz × labels; 3.1e-10) ...
+SECONDS_PER_PRODUCT = 6e-10
+#: ... and the two triangular solves with the D × D factor, seconds per flop (2 D² K; 3.0e-11).
+SECONDS_PER_SOLVE_FLOP = 6e-11
+#: Objective evaluations assumed by the estimate: with the curvature preconditioner L-BFGS used
+#: 17-46 at the app's scaling or on raw bibtex-shaped words, 45 at 983 labels, 144 on raw enron.
 ESTIMATE_EVALUATIONS = 150
+#: L-BFGS-B memory (maxcor): 5-40 gave 76-82 iterations on the raw bibtex shape, the memory's cost grows
+#: with it (benchmarks/RESULTS.md, "MLRH: a preconditioner at the labels' curvature")
+_LBFGS_MEMORY = 10
+#: Floor of the L-BFGS preconditioner's curvature (the mean label variance)
+_MIN_CURVATURE = 1e-3
 #: Largest MM/L-BFGS preconditioner (D × D doubles, D = features + 1 or centres + 1).
 MAX_GRAM_BYTES = 2e9
 
@@ -166,9 +177,11 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     random_state : int, RandomState or None
         Centre selection and the σ subsample (RBF only).
     time_budget : float > 0, default 900
-        Seconds. ``fit`` estimates its time before starting (DP cells
-        n·K·(M + 1) per objective evaluation × :data:`ESTIMATE_EVALUATIONS`
-        evaluations × :data:`SECONDS_PER_DP_CELL`) and its preconditioner
+        Seconds. ``fit`` estimates its time before starting
+        (:data:`ESTIMATE_EVALUATIONS` objective evaluations, each the DP's
+        n·K·(M + 1) cells × :data:`SECONDS_PER_DP_CELL`, the products with the
+        features × :data:`SECONDS_PER_PRODUCT` and the solves ×
+        :data:`SECONDS_PER_SOLVE_FLOP`) and its preconditioner
         memory (D² doubles) and raises :class:`TooLargeError` with the
         estimate and an alternative when either is over budget
         (time_budget, 2 GB).
@@ -291,7 +304,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
             X, Y = X[keep], Y[keep]
         if X.shape[0] == 0:
             raise ValueError(f"MLRH: no training row has between {m0} and max_labels={M} labels.")
-        self._check_size(X.shape[0], n_features, K, M, sizes)
+        self._check_size(X.shape[0], n_features, K, M, sizes, X.nnz if sp.issparse(X) else X.size)
         self.min_labels_ = m0
 
         if self.kernel == "rbf":
@@ -308,15 +321,24 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         self.decision_rule_ = self._describe_rule()
         return self
 
-    def _check_size(self, n, n_features, K, M, sizes):
+    @staticmethod
+    def _estimate_seconds(n, nnz, D, K, M):
+        """Up-front fit time: evaluations × (DP + products with the features + solves)."""
+        return ESTIMATE_EVALUATIONS * (SECONDS_PER_DP_CELL * n * K * (M + 1) + SECONDS_PER_PRODUCT * 2.0 * (nnz + n) * K
+                                       + SECONDS_PER_SOLVE_FLOP * 2.0 * D * D * K)
+
+    def _check_size(self, n, n_features, K, M, sizes, nnz):
         """Raise TooLargeError before fitting if the estimate exceeds the time or memory budget."""
         D = (n_features if self.kernel == "linear" else min(n, self.n_centers or n)) + 1
+        if self.kernel != "linear":
+            nnz = n * (D - 1)
         gram = 8.0 * D * D
-        seconds = SECONDS_PER_DP_CELL * n * K * (M + 1) * ESTIMATE_EVALUATIONS
+        seconds = self._estimate_seconds(n, nnz, D, K, M)
         if gram <= MAX_GRAM_BYTES and seconds <= self.time_budget:
             return
         # the alternative: the largest M that fits the time budget, and how many rows it would drop
-        m_fit = int(self.time_budget / (SECONDS_PER_DP_CELL * n * K * ESTIMATE_EVALUATIONS)) - 1
+        rest = self._estimate_seconds(n, nnz, D, K, -1)  # everything but the DP
+        m_fit = int((self.time_budget - rest) / (SECONDS_PER_DP_CELL * n * K * ESTIMATE_EVALUATIONS)) - 1
         why = (f"its {D} × {D} preconditioner needs {gram / 1e9:.1f} GB" if gram > MAX_GRAM_BYTES else
                f"~{seconds:.0f} s estimated ({n} rows × {K} labels × sets up to M={M}; "
                f"time_budget={self.time_budget:g} s)")
@@ -467,16 +489,28 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
                        grad_max=float(np.max(np.abs(G))), curvature=curvature)
 
     def _fit_lbfgs(self, Phi, Yf, M, W0):
-        """L-BFGS-B on the same objective, preconditioned by the MM matrix.
+        """L-BFGS-B on the same objective, preconditioned by a curvature model.
 
-        With ``A = Φ̃ᵀΦ̃/(2n) + 2 reg I = L Lᵀ`` (the MM majoriser's matrix) the
-        variables are ``V = Lᵀ W̃``; in V the Hessian is bounded by the identity,
-        which removes the ill-conditioning of kernel features.  Stops when
+        With ``A = c Φ̃ᵀΦ̃/n + 2 reg I = L Lᵀ`` the variables are ``V = Lᵀ W̃`` (a
+        fixed change of variables: same objective, same minimiser), which removes
+        the ill-conditioning of raw word counts and kernel features.  ``c`` is the
+        mean label variance ``mean_k p_k(1 - p_k)`` at the training label
+        frequencies (floored at :data:`_MIN_CURVATURE`): the Hessian's label blocks
+        are ``(1/n) Σ_i Var_i(y_k) φ̃_i φ̃_iᵀ + 2 reg I``, so the MM matrix's
+        curvature 1/2 (a bound, needed for MM's monotone steps but not by L-BFGS)
+        overstates the data term of most labels 10-50× against the ridge. Measured
+        (``benchmarks/RESULTS.md``, "MLRH: a preconditioner at the labels'
+        curvature"): iterations 81 → 46 on the raw bibtex shape, 207 → 144 raw
+        enron, 50 → 28 raw medical, 31-32 → 17-22 with L2 rows.  Stops when
         ``max |∇_W f| <= tol`` (the criterion used by MM).
         """
         n, D = Phi.shape
         K = Yf.shape[1]
-        A = 0.5 * _gram(Phi) / n
+        # curvature of the preconditioner: the mean label variance p(1-p) at the label
+        # frequencies (floored), not the MM bound 1/2 (see the docstring)
+        p = Yf.mean(axis=0)
+        c = max(float(np.mean(p * (1.0 - p))), _MIN_CURVATURE)
+        A = c * _gram(Phi) / n
         A[np.diag_indices(D)] += 2.0 * self.reg + 1e-10 * max(np.trace(A) / D, 1.0)
         L = cholesky(A, lower=True, check_finite=False)
         history, last = [], {}
@@ -493,7 +527,7 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
                 raise StopIteration
 
         res = minimize(fun, (L.T @ W0).ravel(), jac=True, method="L-BFGS-B", callback=callback,
-                       options=dict(maxiter=self.max_iter, gtol=0.0, ftol=0.0, maxcor=20))
+                       options=dict(maxiter=self.max_iter, gtol=0.0, ftol=0.0, maxcor=_LBFGS_MEMORY))
         W = solve_triangular(L, res.x.reshape(D, K), lower=True, trans="T", check_finite=False)
         f, G = self._objective_parts(Phi, Yf, W, M)
         gmax = float(np.max(np.abs(G)))
