@@ -321,7 +321,7 @@ def preview_values(ctx, method: Method, values: dict):
         The preview's slider values and a phrase saying how they differ ("500 kernel centres instead
         of 2,000").
     """
-    from mlviz.models._kernels import resolve_n_centers
+    from mlviz.models import resolve_n_centers
 
     values = method.complete(values)
     if "n_centers" not in values:

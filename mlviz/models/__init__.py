@@ -30,7 +30,7 @@ from .._validation import check_X_Y as check_X_Y
 from .._validation import check_Y as check_Y
 from .registry import estimator_classes
 
-_LAZY = {**estimator_classes(), "median_sigma": "_kernels"}
+_LAZY = {**estimator_classes(), "median_sigma": "_kernels", "resolve_n_centers": "_kernels"}
 """Public name -> module: every estimator of the method registry (:mod:`mlviz.models.registry`), plus helpers."""
 
 _HELPERS = ["NotFittedError", "TooLargeError", "check_X", "check_X_Y", "check_Y", "check_param"]
