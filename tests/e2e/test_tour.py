@@ -104,6 +104,7 @@ def test_presentation_mode_hides_the_chosen_controls_in_the_browser(app_url, pag
     assert_no_exception(page)
     page.locator(".st-key-mlviz-takeaway").wait_for(state="visible", timeout=90_000)
     sliders = page.locator("[data-testid='stSlider']")
+    sliders.first.wait_for(state="attached", timeout=90_000)  # (drawn after the takeaway on a busy machine)
     assert sliders.count() > 0
     for i in range(sliders.count()):
         expect(sliders.nth(i)).to_be_hidden(timeout=30_000)
