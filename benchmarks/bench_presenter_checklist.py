@@ -67,7 +67,7 @@ def run(out):
 
     with serve(out) as (url, _proc), sync_playwright() as pw:
         browser = launch_chromium(pw)
-        context = offline_context(browser)
+        context = offline_context(browser, accept_downloads=True)
         page = context.new_page()
         page.set_default_timeout(600_000)
         try:

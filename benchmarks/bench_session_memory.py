@@ -23,15 +23,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.bench_classroom import start_server as start
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("MLVIZ_CHROMIUM", "/usr/bin/chromium")
@@ -55,35 +54,6 @@ def make_csv(path: Path, seed: int, target_bytes: int = 49_500_000) -> int:
                 break
             fh.write(line)
     return path.stat().st_size
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(root: Path, log: Path, env_extra: dict):
-    port = free_port()
-    streamlit = Path(sys.executable).with_name("streamlit")
-    cmd = [str(streamlit) if streamlit.exists() else shutil.which("streamlit"), "run", "app.py",
-           "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-           "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(root), **env_extra)
-    proc = subprocess.Popen(cmd, cwd=root, stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(log.read_text()[-2000:])
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("server not healthy")
 
 
 def rss_mb(pid: int, children: bool = True) -> float:

@@ -9,6 +9,7 @@ keep them elsewhere).
 from __future__ import annotations
 
 import os
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,29 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
+
+
+#: hosts of this machine: an offline context lets requests to these (and file/data/blob/about URLs) through
+LOCAL = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+
+def offline_context(browser, *, viewport=None, **kwargs):
+    """A browser context whose requests to any host but this machine are aborted; ``context.outside``
+    lists them (the classroom without internet)."""
+    context = browser.new_context(viewport=viewport or {"width": 1500, "height": 1400}, service_workers="block",
+                                  **kwargs)
+    outside = []
+
+    def route(r):
+        url = urllib.parse.urlsplit(r.request.url)
+        if url.scheme in ("file", "data", "blob", "about") or (url.hostname or "") in LOCAL:
+            return r.continue_()
+        outside.append(r.request.url)
+        return r.abort()
+
+    context.route("**/*", route)
+    context.outside = outside
+    return context
 
 def _shots(tmp_path):
     d = Path(os.environ.get("MLVIZ_SCREENSHOTS", tmp_path))

@@ -19,14 +19,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
+from test_browser import LOCAL, assert_no_exception, offline_context, wait_idle  # (tests/e2e is on sys.path)
 
 from mlviz.dashboard.pages import PAGES as REGISTERED
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCAL = {"127.0.0.1", "localhost", "[::1]", "::1"}
 PAGES = [("/", "home"), ("/Embedding?emb_umap=false", "embedding"), ("/Label_graph", "graph"),
          ("/Posteriors", "posteriors"), ("/Compare", "compare"), ("/Sandbox", "sandbox"),
          ("/Decision_rules", "decision")]
@@ -40,20 +39,10 @@ DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
 @pytest.fixture
 def offline_page(browser):
     """A page whose requests to any host but this machine are aborted; ``page.outside`` lists them."""
-    context = browser.new_context(viewport={"width": 1500, "height": 1800}, service_workers="block")
-    outside = []
-
-    def route(r):
-        url = urllib.parse.urlsplit(r.request.url)
-        if url.scheme in ("file", "data", "blob", "about") or (url.hostname or "") in LOCAL:
-            return r.continue_()
-        outside.append(r.request.url)
-        return r.abort()
-
-    context.route("**/*", route)
+    context = offline_context(browser, viewport={"width": 1500, "height": 1800})
     pg = context.new_page()
     pg.set_default_timeout(90_000)
-    pg.outside = outside
+    pg.outside = context.outside
     try:
         yield pg
     finally:

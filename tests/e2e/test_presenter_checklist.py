@@ -23,12 +23,11 @@ for the suite).
 from __future__ import annotations
 
 import time
-import urllib.parse
 import zipfile
 from pathlib import Path
 
 import pytest
-from test_browser import _shots, assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
+from test_browser import _shots, assert_no_exception, offline_context, wait_idle  # (tests/e2e is on sys.path)
 
 from mlviz.dashboard.present import GROUPS
 from mlviz.dashboard.urls import HIDE_GROUPS
@@ -43,32 +42,12 @@ CLASS_LINK = "/?data=emotions&tour=1&present=1&hide=sidebar,downloads,toolbar"
 #: a page that has the group's controls (Home has no slider); cheap settings
 GROUP_PAGE = {"sliders": "/Sandbox?sb_n=200"}
 NOT_DRAWN = ("upload", "downloads")  # hidden by not being drawn at all
-LOCAL = {"127.0.0.1", "localhost", "[::1]", "::1"}
 #: per group: [elements, elements visible]
 GROUP_COUNTS = """(groups) => Object.fromEntries(Object.entries(groups).map(([g, sels]) => {
     const els = sels.flatMap(s => [...document.querySelectorAll(s)]);
     return [g, [els.length, els.filter(e => e.checkVisibility()).length]]; }))"""
 DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
     d.querySelectorAll('.cartesianlayer .trace, .cartesianlayer .hm, .gl-container canvas').length)"""
-
-
-def offline_context(browser, **kwargs):
-    """A browser context whose requests to any host but this machine are aborted; ``context.outside``
-    lists them."""
-    context = browser.new_context(viewport={"width": 1500, "height": 1400}, service_workers="block",
-                                  accept_downloads=True, **kwargs)
-    outside = []
-
-    def route(r):
-        url = urllib.parse.urlsplit(r.request.url)
-        if url.scheme in ("file", "data", "blob", "about") or (url.hostname or "") in LOCAL:
-            return r.continue_()
-        outside.append(r.request.url)
-        return r.abort()
-
-    context.route("**/*", route)
-    context.outside = outside
-    return context
 
 
 def open_view(page, url, path, timeout=120_000):
@@ -201,7 +180,7 @@ def check_exit(page):
 
 def test_presenter_checklist_offline(browser, app_url, tmp_path):
     shots = _shots(tmp_path)
-    context = offline_context(browser)
+    context = offline_context(browser, accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(120_000)
     t0 = time.monotonic()
