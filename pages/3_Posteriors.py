@@ -28,6 +28,10 @@ chosen = st.multiselect(
     help="Each model gets its own hyperparameter sliders; a slider move refits only that model.",
 )
 
+#: the tables drawn in this run, caption -> DataFrame (the report pack's tables)
+pack_tables = {}
+
+
 def threshold_control():
     """The decision rule: ``(mode, threshold or None, text)``; per-label sliders only for the labels drawn."""
     from mlviz.metrics import RCut
@@ -328,6 +332,7 @@ def model_panel(key):
     with st.expander("All measures, and the posterior matrix as CSV"):
         table = measures_table(measures_of(result, key=compute.model_key(ctx, m, shown, "measures")))
         st.dataframe(table, width="stretch", hide_index=True)
+        pack_tables[f"{m.label}: all measures"] = table
         downloads(m, result, table)
 
 
@@ -386,6 +391,7 @@ def side_by_side_table(rows):
     rows = rows + [{"model": "trivial reference (best per measure, no features)",
                     **{MEASURES[k].label: refs[k][0] for k in HEADLINE}, "fit s": float("nan")}]
     table = for_display(pd.DataFrame(rows), digits=3)
+    pack_tables["Headline measures of every model"] = table
     st.dataframe(table, width="stretch", hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]
                                 if table[c].dtype.kind == "f"})
@@ -513,4 +519,4 @@ if chosen:
         (["fig_post_grid"] if grid else [f"fig_post_{k}" for k in chosen])
         + ([f"fig_rel_{k}" for k in chosen] if reliability_on else []))
     report_pack.section(ctx, page_values, rule=rule, rule_param=param, notes=pack_notes, key="post_pack",
-                        figures=shown_figures)
+                        figures=shown_figures, tables=pack_tables or None)

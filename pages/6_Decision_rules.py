@@ -170,6 +170,7 @@ st.markdown("Subset accuracy counts an instance only when its **whole** label se
             "Guess which rule gets there most often on this data set, then reveal.")
 guess = st.radio("Your guess", ["no guess", "threshold", "rcut", "mcut", "scut"], key="dr_guess", horizontal=True,
                  bind="query-params")
+pack_tables = {}  # (the report pack's tables: caption -> DataFrame)
 if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
     tuned = scut_thresholds("f1")
     if tuned is not None:
@@ -187,7 +188,8 @@ if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
                                                       else f" You guessed {RULES[guess]}.")
             st.success(f"**{' and '.join(winners)}**: subset accuracy "
                        f"{table.loc[top, 'subset_accuracy']:.4f}.{verdict}")
-            st.dataframe(for_display(table.rename(index=RULES)), key="dr_compare")  # ("—": MCut has no parameter)
+            pack_tables["The rules compared"] = for_display(table.rename(index=RULES))
+            st.dataframe(pack_tables["The rules compared"], key="dr_compare")  # ("—": MCut has no parameter)
             st.caption("Threshold and RCut are shown at their best parameter **chosen on the test set** (an "
                        "oracle: what the rule can reach at best); MCut has no parameter; SCut's thresholds were "
                        "tuned for per-label F1 on 3 training folds only — the one honest test number here.")
@@ -195,7 +197,7 @@ if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
 # ------------------------------------------------------------------ report pack
 report_pack.section(ctx, {mkey: shown}, rule=rule,
                     rule_param=(param.tolist() if isinstance(param, np.ndarray) else param),
-                    at_least_one_label=alo, figures={"Decision-rule curves": fig},
+                    at_least_one_label=alo, figures={"Decision-rule curves": fig}, tables=pack_tables or None,
                     notes=[f"Decision rule: {rule_text}.",
                            "Curve markers (★) are the best parameters on the test set (oracle)."],
                     extra={"page": "decision rules", "rule": rule, "scut_measure": scut_measure}, key="dr_pack")

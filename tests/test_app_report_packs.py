@@ -1,7 +1,7 @@
 """Every page has a report pack holding that page's figures (offline) and tables (issue 29, item 7):
-Embedding, Label graph, Home, Compare, Sandbox and Reference check here (Posteriors in
-test_app_posteriors.py, Decision rules in test_app_teach.py); a test checks every registered page
-has one."""
+Embedding, Label graph, Home, Compare, Sandbox, Reference check, and the tables of Posteriors and
+Decision rules here (their figures in test_app_posteriors.py and test_app_teach.py); a test checks
+every registered page has one."""
 
 from __future__ import annotations
 
@@ -140,3 +140,25 @@ def test_every_registered_page_offers_a_report_pack():
 
     for page in PAGES:
         assert "report_pack.section(" in (ROOT / page.path).read_text(), page.path
+
+
+def test_posteriors_pack_holds_every_measures_table_drawn(stored):
+    at = AppTest.from_file(str(ROOT / "pages/3_Posteriors.py"), default_timeout=180)
+    ok(at.run())
+    drawn = [d.value for d in at.dataframe]  # (each model's "all measures" table, on the page)
+    zf = _pack(at, stored, "post_pack")
+    csvs = sorted(n for n in zf.namelist() if n.startswith("tables/"))
+    assert len(csvs) == len(drawn) >= 1
+    for name in csvs:
+        frame = pd.read_csv(io.BytesIO(zf.read(name)))
+        assert any(list(frame.columns) == list(d.columns) and len(frame) == len(d) for d in drawn), name
+    assert "all measures" in zf.read("report.html").decode()
+
+
+def test_decision_rules_pack_holds_the_revealed_comparison(stored):
+    at = AppTest.from_file(str(ROOT / "pages/6_Decision_rules.py"), default_timeout=180)
+    at.query_params["dr_reveal"] = "true"
+    ok(at.run())
+    (shown,) = [d.value for d in at.dataframe]
+    config = _holds(_pack(at, stored, "dr_pack"), ["Decision-rule curves"], {"The rules compared": len(shown)})
+    assert config["data"]["sample"] == "emotions"
