@@ -4,8 +4,8 @@ Opens ``/?tour=1``, walks data → embedding → label graph → posteriors →
 comparison with the tour's *Next* button, checks each step's panel heading and
 page title and that no exception element appears; on the Posteriors step it
 prepares and downloads the report pack and opens the zip (config.json, the HTML
-report, the script).  Then presentation mode: ``present=1&hide=sidebar,sliders``
-hides the sidebar and the sliders and shows the takeaway.
+report, the script).  Presentation mode and each ``hide=`` value are walked by the presenter
+checklist (test_presenter_checklist.py).
 """
 
 from __future__ import annotations
@@ -85,27 +85,3 @@ def test_guided_tour_from_data_to_comparison_and_the_report_pack(app_url, page, 
     wait_idle(page)
     assert_no_exception(page)
 
-
-def test_presentation_mode_hides_the_chosen_controls_in_the_browser(app_url, page, tmp_path):
-    from playwright.sync_api import expect
-
-    page.goto(app_url + "/?present=1&hide=sidebar,sliders,downloads")
-    wait_idle(page, timeout=90_000)
-    assert_no_exception(page)
-    takeaway = page.locator(".st-key-mlviz-takeaway")
-    takeaway.wait_for(state="visible")
-    assert "Takeaway:" in takeaway.inner_text()
-    expect(page.locator("[data-testid='stSidebar']")).to_be_hidden(timeout=30_000)
-    assert page.locator("[data-testid='stDownloadButton']").count() == 0
-    page.screenshot(path=str(_shots(tmp_path) / "present_home.png"), full_page=True)
-    # the label-graph page: its sliders exist in the page but are not shown
-    page.goto(app_url + "/Label_graph?present=1&hide=sidebar,sliders")
-    wait_idle(page, timeout=90_000)
-    assert_no_exception(page)
-    page.locator(".st-key-mlviz-takeaway").wait_for(state="visible", timeout=90_000)
-    sliders = page.locator("[data-testid='stSlider']")
-    sliders.first.wait_for(state="attached", timeout=90_000)  # (drawn after the takeaway on a busy machine)
-    assert sliders.count() > 0
-    for i in range(sliders.count()):
-        expect(sliders.nth(i)).to_be_hidden(timeout=30_000)
-    page.screenshot(path=str(_shots(tmp_path) / "present_graph.png"), full_page=True)
