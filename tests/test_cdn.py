@@ -821,3 +821,18 @@ def test_max_iter_bounds_every_solver_step_together(variant, mu, max_iter, solve
         warnings.simplefilter("ignore")
         model = SparseCDN(variant=variant, gamma=0.05, mu=mu, max_iter=max_iter, random_state=0).fit(X, Y)
     assert 1 <= model.n_iter_ <= max_iter
+
+
+def test_refit_along_gamma_keeps_the_start_model_and_its_gamma_max():
+    """A refit at another γ (same λ1, μ: the same start model) reuses gamma_max_, which equals the one a
+    cold fit computes from the data (max |∂loss/∂V| at the start model)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((100, 5))
+    Y = (X[:, :4] + 0.7 * rng.standard_normal((100, 4)) > 0).astype(int)
+    m = SparseCDN(gamma=1.0, mu=2.0, tol=1e-9, max_iter=20000, random_state=0).fit(X, Y)
+    g_max = m.gamma_max_
+    m.refit(gamma_ratio=0.4)
+    cold = SparseCDN(gamma=m.gamma, mu=2.0, tol=1e-9, max_iter=20000, random_state=0).fit(X, Y)
+    assert m.gamma_max_ == g_max == pytest.approx(cold.gamma_max_, rel=1e-12)
+    assert m.gamma == pytest.approx(0.4 * cold.gamma_max_, rel=1e-12)
+    np.testing.assert_allclose(m.label_coef_, cold.label_coef_, atol=1e-5)

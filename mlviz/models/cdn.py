@@ -354,7 +354,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         init_variant = _INIT_VARIANT.get(self.variant, self.variant)
         init_mu = mu if VARIANTS[init_variant][2] else 0.0
         key = (init_variant, float(self.lam1), init_mu, float(self.tol), int(self.max_iter))
-        if warm_from is not None and getattr(warm_from, "_init_key", None) == key:
+        same_start = warm_from is not None and getattr(warm_from, "_init_key", None) == key
+        if same_start:
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
             self._init_step, self._init_converged = warm_from._init_step, warm_from._init_converged
             self._init_kkt = warm_from._init_kkt
@@ -369,8 +370,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             self._init_converged = ires.converged
             self._init_kkt = float(ires.grad_mapping_norm)
         self._init_key = key
-        if use_V:  # gamma_max_ depends on the start model only
-            self.gamma_max_ = self._gamma_max(X, S, active, L)
+        if use_V:  # gamma_max_ depends on the start model (and the data) only: a refit on the same start reuses it
+            self.gamma_max_ = (warm_from.gamma_max_ if same_start and hasattr(warm_from, "gamma_max_")
+                               else self._gamma_max(X, S, active, L))
             if gamma_ratio is not None:
                 self.gamma = float(gamma_ratio) * self.gamma_max_
                 gamma = float(self.gamma) if use_l1 else 0.0
