@@ -274,7 +274,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         penalty is weak: with the raw C = 1 LP ranked yeast's labels below
         their training frequency (test P@1 0.731 < 0.738), while C = 0.1 fixed
         yeast but cost 0.05–0.33 P@1 on the text sets
-        (benchmarks/RESULTS.md, "sweep (session 6)"). ``False``: ``C_ = C``.
+        (benchmarks/RESULTS.md, "LP below the frequency bar fixed"). ``False``: ``C_ = C``.
     Cs : sequence of float > 0, default (0.1, 0.3, 1.0, 3.0, 10.0)
         Grid of ``C="cv"`` (scaled like ``C``).
     cv : int >= 2, default 3

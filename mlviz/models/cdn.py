@@ -97,7 +97,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         ``LogisticRegression(C=1)`` (the BR-LR baseline), which the "lr"
         variant reproduces. The paper uses 0.1 on 200-400 training
         instances; the default 1.0 (and ``gamma=None``) were chosen by the
-        sweep recorded in ``benchmarks/RESULTS.md`` (cdn, session 5), where the
+        sweep recorded in ``benchmarks/RESULTS.md`` ("sparse CDN inference ... defaults"), where the
         paper's values lost to BR-LR on emotions.
     lam2 : float >= 0, default 1.0
         Ridge weight on the label weights V (lambda_2).
@@ -105,7 +105,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         l1 weight on V (sparse label graph); used by "l1-cdn" and "sparse".
         ``None`` means ``0.3 * gamma_max_`` (the smallest gamma with an
         empty graph, which grows with N on the summed-loss scale): chosen by
-        the sweep in ``benchmarks/RESULTS.md`` (cdn, session 5). The value
+        the sweep in ``benchmarks/RESULTS.md`` ("sparse CDN inference ... defaults"). The value
         used is ``gamma_``.
     mu : float >= 0, default 1e-3
         l2,1 weight on the rows of W (features shared by all labels); used by
