@@ -56,6 +56,9 @@ PAPERS = {
     "rfbr": "Breiman — *Random forests*, Machine Learning 2001, one per label (RFDTBR in Bogatinovski et al., "
             "Expert Systems with Applications 203:117215, 2022).",
     "et": "Geurts, Ernst, Wehenkel — *Extremely randomized trees*, Machine Learning 2006 (multi-output).",
+    "gbt": "Friedman — *Greedy function approximation: a gradient boosting machine*, Annals of Statistics "
+           "29(5), 2001, one model per label, with the histogram splits of Ke et al., *LightGBM*, NIPS 2017 "
+           "(scikit-learn's HistGradientBoostingClassifier).",
     "cc": "Read, Pfahringer, Holmes, Frank — *Classifier chains for multi-label classification*, Machine Learning "
           "85(3), 2011 (CC and ECC).",
     "rakel": "Tsoumakas, Katakis, Vlahavas — *Random k-labelsets for multilabel classification*, IEEE TKDE 23(7), "
@@ -409,6 +412,15 @@ _ENTRIES = [
         "One random forest per label; vote share >= 0.35.",
         fixed=dict(random_state=SEED), tuning=lambda: {"min_samples_leaf": [1, 3]}, sliders=_FOREST_SLIDERS,
         checks=Checks(params=dict(n_estimators=10, random_state=0)),
+    ),
+    MethodSpec(
+        "gbt-br", "GBT-BR", "GradientBoostingBR", "boosting", "gbt",
+        "Histogram gradient-boosted trees, one model per label; probability >= 0.15.",
+        fixed=dict(random_state=SEED), tuning=lambda: {"learning_rate": [0.03, 0.1, 0.3], "max_iter": [50, 100, 200]},
+        sliders=(Param("max_iter", "Boosting iterations", [25, 50, 100, 200], 100, "Trees per label."),
+                 Param("learning_rate", "Learning rate", [0.03, 0.1, 0.3], 0.1, "Shrinkage of each tree.")),
+        capabilities=Capabilities(many_labels=False),
+        checks=Checks(params=dict(max_iter=5, random_state=0)),
     ),
     MethodSpec(
         "cc", "CC", "ClassifierChain", "chains", "cc",
