@@ -836,3 +836,55 @@ def test_refit_along_gamma_keeps_the_start_model_and_its_gamma_max():
     assert m.gamma_max_ == g_max == pytest.approx(cold.gamma_max_, rel=1e-12)
     assert m.gamma == pytest.approx(0.4 * cold.gamma_max_, rel=1e-12)
     np.testing.assert_allclose(m.label_coef_, cold.label_coef_, atol=1e-5)
+
+
+@pytest.mark.parametrize("mu", [0.0, 2.0])
+def test_gamma_max_point_returns_the_start_model_and_its_objective_without_a_solve(mu, monkeypatch):
+    """The γ ≥ γ_max points (the dashboard path's first two) are the start model exactly, with objective (4)
+    equal to an independent evaluation there, and neither solves nor builds a problem (a refit at γ_max too)."""
+    from mlviz.models import _cdn_core, cdn
+
+    X, Y = _text_data(n=150, d=30, L=4, seed=4)
+    n = Y.shape[0]
+    lam1 = lam2 = 1.0
+    m = SparseCDN(lam1=lam1, lam2=lam2, mu=mu, gamma=1e12, random_state=0).fit(X, Y)
+    calls = []
+    monkeypatch.setattr(cdn, "_solve", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(_cdn_core._CDNProblem, "__init__", lambda *a, **k: calls.append(1))
+    at_max = copy.deepcopy(m).refit(gamma_ratio=1.0)
+    assert not calls
+    fg, g, _, _ = _mean_objective(X, Y, lam1, lam2, 1.0, mu)
+    for model in (m, at_max):
+        np.testing.assert_array_equal(model.coef_, model.init_coef_)
+        np.testing.assert_array_equal(model.intercept_, model.init_intercept_)
+        assert not np.any(model.label_coef_) and model.n_iter_ == 0
+        x = np.concatenate([model.coef_.ravel(), np.zeros(Y.shape[1] ** 2), model.intercept_])
+        assert model.objective_history_.shape == (1,)
+        assert model.objective_history_[0] == pytest.approx(n * (fg(x)[0] + g(x)), rel=1e-12)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_column_view_without_label_features_equals_the_flat_gradient(dense):
+    """Without label features the per-label solver's column view has no V rows: values, gradient and the
+    stopping rule's scale equal the flat problem's (checked itself against the independent objective)."""
+    from mlviz.models._cdn_core import _CDNProblem
+
+    X, Y = _text_data(n=60, d=12, L=5, seed=3)
+    X = X.toarray() if dense else X
+    n, L = Y.shape
+    d = X.shape[1]
+    S = 2.0 * Y - 1.0
+    prob = _CDNProblem(X, S, np.ones(L, bool), 0.7 / n, 0.3 / n, 0.0, 0.4 / n, False)
+    rng = np.random.default_rng(0)
+    theta = prob.to_internal(rng.normal(size=(d, L)), np.zeros((L, L)), rng.normal(size=L))
+    M = prob.to_columns(theta)
+    assert M.shape == (d + 1, L) and prob.column_l1().shape == M.shape
+    np.testing.assert_array_equal(prob.from_columns(M), theta)
+    value, grad = prob.f_and_grad(theta)
+    for cols in (np.arange(L), np.array([1, 3])):
+        values, G, SC = prob.f_and_grad_columns(M[:, cols], cols)
+        full = prob.to_columns(grad)
+        np.testing.assert_allclose(G, full[:, cols], rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(SC, prob.to_columns(prob.kkt_scale(theta))[:, cols], rtol=1e-12)
+        if cols.size == L:
+            np.testing.assert_allclose(values.sum(), value, rtol=1e-12)

@@ -275,28 +275,39 @@ class _CDNProblem:
         return value, self.pack(gW, gV, r, grad=True)
 
     # ---- the column (per-label) view used by :func:`mlviz.solvers.column_lbfgs`
+    @property
+    def n_col_V(self):
+        """Rows of V in the column view: L, or 0 without label features (V is then fixed at 0, and
+        its rows would only carry zeros through the per-label solver's memory and products)."""
+        return self.L if self.use_V else 0
+
     def to_columns(self, theta):
-        """Flat theta -> (d + L + 1, L): column k holds label k's W, V and intercept entries."""
+        """Flat theta -> (d + n_col_V + 1, L): column k holds label k's W, V (if used) and intercept
+        entries."""
         d, L = self.d, self.L
-        return np.vstack([theta[: d * L].reshape(d, L), theta[d * L: d * L + L * L].reshape(L, L),
-                          theta[d * L + L * L:][None, :]])
+        parts = [theta[: d * L].reshape(d, L)]
+        if self.n_col_V:
+            parts.append(theta[d * L: d * L + L * L].reshape(L, L))
+        return np.vstack(parts + [theta[d * L + L * L:][None, :]])
 
     def from_columns(self, M):
-        """Inverse of :meth:`to_columns`."""
-        d, L = self.d, self.L
-        return np.concatenate([M[:d].ravel(), M[d: d + L].ravel(), M[d + L]])
+        """Inverse of :meth:`to_columns` (V = 0 when the view has no V rows)."""
+        d, L, nV = self.d, self.L, self.n_col_V
+        V = M[d: d + L].ravel() if nV else np.zeros(L * L)
+        return np.concatenate([M[:d].ravel(), V, M[d + nV]])
 
     def f_and_grad_columns(self, M, cols):
         """Values, gradient and stopping-rule scale of the labels ``cols`` alone.
 
         Objective (4) separates over labels except for the l2,1 term: label k's smooth part
         (its loss + ridge; they sum to ``f``) depends on column k of :meth:`to_columns` only.
-        ``M`` holds those columns, shape (d + L + 1, len(cols)); returns the values
+        ``M`` holds those columns, shape (d + n_col_V + 1, len(cols)); returns the values
         (len(cols),), the gradient and the :meth:`kkt_scale` entries, both in the column
-        view. Labels are processed in chunks of ~128k margins (cache-sized elementwise passes,
+        view (without V rows when V is unused: their gradient is 0 and they never move).
+        Labels are processed in chunks of ~128k margins (cache-sized elementwise passes,
         as in :meth:`_loss`; memory stays bounded).
         """
-        d, L, n = self.d, self.L, self.n
+        d, L, n, nV = self.d, self.L, self.n, self.n_col_V
         cols = np.asarray(cols)
         values = np.empty(cols.size)
         G = np.empty_like(M)
@@ -308,12 +319,13 @@ class _CDNProblem:
         for lo in range(0, cols.size, chunk):
             sl = slice(lo, lo + chunk)
             c = cols[sl]
-            wsc, vsc, bsc = w_scale[:, c], self.v_scale[:, c], self.b_scale[c]
+            wsc, bsc = w_scale[:, c], self.b_scale[c]
             W = M[:d, sl] * wsc
-            V = M[d: d + L, sl] * vsc
             Z = np.asarray(self.X @ W)
-            offset = M[d + L, sl] * bsc - self.x_mean @ W
-            if self.use_V:
+            offset = M[d + nV, sl] * bsc - self.x_mean @ W
+            if nV:
+                vsc = self.v_scale[:, c]
+                V = M[d: d + L, sl] * vsc
                 used = np.flatnonzero(np.any(V != 0.0, axis=0))
                 if used.size:
                     Vu = V[:, used]
@@ -329,24 +341,23 @@ class _CDNProblem:
             r = sig.sum(axis=0)
             XtR = (sig.T @ self.X).T if self.dense else np.asarray(self.XT @ sig)
             G[:d, sl] = (XtR - np.outer(self.x_mean, r) + self.lam1 * W) * wsc
-            if self.use_V:
+            values[sl] = loss.sum(axis=0) * self.col_weight[c] + 0.5 * self.lam1 * np.einsum("jk,jk->k", W, W)
+            if nV:
                 gV = self._StR(sig) - np.outer(self.s_mean, r) + self.lam2 * V
                 G[d: d + L, sl] = np.where(self.V_mask[:, c], gV, 0.0) * vsc
-            else:
-                G[d: d + L, sl] = 0.0
-            G[d + L, sl] = r * bsc
-            values[sl] = (loss.sum(axis=0) * self.col_weight[c] + 0.5 * self.lam1 * np.einsum("jk,jk->k", W, W)
-                          + 0.5 * self.lam2 * np.einsum("tk,tk->k", V, V))
+                values[sl] += 0.5 * self.lam2 * np.einsum("tk,tk->k", V, V)
+                SC[d: d + L, sl] = np.outer(s_std, rr) * vsc
+            G[d + nV, sl] = r * bsc
             SC[:d, sl] = np.outer(x_std, rr) * wsc
-            SC[d: d + L, sl] = np.outer(s_std, rr) * vsc
-            SC[d + L, sl] = rr * bsc
+            SC[d + nV, sl] = rr * bsc
         return values, G, SC
 
     def column_l1(self):
         """The l1 weights of the V entries in the preconditioned coordinates, column view."""
-        d, L = self.d, self.L
-        out = np.zeros((d + L + 1, L))
-        out[d: d + L] = np.where(self.V_mask, self.gamma * self.v_scale, 0.0)
+        d, L, nV = self.d, self.L, self.n_col_V
+        out = np.zeros((d + nV + 1, L))
+        if nV:
+            out[d: d + L] = np.where(self.V_mask, self.gamma * self.v_scale, 0.0)
         return out
 
     def _make_scale(self, rr):
@@ -436,9 +447,10 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         # 2. per-label L-BFGS (OWL-QN on the l1 entries, the l2,1 term majorised), each
         #    label with its own curvature model and step: objective (4) separates over labels
         #    except for the l2,1 term (solvers.column_lbfgs)
-        fixed = np.zeros((d + L + 1, L), dtype=bool)
-        fixed[d: d + L] = ~problem.V_mask
-        group = (np.concatenate([mu * problem.w_scale[:, 0], np.zeros(L + 1)]) if mu > 0 else None)
+        nV = problem.n_col_V  # (the column view has no V rows when V is unused)
+        fixed = np.zeros((d + nV + 1, L), dtype=bool)
+        fixed[d: d + nV] = ~problem.V_mask[:nV]
+        group = (np.concatenate([mu * problem.w_scale[:, 0], np.zeros(nV + 1)]) if mu > 0 else None)
         l1 = problem.column_l1() if (gamma > 0 and problem.use_V) else None
         cb = None if callback is None else (lambda it, F, o=done: callback(it + o, F))
         col = column_lbfgs(problem.f_and_grad_columns, problem.to_columns(theta0), l1=l1, group=group,

@@ -53,7 +53,7 @@ from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import _CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
+from ._cdn_core import _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
 try:
     from ._base import TooLargeError
@@ -359,6 +359,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
             self._init_step, self._init_converged = warm_from._init_step, warm_from._init_converged
             self._init_kkt = warm_from._init_kkt
+            self._init_objective = warm_from._init_objective
         elif use_V:
             iwarm = None
             if warm_from is not None:
@@ -369,6 +370,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
             self._init_converged = ires.converged
             self._init_kkt = float(ires.grad_mapping_norm)
+            self._init_objective = float(ires.objective_history[-1])  # objective (4) / n at V = 0
         self._init_key = key
         if use_V:  # gamma_max_ depends on the start model (and the data) only: a refit on the same start reuses it
             self.gamma_max_ = (warm_from.gamma_max_ if same_start and hasattr(warm_from, "gamma_max_")
@@ -390,14 +392,12 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             # V = 0 is optimal iff |d loss / d V| <= gamma at the start model (KKT; this is
             # the definition of gamma_max_), and the start model is then the solution: return
             # it exactly instead of re-solving (no spurious tiny edges from the tolerance).
-            problem = _CDNProblem(X, S, active, common["lam1"], float(self.lam2) / n, gamma / n,
-                                  mu / n, use_V)
-            theta = problem.to_internal(self.init_coef_, np.zeros((L, L)), self.init_intercept_)
-            W, V, b = problem.from_internal(theta)
-            res = FistaResult(x=theta, n_iter=0, converged=self._init_converged,
-                              objective_history=np.array([problem.f(theta) + problem.g(theta)]),
-                              grad_mapping_norm=np.nan, step=self._init_step)
-            W, V, b = W.copy(), V.copy(), b.copy()
+            # Its objective (4) is the start model's own (V = 0: no lam2 or gamma term; the start
+            # model has the same lam1 and mu), so no problem is built here.
+            res = FistaResult(x=None, n_iter=0, converged=self._init_converged,
+                              objective_history=np.array([self._init_objective]), grad_mapping_norm=np.nan,
+                              step=self._init_step)
+            W, V, b = self.init_coef_.copy(), np.zeros((L, L)), self.init_intercept_.copy()
         else:
             W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n,
                                   mu=mu / n, use_V=use_V, warm=warm, callback=_stage(callback, "main", n),
@@ -412,6 +412,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
             self._init_converged, self._init_kkt = res.converged, self.kkt_violation_
+            self._init_objective = float(res.objective_history[-1])
         if not use_V:  # the model is its own start model; no graph, gamma is unused
             self.gamma_max_ = self._gamma_max(X, S, active, L)
             if gamma_ratio is not None:
