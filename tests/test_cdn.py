@@ -888,3 +888,52 @@ def test_column_view_without_label_features_equals_the_flat_gradient(dense):
         np.testing.assert_allclose(SC, prob.to_columns(prob.kkt_scale(theta))[:, cols], rtol=1e-12)
         if cols.size == L:
             np.testing.assert_allclose(values.sum(), value, rtol=1e-12)
+
+
+@pytest.mark.parametrize("use_V", [False, True])
+def test_fista_start_from_the_column_solver_equals_the_flat_evaluation(use_V):
+    """FISTA's certification step starts from the per-label solver's last evaluation: its value, gradient
+    and stopping-rule scale equal the flat problem's own evaluation at that point."""
+    from mlviz.models._cdn_core import _CDNProblem, _column_start
+    from mlviz.solvers.column_lbfgs import column_lbfgs
+
+    X, Y = _text_data(n=80, d=15, L=4, seed=6)
+    n, L = Y.shape
+    d = X.shape[1]
+    prob = _CDNProblem(X, 2.0 * Y - 1.0, np.ones(L, bool), 1.0 / n, 1.0 / n, 0.3 / n, 0.0, use_V)
+    theta0 = prob.to_internal(np.zeros((d, L)), np.zeros((L, L)), np.zeros(L))
+    fixed = np.zeros_like(prob.to_columns(theta0), dtype=bool)
+    fixed[d: d + prob.n_col_V] = ~prob.V_mask[: prob.n_col_V]
+    col = column_lbfgs(prob.f_and_grad_columns, prob.to_columns(theta0), fixed=fixed,
+                       l1=prob.column_l1() if use_V else None, tol=1e-3, maxiter=5)
+    value, grad = _column_start(prob, col)
+    scale = prob.kkt_scale(None).copy()
+    ref_value, ref_grad = prob.f_and_grad(prob.from_columns(col.x))
+    assert value == pytest.approx(ref_value, rel=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-9, atol=1e-15)
+    moving = np.ones(d * L + L * L + L, bool)
+    moving[d * L: d * L + L * L] = prob.V_mask.ravel()  # (entries that never move: any scale)
+    np.testing.assert_allclose(scale[moving], prob.kkt_scale(None)[moving], rtol=1e-12)
+
+
+@pytest.mark.parametrize("density", [0.1, 0.5])  # sparse 0/1 label products (< 0.25) or dense S
+@pytest.mark.parametrize("block_bytes", [8 * 90 * 2, 1 << 22])
+def test_gamma_max_by_blocks_of_labels_equals_the_independent_gradient(density, block_bytes, monkeypatch):
+    """gamma_max_ = max |∂ loss / ∂ V| (off the diagonal, active labels) at the start model, written
+    independently; blocks of two labels and one block; a constant label is left out."""
+    from mlviz.models import cdn
+
+    monkeypatch.setattr(cdn, "_GAMMA_MAX_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((90, 4))
+    Y = (X[:, :1] + rng.standard_normal((90, 5)) > 1.5 - 3.0 * density).astype(np.uint8)
+    Y[:, 2] = 0  # constant label: no edges
+    assert (Y.mean() < 0.25) == (density < 0.25)
+    m = SparseCDN(gamma=1e12, random_state=0).fit(X, Y)
+    S = 2.0 * Y - 1.0
+    R = -S * expit(-S * (X @ m.init_coef_ + m.init_intercept_))
+    G = np.abs(S.T @ R)
+    active = Y.min(axis=0) != Y.max(axis=0)
+    assert not active[2] and active.sum() == 4
+    G[~(active[:, None] & active[None, :]) | np.eye(5, dtype=bool)] = 0.0
+    assert m.gamma_max_ == pytest.approx(G.max(), rel=1e-12)

@@ -426,16 +426,17 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
     # the callback is progress only: the fit stops by the tolerance (or an exception)
     parts, done = [], 0
 
-    def run_fista(theta, maxiter, offset, quiet=False):
+    def run_fista(theta, maxiter, offset, quiet=False, start=None):
         with warnings.catch_warnings():
             if quiet:
                 warnings.simplefilter("ignore", ConvergenceWarning)
             return fista(problem.f_and_grad, problem.prox, theta, f=problem.f, g=problem.g,
                          step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max(1, maxiter),
                          restart="adaptive", shrink=0.9, norm="max", scale=problem.kkt_scale,
-                         callback=None if callback is None else lambda it, x, F: callback(it + offset, F))
+                         callback=None if callback is None else lambda it, x, F: callback(it + offset, F),
+                         start=start)
 
-    res = None
+    res, start = None, None
     W0 = theta0[: d * L]
     if mu > 0 and not np.any(W0):
         # 1. a cold start with the l2,1 term: W = 0 is a kink of every row; two proximal
@@ -464,11 +465,13 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
                           n_f_evals=col.n_f_evals, message=col.message)
         parts.append(res)
         done += col.n_iter
+        start = _column_start(problem, col)
     if res is None or (not res.converged and done < max_iter):
         # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
         #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
-        #    steps share the budget of ``max_iter`` iterations
-        res = run_fista(theta0, max_iter - done, done)
+        #    steps share the budget of ``max_iter`` iterations. It starts where step 2 stopped,
+        #    with step 2's last evaluation there (the same value, gradient and scale).
+        res = run_fista(theta0, max_iter - done, done, start=start)
         parts.append(res)
     if len(parts) > 1:
         res = FistaResult(x=res.x, n_iter=sum(p.n_iter for p in parts), converged=res.converged,
@@ -478,6 +481,19 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
                           n_f_evals=sum(p.n_f_evals for p in parts), message=res.message)
     W, V, b = problem.from_internal(res.x)
     return W.copy(), V.copy(), b.copy(), res
+
+
+def _column_start(problem, col):
+    """``(f, grad f)`` at the per-label solver's result ``col.x`` in the flat coordinates, from its
+    last evaluation there, and ``problem``'s stopping-rule scale set to that point's (what
+    :meth:`_CDNProblem.f_and_grad` would compute there, up to rounding: FISTA then needs no
+    evaluation at its start)."""
+    scale = problem.from_columns(col.scale)
+    if not problem.n_col_V:  # (V entries that never move: any positive scale gives them 0)
+        d, L = problem.d, problem.L
+        scale[d * L: d * L + L * L] = 1.0
+    problem._scale = scale
+    return float(col.values.sum()), problem.from_columns(col.grad)
 
 
 #: L-BFGS memory (pairs of parameter-size vectors per label) of the per-label solver

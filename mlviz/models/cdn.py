@@ -75,6 +75,8 @@ VARIANTS = {
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
 #: ``gamma=None`` means ``DEFAULT_GAMMA_RATIO * gamma_max_`` (chosen by benchmarks/sweep_cdn.py)
 DEFAULT_GAMMA_RATIO = 0.3
+#: bytes of one block of margins in ``SparseCDN._gamma_max``
+_GAMMA_MAX_BLOCK_BYTES = 1 << 22
 #: memory of the Gibbs chains of one chunk of test instances (bytes)
 _GIBBS_CHUNK_BYTES = 256 * 2 ** 20
 
@@ -448,13 +450,22 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                 "selection or hashing) or fit label subsets; variant='lr' has the same W.")
 
     def _gamma_max(self, X, S, active, L):
-        """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum."""
-        M = S * (np.asarray(X @ self.init_coef_) + self.init_intercept_)
-        R = -S * expit(-M) * active  # summed-loss residuals, (n, L)
-        if (S > 0).mean() < 0.25:  # S^T R = 2 Y^T R - 1^T R with the sparse 0/1 labels
-            G = 2.0 * np.asarray(sp.csr_matrix(S > 0, dtype=float).T @ R) - R.sum(axis=0)
-        else:
-            G = S.T @ R
+        """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum.
+
+        By blocks of labels (:data:`_GAMMA_MAX_BLOCK_BYTES` of margins, ~50 labels at 10k rows): the
+        (n, L) margins and residuals of a 983-label set would be ~80 MB arrays each; entry by entry the
+        same operations."""
+        n = S.shape[0]
+        Ysp = sp.csr_matrix(S > 0, dtype=float).T.tocsr() if (S > 0).mean() < 0.25 else None
+        G = np.empty((L, L))
+        step = max(1, _GAMMA_MAX_BLOCK_BYTES // max(8 * n, 1))
+        for lo in range(0, L, step):
+            c = slice(lo, lo + step)
+            Sc = S[:, c]
+            M = Sc * (np.asarray(X @ self.init_coef_[:, c]) + self.init_intercept_[c])
+            R = -Sc * expit(-M) * active[c]  # summed-loss residuals, (n, labels of the block)
+            # S^T R = 2 Y^T R - 1^T R with the sparse 0/1 labels
+            G[:, c] = S.T @ R if Ysp is None else 2.0 * np.asarray(Ysp @ R) - R.sum(axis=0)
         mask = active[:, None] & active[None, :] & ~np.eye(L, dtype=bool)
         return float(np.abs(G[mask]).max()) if mask.any() else 0.0
 

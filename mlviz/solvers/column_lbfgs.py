@@ -65,6 +65,9 @@ class ColumnLbfgsResult:
         Largest scaled pseudo-gradient entry at ``x`` (free rows).
     n_f_evals : int
         Calls of ``fg``.
+    values, grad, scale : ndarray
+        What ``fg`` returned at ``x`` (its smooth values per column, gradient and scale), for a
+        solver that continues from ``x``.
     """
 
     x: np.ndarray
@@ -74,6 +77,9 @@ class ColumnLbfgsResult:
     kkt: float
     n_f_evals: int = 0
     message: str = field(default="")
+    values: np.ndarray = None
+    grad: np.ndarray = None
+    scale: np.ndarray = None
 
 
 def _pseudo_gradient(g, x, l1):
@@ -251,4 +257,5 @@ def column_lbfgs(fg, x0, *, l1=None, group=None, fixed=None, tol=1e-3, maxiter=1
     return ColumnLbfgsResult(x=x, n_iter=it, converged=bool(converged),
                              objective_history=np.asarray(history), kkt=kkt, n_f_evals=n_evals,
                              message="converged" if converged else ("stalled" if stalled else
-                                                                    "maximum number of iterations reached"))
+                                                                    "maximum number of iterations reached"),
+                             values=fv, grad=g, scale=sc)
