@@ -875,6 +875,7 @@ def test_column_view_without_label_features_equals_the_flat_gradient(dense):
     d = X.shape[1]
     S = 2.0 * Y - 1.0
     prob = _CDNProblem(X, S, np.ones(L, bool), 0.7 / n, 0.3 / n, 0.0, 0.4 / n, False)
+    np.testing.assert_allclose(prob.s_std, S.std(axis=0), rtol=1e-12)
     rng = np.random.default_rng(0)
     theta = prob.to_internal(rng.normal(size=(d, L)), np.zeros((L, L)), rng.normal(size=L))
     M = prob.to_columns(theta)

@@ -87,7 +87,8 @@ class _CDNProblem:
         # The intercept is stored as b / b_scale: a fixed linear change of variables of
         # an unpenalised block (FISTA's guarantees are unchanged) that gives rare labels'
         # intercepts a curvature comparable to the other coordinates (p(1-p) * scale^2 ~ 1).
-        p = np.clip((S > 0).mean(axis=0), 1.0 / self.n, 1.0 - 1.0 / self.n)
+        freq = (S > 0).mean(axis=0)  # label frequencies (exact counts / n)
+        p = np.clip(freq, 1.0 / self.n, 1.0 - 1.0 / self.n)
         self.b_scale = 1.0 / np.sqrt(p * (1.0 - p))
         self.x_mean = np.asarray(X.mean(axis=0)).ravel()
         self.s_mean = S.mean(axis=0)
@@ -95,7 +96,7 @@ class _CDNProblem:
         # stopping rule (see kkt_scale)
         x_sq = np.asarray((X.multiply(X) if sp.issparse(X) else X * X).mean(axis=0)).ravel()
         self.x_std = np.sqrt(np.maximum(x_sq - self.x_mean ** 2, 0.0))
-        self.s_std = S.std(axis=0)
+        self.s_std = 2.0 * np.sqrt(freq * (1.0 - freq))  # = S.std(axis=0) for +-1 labels, without a pass over S
         self._scale = None
         self.lam1, self.lam2, self.gamma, self.mu = lam1, lam2, gamma, mu
         # Diagonal preconditioning (a fixed linear change of variables, like b_scale):
