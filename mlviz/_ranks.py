@@ -4,7 +4,8 @@ The rank of a tie group does not depend on the order of its members, so one *uns
 (numpy's default introsort, ~4x faster than a stable sort at 5k x 983) gives exactly the ranks of
 ``rankdata``; contiguous rows (a transposed copy for columns) keep the sorts in cache. Blocks of about
 :data:`_BLOCK` entries bound the memory. On a 5,369 x 983 posterior matrix these took 0.23-0.27 s where
-``rankdata`` took 0.45-0.51 s (benchmarks/RESULTS.md, "first views at 983 labels").
+``rankdata`` took 0.45-0.51 s (benchmarks/RESULTS.md, "first views at 983 labels: the sparse-CDN path and
+the Posteriors redraw").
 """
 
 import numpy as np
