@@ -97,8 +97,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.stats import rankdata
 
+from ._ranks import positive_rank_sums, rank_max_rows
 from ._validation import check_Y
 
 __all__ = [
@@ -237,8 +237,7 @@ def _auc_columns(Y, S):
     n_pos = Y.sum(axis=0).astype(np.float64)
     n_neg = Y.shape[0] - n_pos
     valid = (n_pos > 0) & (n_neg > 0)
-    ranks = rankdata(S, method="average", axis=0)
-    rank_sum = np.where(Y, ranks, 0.0).sum(axis=0)
+    rank_sum = positive_rank_sums(Y, S)  # (rankdata(S, "average", axis=0) summed over the positives)
     auc = np.full(Y.shape[1], 0.5)
     den = n_pos * n_neg
     np.divide(rank_sum - n_pos * (n_pos + 1) / 2, den, out=auc, where=valid)
@@ -299,9 +298,8 @@ def _ranking_measures(Y, S, out, details, wanted, undefined):
     need_ranks = any(w in wanted for w in ("ranking_loss", "coverage", "average_precision"))
     if need_ranks:
         # rank_all[i, l] = |{l': s_il' >= s_il}|; rank_rel counts only relevant l'.
-        rank_all = rankdata(-S, method="max", axis=1) if L else np.zeros((n, 0))
-        masked = np.where(Y, -S, np.inf)
-        rank_rel = rankdata(masked, method="max", axis=1) if L else np.zeros((n, 0))
+        rank_all = rank_max_rows(-S)  # (= scipy.stats.rankdata(..., method="max", axis=1))
+        rank_rel = rank_max_rows(np.where(Y, -S, np.inf))
     if "ranking_loss" in wanted:
         n_irr = L - n_rel
         ok = has_rel & (n_irr > 0)

@@ -315,11 +315,14 @@ def model_panel(key):
     if got is None:
         return
     result, info, shown = got
-    metric_row(measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures")))
+    # every measure at once (the headline ones are among them; the table below shows them all): the
+    # threshold-free ones share one evaluation instead of one for the headline and one for the table
+    vals = measures_of(result, key=compute.model_key(ctx, m, shown, "measures"))
+    metric_row({k: vals[k] for k in HEADLINE})
     present.takeaway(lambda: ("{}{} ({}): micro-F1 {micro_f1:.3f}, Hamming loss {hamming_loss:.4f} "
                               "on {n} test instances.").format(
         f"Quick preview ({info['preview']}) — " if info.get("preview") else "", m.label, thr_text, n=N_TEST,
-        **measures_of(result, HEADLINE, compute.model_key(ctx, m, shown, "measures"))))
+        **vals))
     for line in notes(m, result, info):
         st.caption(line)
     heat, rel = figures(m, compute.model_key(ctx, m, shown, "figures"), result)
@@ -330,7 +333,7 @@ def model_panel(key):
         with right:
             widgets.show_figure(rel, f"{ctx.name}_{key}_reliability", key=f"fig_rel_{key}")
     with st.expander("All measures, and the posterior matrix as CSV"):
-        table = measures_table(measures_of(result, key=compute.model_key(ctx, m, shown, "measures")))
+        table = measures_table(vals)
         st.dataframe(table, width="stretch", hide_index=True)
         pack_tables[f"{m.label}: all measures"] = table
         downloads(m, result, table)

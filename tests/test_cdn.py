@@ -836,3 +836,105 @@ def test_refit_along_gamma_keeps_the_start_model_and_its_gamma_max():
     assert m.gamma_max_ == g_max == pytest.approx(cold.gamma_max_, rel=1e-12)
     assert m.gamma == pytest.approx(0.4 * cold.gamma_max_, rel=1e-12)
     np.testing.assert_allclose(m.label_coef_, cold.label_coef_, atol=1e-5)
+
+
+@pytest.mark.parametrize("mu", [0.0, 2.0])
+def test_gamma_max_point_returns_the_start_model_and_its_objective_without_a_solve(mu, monkeypatch):
+    """The γ ≥ γ_max points (the dashboard path's first two) are the start model exactly, with objective (4)
+    equal to an independent evaluation there, and neither solves nor builds a problem (a refit at γ_max too)."""
+    from mlviz.models import _cdn_core, cdn
+
+    X, Y = _text_data(n=150, d=30, L=4, seed=4)
+    n = Y.shape[0]
+    lam1 = lam2 = 1.0
+    m = SparseCDN(lam1=lam1, lam2=lam2, mu=mu, gamma=1e12, random_state=0).fit(X, Y)
+    calls = []
+    monkeypatch.setattr(cdn, "_solve", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(_cdn_core._CDNProblem, "__init__", lambda *a, **k: calls.append(1))
+    at_max = copy.deepcopy(m).refit(gamma_ratio=1.0)
+    assert not calls
+    fg, g, _, _ = _mean_objective(X, Y, lam1, lam2, 1.0, mu)
+    for model in (m, at_max):
+        np.testing.assert_array_equal(model.coef_, model.init_coef_)
+        np.testing.assert_array_equal(model.intercept_, model.init_intercept_)
+        assert not np.any(model.label_coef_) and model.n_iter_ == 0
+        x = np.concatenate([model.coef_.ravel(), np.zeros(Y.shape[1] ** 2), model.intercept_])
+        assert model.objective_history_.shape == (1,)
+        assert model.objective_history_[0] == pytest.approx(n * (fg(x)[0] + g(x)), rel=1e-12)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_column_view_without_label_features_equals_the_flat_gradient(dense):
+    """Without label features the per-label solver's column view has no V rows: values, gradient and the
+    stopping rule's scale equal the flat problem's (checked itself against the independent objective)."""
+    from mlviz.models._cdn_core import _CDNProblem
+
+    X, Y = _text_data(n=60, d=12, L=5, seed=3)
+    X = X.toarray() if dense else X
+    n, L = Y.shape
+    d = X.shape[1]
+    S = 2.0 * Y - 1.0
+    prob = _CDNProblem(X, S, np.ones(L, bool), 0.7 / n, 0.3 / n, 0.0, 0.4 / n, False)
+    np.testing.assert_allclose(prob.s_std, S.std(axis=0), rtol=1e-12)
+    rng = np.random.default_rng(0)
+    theta = prob.to_internal(rng.normal(size=(d, L)), np.zeros((L, L)), rng.normal(size=L))
+    M = prob.to_columns(theta)
+    assert M.shape == (d + 1, L) and prob.column_l1().shape == M.shape
+    np.testing.assert_array_equal(prob.from_columns(M), theta)
+    value, grad = prob.f_and_grad(theta)
+    for cols in (np.arange(L), np.array([1, 3])):
+        values, G, SC = prob.f_and_grad_columns(M[:, cols], cols)
+        full = prob.to_columns(grad)
+        np.testing.assert_allclose(G, full[:, cols], rtol=1e-10, atol=1e-14)
+        np.testing.assert_allclose(SC, prob.to_columns(prob.kkt_scale(theta))[:, cols], rtol=1e-12)
+        if cols.size == L:
+            np.testing.assert_allclose(values.sum(), value, rtol=1e-12)
+
+
+@pytest.mark.parametrize("use_V", [False, True])
+def test_fista_start_from_the_column_solver_equals_the_flat_evaluation(use_V):
+    """FISTA's certification step starts from the per-label solver's last evaluation: its value, gradient
+    and stopping-rule scale equal the flat problem's own evaluation at that point."""
+    from mlviz.models._cdn_core import _CDNProblem, _column_start
+    from mlviz.solvers.column_lbfgs import column_lbfgs
+
+    X, Y = _text_data(n=80, d=15, L=4, seed=6)
+    n, L = Y.shape
+    d = X.shape[1]
+    prob = _CDNProblem(X, 2.0 * Y - 1.0, np.ones(L, bool), 1.0 / n, 1.0 / n, 0.3 / n, 0.0, use_V)
+    theta0 = prob.to_internal(np.zeros((d, L)), np.zeros((L, L)), np.zeros(L))
+    fixed = np.zeros_like(prob.to_columns(theta0), dtype=bool)
+    fixed[d: d + prob.n_col_V] = ~prob.V_mask[: prob.n_col_V]
+    col = column_lbfgs(prob.f_and_grad_columns, prob.to_columns(theta0), fixed=fixed,
+                       l1=prob.column_l1() if use_V else None, tol=1e-3, maxiter=5)
+    value, grad = _column_start(prob, col)
+    scale = prob.kkt_scale(None).copy()
+    ref_value, ref_grad = prob.f_and_grad(prob.from_columns(col.x))
+    assert value == pytest.approx(ref_value, rel=1e-12)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-9, atol=1e-15)
+    moving = np.ones(d * L + L * L + L, bool)
+    moving[d * L: d * L + L * L] = prob.V_mask.ravel()  # (entries that never move: any scale)
+    np.testing.assert_allclose(scale[moving], prob.kkt_scale(None)[moving], rtol=1e-12)
+
+
+@pytest.mark.parametrize("density", [0.1, 0.5])  # sparse 0/1 label products (< 0.25) or dense S
+@pytest.mark.parametrize("block_bytes", [8 * 90 * 2, 1 << 22])
+def test_gamma_max_by_blocks_of_labels_equals_the_independent_gradient(density, block_bytes, monkeypatch):
+    """gamma_max_ = max |∂ loss / ∂ V| (off the diagonal, active labels) at the start model, written
+    independently; blocks of two labels and one block; a constant label is left out."""
+    from mlviz.models import cdn
+
+    monkeypatch.setattr(cdn, "_GAMMA_MAX_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((90, 4))
+    Y = (X[:, :1] + rng.standard_normal((90, 5)) > 1.5 - 3.0 * density).astype(np.uint8)
+    Y[:, 2] = 0  # constant label: no edges
+    assert (Y.mean() < 0.25) == (density < 0.25)
+    m = SparseCDN(gamma=1e12, random_state=0).fit(X, Y)
+    S = 2.0 * Y - 1.0
+    R = -S * expit(-S * (X @ m.init_coef_ + m.init_intercept_))
+    G = np.abs(S.T @ R)
+    active = Y.min(axis=0) != Y.max(axis=0)
+    assert not active[2] and active.sum() == 4
+    G[~(active[:, None] & active[None, :]) | np.eye(5, dtype=bool)] = 0.0
+    assert m.gamma_max_ == pytest.approx(G.max(), rel=1e-12)

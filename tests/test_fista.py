@@ -216,3 +216,28 @@ def test_reaches_tolerance_below_round_off_of_the_objective():
     np.testing.assert_allclose(res.x, sk.coef_, atol=1e-7)
     assert np.all(np.diff(res.objective_history) <= 1e-13 * C * 1.0001)
     assert res.n_restarts >= 1
+
+
+def test_start_value_and_gradient_skip_the_first_evaluation_with_the_same_iterates():
+    """``start=(f(x0), grad f(x0))``: no evaluation at x0, and the same iterates and answer as without
+    it (the Lasso optimum of scikit-learn)."""
+    A, b = _lasso_problem(seed=1)
+    n, alpha = A.shape[0], 0.1
+    points = []
+
+    def fg(x):
+        points.append(x.copy())
+        r = A @ x - b
+        return 0.5 * r @ r / n, A.T @ r / n
+
+    kw = dict(g=lambda x: alpha * np.abs(x).sum(), rtol=0, atol=1e-10, maxiter=5000)
+    x0 = np.full(A.shape[1], 0.3)
+    plain = fista(fg, lambda v, s: prox_l1(v, alpha * s), x0, **kw)
+    first, points[:] = points[0], []
+    warm = fista(fg, lambda v, s: prox_l1(v, alpha * s), x0, start=fg(x0), **kw)
+    assert not any(np.array_equal(p, first) for p in points[1:])  # (points[0]: the start given)
+    np.testing.assert_array_equal(warm.x, plain.x)
+    np.testing.assert_array_equal(warm.objective_history, plain.objective_history)
+    assert warm.n_f_evals == plain.n_f_evals - 1
+    ref = Lasso(alpha=alpha, fit_intercept=False, tol=1e-14, max_iter=100000).fit(A, b)
+    np.testing.assert_allclose(warm.x, ref.coef_, atol=1e-7)

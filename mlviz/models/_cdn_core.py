@@ -87,7 +87,8 @@ class _CDNProblem:
         # The intercept is stored as b / b_scale: a fixed linear change of variables of
         # an unpenalised block (FISTA's guarantees are unchanged) that gives rare labels'
         # intercepts a curvature comparable to the other coordinates (p(1-p) * scale^2 ~ 1).
-        p = np.clip((S > 0).mean(axis=0), 1.0 / self.n, 1.0 - 1.0 / self.n)
+        freq = (S > 0).mean(axis=0)  # label frequencies (exact counts / n)
+        p = np.clip(freq, 1.0 / self.n, 1.0 - 1.0 / self.n)
         self.b_scale = 1.0 / np.sqrt(p * (1.0 - p))
         self.x_mean = np.asarray(X.mean(axis=0)).ravel()
         self.s_mean = S.mean(axis=0)
@@ -95,7 +96,7 @@ class _CDNProblem:
         # stopping rule (see kkt_scale)
         x_sq = np.asarray((X.multiply(X) if sp.issparse(X) else X * X).mean(axis=0)).ravel()
         self.x_std = np.sqrt(np.maximum(x_sq - self.x_mean ** 2, 0.0))
-        self.s_std = S.std(axis=0)
+        self.s_std = 2.0 * np.sqrt(freq * (1.0 - freq))  # = S.std(axis=0) for +-1 labels, without a pass over S
         self._scale = None
         self.lam1, self.lam2, self.gamma, self.mu = lam1, lam2, gamma, mu
         # Diagonal preconditioning (a fixed linear change of variables, like b_scale):
@@ -275,28 +276,39 @@ class _CDNProblem:
         return value, self.pack(gW, gV, r, grad=True)
 
     # ---- the column (per-label) view used by :func:`mlviz.solvers.column_lbfgs`
+    @property
+    def n_col_V(self):
+        """Rows of V in the column view: L, or 0 without label features (V is then fixed at 0, and
+        its rows would only carry zeros through the per-label solver's memory and products)."""
+        return self.L if self.use_V else 0
+
     def to_columns(self, theta):
-        """Flat theta -> (d + L + 1, L): column k holds label k's W, V and intercept entries."""
+        """Flat theta -> (d + n_col_V + 1, L): column k holds label k's W, V (if used) and intercept
+        entries."""
         d, L = self.d, self.L
-        return np.vstack([theta[: d * L].reshape(d, L), theta[d * L: d * L + L * L].reshape(L, L),
-                          theta[d * L + L * L:][None, :]])
+        parts = [theta[: d * L].reshape(d, L)]
+        if self.n_col_V:
+            parts.append(theta[d * L: d * L + L * L].reshape(L, L))
+        return np.vstack(parts + [theta[d * L + L * L:][None, :]])
 
     def from_columns(self, M):
-        """Inverse of :meth:`to_columns`."""
-        d, L = self.d, self.L
-        return np.concatenate([M[:d].ravel(), M[d: d + L].ravel(), M[d + L]])
+        """Inverse of :meth:`to_columns` (V = 0 when the view has no V rows)."""
+        d, L, nV = self.d, self.L, self.n_col_V
+        V = M[d: d + L].ravel() if nV else np.zeros(L * L)
+        return np.concatenate([M[:d].ravel(), V, M[d + nV]])
 
     def f_and_grad_columns(self, M, cols):
         """Values, gradient and stopping-rule scale of the labels ``cols`` alone.
 
         Objective (4) separates over labels except for the l2,1 term: label k's smooth part
         (its loss + ridge; they sum to ``f``) depends on column k of :meth:`to_columns` only.
-        ``M`` holds those columns, shape (d + L + 1, len(cols)); returns the values
+        ``M`` holds those columns, shape (d + n_col_V + 1, len(cols)); returns the values
         (len(cols),), the gradient and the :meth:`kkt_scale` entries, both in the column
-        view. Labels are processed in chunks of ~128k margins (cache-sized elementwise passes,
+        view (without V rows when V is unused: their gradient is 0 and they never move).
+        Labels are processed in chunks of ~128k margins (cache-sized elementwise passes,
         as in :meth:`_loss`; memory stays bounded).
         """
-        d, L, n = self.d, self.L, self.n
+        d, L, n, nV = self.d, self.L, self.n, self.n_col_V
         cols = np.asarray(cols)
         values = np.empty(cols.size)
         G = np.empty_like(M)
@@ -308,12 +320,13 @@ class _CDNProblem:
         for lo in range(0, cols.size, chunk):
             sl = slice(lo, lo + chunk)
             c = cols[sl]
-            wsc, vsc, bsc = w_scale[:, c], self.v_scale[:, c], self.b_scale[c]
+            wsc, bsc = w_scale[:, c], self.b_scale[c]
             W = M[:d, sl] * wsc
-            V = M[d: d + L, sl] * vsc
             Z = np.asarray(self.X @ W)
-            offset = M[d + L, sl] * bsc - self.x_mean @ W
-            if self.use_V:
+            offset = M[d + nV, sl] * bsc - self.x_mean @ W
+            if nV:
+                vsc = self.v_scale[:, c]
+                V = M[d: d + L, sl] * vsc
                 used = np.flatnonzero(np.any(V != 0.0, axis=0))
                 if used.size:
                     Vu = V[:, used]
@@ -329,24 +342,23 @@ class _CDNProblem:
             r = sig.sum(axis=0)
             XtR = (sig.T @ self.X).T if self.dense else np.asarray(self.XT @ sig)
             G[:d, sl] = (XtR - np.outer(self.x_mean, r) + self.lam1 * W) * wsc
-            if self.use_V:
+            values[sl] = loss.sum(axis=0) * self.col_weight[c] + 0.5 * self.lam1 * np.einsum("jk,jk->k", W, W)
+            if nV:
                 gV = self._StR(sig) - np.outer(self.s_mean, r) + self.lam2 * V
                 G[d: d + L, sl] = np.where(self.V_mask[:, c], gV, 0.0) * vsc
-            else:
-                G[d: d + L, sl] = 0.0
-            G[d + L, sl] = r * bsc
-            values[sl] = (loss.sum(axis=0) * self.col_weight[c] + 0.5 * self.lam1 * np.einsum("jk,jk->k", W, W)
-                          + 0.5 * self.lam2 * np.einsum("tk,tk->k", V, V))
+                values[sl] += 0.5 * self.lam2 * np.einsum("tk,tk->k", V, V)
+                SC[d: d + L, sl] = np.outer(s_std, rr) * vsc
+            G[d + nV, sl] = r * bsc
             SC[:d, sl] = np.outer(x_std, rr) * wsc
-            SC[d: d + L, sl] = np.outer(s_std, rr) * vsc
-            SC[d + L, sl] = rr * bsc
+            SC[d + nV, sl] = rr * bsc
         return values, G, SC
 
     def column_l1(self):
         """The l1 weights of the V entries in the preconditioned coordinates, column view."""
-        d, L = self.d, self.L
-        out = np.zeros((d + L + 1, L))
-        out[d: d + L] = np.where(self.V_mask, self.gamma * self.v_scale, 0.0)
+        d, L, nV = self.d, self.L, self.n_col_V
+        out = np.zeros((d + nV + 1, L))
+        if nV:
+            out[d: d + L] = np.where(self.V_mask, self.gamma * self.v_scale, 0.0)
         return out
 
     def _make_scale(self, rr):
@@ -415,16 +427,17 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
     # the callback is progress only: the fit stops by the tolerance (or an exception)
     parts, done = [], 0
 
-    def run_fista(theta, maxiter, offset, quiet=False):
+    def run_fista(theta, maxiter, offset, quiet=False, start=None):
         with warnings.catch_warnings():
             if quiet:
                 warnings.simplefilter("ignore", ConvergenceWarning)
             return fista(problem.f_and_grad, problem.prox, theta, f=problem.f, g=problem.g,
                          step0=step0, eta=2.0, rtol=0.0, atol=tol, maxiter=max(1, maxiter),
                          restart="adaptive", shrink=0.9, norm="max", scale=problem.kkt_scale,
-                         callback=None if callback is None else lambda it, x, F: callback(it + offset, F))
+                         callback=None if callback is None else lambda it, x, F: callback(it + offset, F),
+                         start=start)
 
-    res = None
+    res, start = None, None
     W0 = theta0[: d * L]
     if mu > 0 and not np.any(W0):
         # 1. a cold start with the l2,1 term: W = 0 is a kink of every row; two proximal
@@ -436,9 +449,10 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
         # 2. per-label L-BFGS (OWL-QN on the l1 entries, the l2,1 term majorised), each
         #    label with its own curvature model and step: objective (4) separates over labels
         #    except for the l2,1 term (solvers.column_lbfgs)
-        fixed = np.zeros((d + L + 1, L), dtype=bool)
-        fixed[d: d + L] = ~problem.V_mask
-        group = (np.concatenate([mu * problem.w_scale[:, 0], np.zeros(L + 1)]) if mu > 0 else None)
+        nV = problem.n_col_V  # (the column view has no V rows when V is unused)
+        fixed = np.zeros((d + nV + 1, L), dtype=bool)
+        fixed[d: d + nV] = ~problem.V_mask[:nV]
+        group = (np.concatenate([mu * problem.w_scale[:, 0], np.zeros(nV + 1)]) if mu > 0 else None)
         l1 = problem.column_l1() if (gamma > 0 and problem.use_V) else None
         cb = None if callback is None else (lambda it, F, o=done: callback(it + o, F))
         col = column_lbfgs(problem.f_and_grad_columns, problem.to_columns(theta0), l1=l1, group=group,
@@ -452,11 +466,13 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
                           n_f_evals=col.n_f_evals, message=col.message)
         parts.append(res)
         done += col.n_iter
+        start = _column_start(problem, col)
     if res is None or (not res.converged and done < max_iter):
         # 3. proximal gradient to finish: certifies the zero rows of W and entries of V
         #    (and any remaining residual) by the gradient-mapping rule of ``tol``; the three
-        #    steps share the budget of ``max_iter`` iterations
-        res = run_fista(theta0, max_iter - done, done)
+        #    steps share the budget of ``max_iter`` iterations. It starts where step 2 stopped,
+        #    with step 2's last evaluation there (the same value, gradient and scale).
+        res = run_fista(theta0, max_iter - done, done, start=start)
         parts.append(res)
     if len(parts) > 1:
         res = FistaResult(x=res.x, n_iter=sum(p.n_iter for p in parts), converged=res.converged,
@@ -466,6 +482,19 @@ def _solve(X, S, active, b0, *, lam1, lam2, gamma, mu, use_V, tol, max_iter, war
                           n_f_evals=sum(p.n_f_evals for p in parts), message=res.message)
     W, V, b = problem.from_internal(res.x)
     return W.copy(), V.copy(), b.copy(), res
+
+
+def _column_start(problem, col):
+    """``(f, grad f)`` at the per-label solver's result ``col.x`` in the flat coordinates, from its
+    last evaluation there, and ``problem``'s stopping-rule scale set to that point's (what
+    :meth:`_CDNProblem.f_and_grad` would compute there, up to rounding: FISTA then needs no
+    evaluation at its start)."""
+    scale = problem.from_columns(col.scale)
+    if not problem.n_col_V:  # (V entries that never move: any positive scale gives them 0)
+        d, L = problem.d, problem.L
+        scale[d * L: d * L + L * L] = 1.0
+    problem._scale = scale
+    return float(col.values.sum()), problem.from_columns(col.grad)
 
 
 #: L-BFGS memory (pairs of parameter-size vectors per label) of the per-label solver

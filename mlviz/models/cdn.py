@@ -53,7 +53,7 @@ from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import _CDNProblem, _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
+from ._cdn_core import _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
 try:
     from ._base import TooLargeError
@@ -75,6 +75,8 @@ VARIANTS = {
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
 #: ``gamma=None`` means ``DEFAULT_GAMMA_RATIO * gamma_max_`` (chosen by benchmarks/sweep_cdn.py)
 DEFAULT_GAMMA_RATIO = 0.3
+#: bytes of one block of margins in ``SparseCDN._gamma_max``
+_GAMMA_MAX_BLOCK_BYTES = 1 << 22
 #: memory of the Gibbs chains of one chunk of test instances (bytes)
 _GIBBS_CHUNK_BYTES = 256 * 2 ** 20
 
@@ -359,6 +361,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
             self._init_step, self._init_converged = warm_from._init_step, warm_from._init_converged
             self._init_kkt = warm_from._init_kkt
+            self._init_objective = warm_from._init_objective
         elif use_V:
             iwarm = None
             if warm_from is not None:
@@ -369,6 +372,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             self.init_coef_, self.init_intercept_, self._init_step = Wi, bi, ires.step
             self._init_converged = ires.converged
             self._init_kkt = float(ires.grad_mapping_norm)
+            self._init_objective = float(ires.objective_history[-1])  # objective (4) / n at V = 0
         self._init_key = key
         if use_V:  # gamma_max_ depends on the start model (and the data) only: a refit on the same start reuses it
             self.gamma_max_ = (warm_from.gamma_max_ if same_start and hasattr(warm_from, "gamma_max_")
@@ -390,14 +394,12 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
             # V = 0 is optimal iff |d loss / d V| <= gamma at the start model (KKT; this is
             # the definition of gamma_max_), and the start model is then the solution: return
             # it exactly instead of re-solving (no spurious tiny edges from the tolerance).
-            problem = _CDNProblem(X, S, active, common["lam1"], float(self.lam2) / n, gamma / n,
-                                  mu / n, use_V)
-            theta = problem.to_internal(self.init_coef_, np.zeros((L, L)), self.init_intercept_)
-            W, V, b = problem.from_internal(theta)
-            res = FistaResult(x=theta, n_iter=0, converged=self._init_converged,
-                              objective_history=np.array([problem.f(theta) + problem.g(theta)]),
-                              grad_mapping_norm=np.nan, step=self._init_step)
-            W, V, b = W.copy(), V.copy(), b.copy()
+            # Its objective (4) is the start model's own (V = 0: no lam2 or gamma term; the start
+            # model has the same lam1 and mu), so no problem is built here.
+            res = FistaResult(x=None, n_iter=0, converged=self._init_converged,
+                              objective_history=np.array([self._init_objective]), grad_mapping_norm=np.nan,
+                              step=self._init_step)
+            W, V, b = self.init_coef_.copy(), np.zeros((L, L)), self.init_intercept_.copy()
         else:
             W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n,
                                   mu=mu / n, use_V=use_V, warm=warm, callback=_stage(callback, "main", n),
@@ -412,6 +414,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         if not use_V:
             self.init_coef_, self.init_intercept_, self._init_step = W, b, res.step
             self._init_converged, self._init_kkt = res.converged, self.kkt_violation_
+            self._init_objective = float(res.objective_history[-1])
         if not use_V:  # the model is its own start model; no graph, gamma is unused
             self.gamma_max_ = self._gamma_max(X, S, active, L)
             if gamma_ratio is not None:
@@ -447,13 +450,22 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                 "selection or hashing) or fit label subsets; variant='lr' has the same W.")
 
     def _gamma_max(self, X, S, active, L):
-        """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum."""
-        M = S * (np.asarray(X @ self.init_coef_) + self.init_intercept_)
-        R = -S * expit(-M) * active  # summed-loss residuals, (n, L)
-        if (S > 0).mean() < 0.25:  # S^T R = 2 Y^T R - 1^T R with the sparse 0/1 labels
-            G = 2.0 * np.asarray(sp.csr_matrix(S > 0, dtype=float).T @ R) - R.sum(axis=0)
-        else:
-            G = S.T @ R
+        """Smallest gamma with an empty graph: max |d loss / d V| at the V = 0 optimum.
+
+        By blocks of labels (:data:`_GAMMA_MAX_BLOCK_BYTES` of margins, ~50 labels at 10k rows): the
+        (n, L) margins and residuals of a 983-label set would be ~80 MB arrays each; entry by entry the
+        same operations."""
+        n = S.shape[0]
+        Ysp = sp.csr_matrix(S > 0, dtype=float).T.tocsr() if (S > 0).mean() < 0.25 else None
+        G = np.empty((L, L))
+        step = max(1, _GAMMA_MAX_BLOCK_BYTES // max(8 * n, 1))
+        for lo in range(0, L, step):
+            c = slice(lo, lo + step)
+            Sc = S[:, c]
+            M = Sc * (np.asarray(X @ self.init_coef_[:, c]) + self.init_intercept_[c])
+            R = -Sc * expit(-M) * active[c]  # summed-loss residuals, (n, labels of the block)
+            # S^T R = 2 Y^T R - 1^T R with the sparse 0/1 labels
+            G[:, c] = S.T @ R if Ysp is None else 2.0 * np.asarray(Ysp @ R) - R.sum(axis=0)
         mask = active[:, None] & active[None, :] & ~np.eye(L, dtype=bool)
         return float(np.abs(G[mask]).max()) if mask.any() else 0.0
 

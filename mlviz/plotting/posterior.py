@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from mlviz._ranks import positive_rank_sums
 from mlviz._text import shorten
 
 from ._style import (
@@ -109,7 +110,7 @@ def per_label_scores(Y_true, P, threshold=0.5):
     S = _dense(P)
     n_pos = Y.sum(axis=0).astype(float)
     n_neg = Y.shape[0] - n_pos
-    rank_sum = _positive_rank_sums(Y, S)
+    rank_sum = positive_rank_sums(Y, S)
     den = n_pos * n_neg
     auc = np.full(Y.shape[1], np.nan)
     np.divide(rank_sum - n_pos * (n_pos + 1) / 2, den, out=auc, where=den > 0)
@@ -119,34 +120,6 @@ def per_label_scores(Y_true, P, threshold=0.5):
     f1 = np.full(Y.shape[1], np.nan)
     np.divide(2 * tp, d, out=f1, where=d > 0)
     return auc, f1
-
-
-def _positive_rank_sums(Y, S, block=128):
-    """Per column: the sum over positive rows of the average rank (1-based, ties
-    averaged) of their score in the column -- the Mann-Whitney statistic's core.
-
-    One stable sort per column and a few vectorised passes over the sorted block
-    (the same ranks as ``scipy.stats.rankdata(method="average", axis=0)``, several
-    times faster); columns are processed ``block`` at a time to bound memory.
-    """
-    n, L = S.shape
-    out = np.zeros(L)
-    if n == 0:
-        return out
-    pos = np.arange(n, dtype=np.float64)[:, None]
-    for c0 in range(0, L, block):
-        Sb = S[:, c0:c0 + block]
-        idx = np.argsort(Sb, axis=0, kind="stable")
-        v = np.take_along_axis(Sb, idx, axis=0)
-        first = np.ones(v.shape, dtype=bool)
-        first[1:] = v[1:] != v[:-1]
-        last = np.ones(v.shape, dtype=bool)
-        last[:-1] = first[1:]
-        start = np.maximum.accumulate(np.where(first, pos, 0.0), axis=0)
-        end = np.minimum.accumulate(np.where(last, pos, n - 1.0)[::-1], axis=0)[::-1]
-        ranks = 0.5 * (start + end) + 1.0
-        out[c0:c0 + block] = (ranks * np.take_along_axis(Y[:, c0:c0 + block], idx, axis=0)).sum(axis=0)
-    return out
 
 
 def decisions(P, threshold, rows=None, cols=None):

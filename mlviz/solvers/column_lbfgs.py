@@ -65,6 +65,9 @@ class ColumnLbfgsResult:
         Largest scaled pseudo-gradient entry at ``x`` (free rows).
     n_f_evals : int
         Calls of ``fg``.
+    values, grad, scale : ndarray
+        What ``fg`` returned at ``x`` (its smooth values per column, gradient and scale), for a
+        solver that continues from ``x``.
     """
 
     x: np.ndarray
@@ -74,6 +77,9 @@ class ColumnLbfgsResult:
     kkt: float
     n_f_evals: int = 0
     message: str = field(default="")
+    values: np.ndarray = None
+    grad: np.ndarray = None
+    scale: np.ndarray = None
 
 
 def _pseudo_gradient(g, x, l1):
@@ -175,21 +181,24 @@ def column_lbfgs(fg, x0, *, l1=None, group=None, fixed=None, tol=1e-3, maxiter=1
         cols = np.flatnonzero(move)
         everything = cols.size == K
         # two-loop recursion over the moving columns (invalid pairs have rho = 0); the memory
-        # is stored per column, (K, memory, P), so a column's pairs are one contiguous block
-        Sm = S if everything else S[cols]
-        Ym = Yd if everything else Yd[cols]
+        # is stored per column, (K, memory, P), so a column's pairs are one contiguous block.
+        # A slot with no valid pair among these columns (the first iterations: slots not yet
+        # filled) adds exactly 0 (a = b = 0) and is skipped; the others are read slot by slot.
         rc = rho[cols]  # (k, memory)
         q = -pg[:, cols].T  # (k, P)
         alphas = []
-        order = [(slot - 1 - i) % memory for i in range(memory)]
+        order = [i for i in ((slot - 1 - j) % memory for j in range(memory)) if rc[:, i].any()]
+        pairs = {i: (S[:, i], Yd[:, i]) if everything else (S[cols, i], Yd[cols, i]) for i in order}
         for i in order:
-            a = rc[:, i] * np.einsum("kp,kp->k", Sm[:, i], q)
-            q -= a[:, None] * Ym[:, i]
+            Si, Yi = pairs[i]
+            a = rc[:, i] * np.einsum("kp,kp->k", Si, q)
+            q -= a[:, None] * Yi
             alphas.append(a)
         q *= gamma0[cols, None]
         for i, a in zip(reversed(order), reversed(alphas)):
-            b = rc[:, i] * np.einsum("kp,kp->k", Ym[:, i], q)
-            q += (a - b)[:, None] * Sm[:, i]
+            Si, Yi = pairs[i]
+            b = rc[:, i] * np.einsum("kp,kp->k", Yi, q)
+            q += (a - b)[:, None] * Si
         d = np.ascontiguousarray(q.T)
         pgc, xc = pg[:, cols], x[:, cols]
         if has_l1:  # OWL-QN: keep the direction in the pseudo-gradient's orthant
@@ -248,4 +257,5 @@ def column_lbfgs(fg, x0, *, l1=None, group=None, fixed=None, tol=1e-3, maxiter=1
     return ColumnLbfgsResult(x=x, n_iter=it, converged=bool(converged),
                              objective_history=np.asarray(history), kkt=kkt, n_f_evals=n_evals,
                              message="converged" if converged else ("stalled" if stalled else
-                                                                    "maximum number of iterations reached"))
+                                                                    "maximum number of iterations reached"),
+                             values=fv, grad=g, scale=sc)

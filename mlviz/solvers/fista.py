@@ -71,7 +71,7 @@ class FistaResult:
 
 def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6,
           atol=0.0, maxiter=1000, restart="adaptive", shrink=1.0, norm="l2", scale=None,
-          callback=None):
+          callback=None, start=None):
     """Minimise ``f(x) + g(x)`` by FISTA with backtracking (Algorithm 1).
 
     Each iteration takes a proximal gradient step from the extrapolated point
@@ -142,6 +142,10 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
         scale by the current residual size, as the sparse CDN does).
     callback : callable ``(it, x, F) -> bool or None``, optional
         Called after every iteration; returning ``True`` stops the solver.
+    start : tuple ``(f(x0), grad f(x0))``, optional
+        The smooth part and its gradient at ``x0`` when the caller has them already (e.g.
+        from the solver that produced ``x0``): ``f_and_grad`` is then not called at ``x0``.
+        A callable ``scale`` must already describe ``x0`` (it is called with ``x0``).
 
     Returns
     -------
@@ -174,9 +178,9 @@ def fista(f_and_grad, prox, x0, *, f=None, g=None, step0=1.0, eta=2.0, rtol=1e-6
 
     x = np.array(x0, dtype=float, copy=True)
     L = 1.0 / float(step0)
-    fy, grady = f_and_grad(x)
+    fy, grady = f_and_grad(x) if start is None else start
     fy = float(fy)
-    n_evals = 1
+    n_evals = 1 if start is None else 0
     Fx = fy + float(g(x))
     history = [Fx]
     y = x
