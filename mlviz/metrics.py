@@ -20,6 +20,15 @@ Conventions (all documented, all tested; no measure ever returns NaN)
   :class:`mlviz.models._base.MultiLabelClassifierMixin`). ``RCut(r)`` predicts
   the ``r`` highest-scored labels of each instance; ties are broken by the
   lower label index.
+* **Hamming loss at p ≥ 0.5** (``hamming_loss_p05``): the Hamming loss of
+  ``scores >= 0.5``, whatever ``threshold`` or ``y_pred`` says, so it is a
+  measure of the scores (``needs="scores"``). When the scores are calibrated
+  marginals P(y_l = 1 | x) this is the Bayes-optimal rule for Hamming loss,
+  which decomposes into one 0/1 loss per (row, label) entry (its risk
+  minimiser is each label's marginal mode; Dembczyński et al. 2012). A method
+  whose own rule targets another measure (e.g. a lower threshold for
+  micro-F1) is then scored on Hamming loss under Hamming loss's own rule as
+  well as under its own.
 * **AUC.** ``macro_auc`` is the mean over labels of the ROC AUC (Mann-Whitney
   statistic, ties count 1/2); labels whose truth has a single class are
   skipped and counted (``details["auc_skipped_labels"]``). ``micro_auc`` is
@@ -77,6 +86,9 @@ References
   Micro-F1 (the same ratio of pooled counts) -- identical to ``macro_f1`` / ``micro_f1``.
 - K. Kimura, M. Kudo, L. Sun. MLLEM, §4: AUC of the label ranking and top-1 precision
   (``instance_auc``, ``macro_auc``, ``p@1``).
+- K. Dembczyński, W. Waegeman, W. Cheng, E. Hüllermeier. On label dependence and loss
+  minimization in multi-label classification. Machine Learning 88:5-45, 2012
+  (the risk minimiser of Hamming loss thresholds each marginal at 0.5: ``hamming_loss_p05``).
 - K. Lee, A. Shajari (MLRH), §5: exact match (``subset_accuracy``) and Hamming loss.
 - G. Tsoumakas et al. Mulan: a Java library for multi-label learning, JMLR 12, 2011
   (zero-denominator conventions: a ratio with nothing true and nothing predicted is 1).
@@ -366,6 +378,7 @@ def _reg(*items):
 
 MEASURES = _reg(
     ("hamming_loss", "Hamming loss", False, "labels"),
+    ("hamming_loss_p05", "Hamming loss at p ≥ 0.5", False, "scores"),
     ("subset_accuracy", "Subset accuracy", True, "labels"),
     ("micro_precision", "Micro precision", True, "labels"),
     ("micro_recall", "Micro recall", True, "labels"),
@@ -470,6 +483,8 @@ def evaluate(Y_true, scores, threshold=0.5, measures=None, *, y_pred=None, retur
                 raise ValueError(f"y_pred has shape {P.shape}, expected {S.shape}.")
             P = P.astype(bool)
         _label_measures(Y, P, out, wanted)
+    if "hamming_loss_p05" in wanted:
+        out["hamming_loss_p05"] = float(np.mean(Y != (S >= 0.5))) if Y.size else 0.0
     if "macro_auc" in wanted:
         auc, valid = _auc_columns(Y, S)
         details["auc_skipped_labels"] = int(np.sum(~valid))

@@ -51,6 +51,20 @@ def test_registry_contains_fixed_keys_and_metadata():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
+def test_hamming_at_half_is_sklearn_hamming_of_scores_at_half_whatever_the_rule(seed):
+    Y, S = _random_problem(seed, ties=True)  # ties: scores of exactly 0.5 count as predicted (>= 0.5)
+    assert np.any(S == 0.5)
+    want = skm.hamming_loss(Y, (S >= 0.5).astype(int))
+    other = (S >= 0.2).astype(np.uint8)
+    for kwargs in ({}, {"threshold": 0.2}, {"y_pred": other}, {"threshold": RCut(1)}):
+        r = evaluate(Y, S, measures=["hamming_loss_p05", "hamming_loss"], **kwargs)
+        assert r["hamming_loss_p05"] == pytest.approx(want, abs=1e-15)
+        assert r["hamming_loss"] != pytest.approx(want) or not kwargs  # the rule moved the other column only
+    m = get_measure("hamming_loss_p05")
+    assert m.needs == "scores" and m.greater_is_better is False and "0.5" in m.label
+
+
+@pytest.mark.parametrize("seed", [0, 1])
 def test_hamming_and_subset_accuracy_equal_sklearn(seed):
     Y, S = _random_problem(seed)
     P = binarize(S, 0.5)

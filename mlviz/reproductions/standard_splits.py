@@ -45,11 +45,22 @@ PROTOCOL = """\
   parameter selection are the study's (e.g. its BR and CC use SVMs), so a like-for-like row compares
   the method family, not the same code. Rows `best of 26 (published)` carry mlviz's best method on
   that measure in `ours` (named in `setting`).
+- `hamming_loss_p05`: the Hamming loss of `predict_proba >= 0.5` (every method's marginals at 0.5, the
+  Bayes rule for Hamming loss when they are calibrated), whatever the method's own rule; beside the
+  study's Hamming loss. `hamming_loss` is that of each method's own `predict` (e.g. the forests' 0.35,
+  chosen for micro-F1): one decision rule cannot be optimal for both measures.
 """
 
 DATASETS = ("emotions", "enron", "scene", "yeast")
-MEASURES = ("micro_f1", "hamming_loss", "subset_accuracy")
-LOWER_IS_BETTER = {"hamming_loss"}
+MEASURES = ("micro_f1", "hamming_loss", "hamming_loss_p05", "subset_accuracy")
+"""Our measures: each method's own ``predict``, except ``hamming_loss_p05`` (Hamming loss of
+``predict_proba >= 0.5``, the Bayes rule for Hamming loss on calibrated marginals), compared with the
+study's Hamming loss."""
+PUBLISHED_MEASURES = ("micro_f1", "hamming_loss", "subset_accuracy")
+"""The order of the values in :data:`PUBLISHED`."""
+STUDY_MEASURE = {"hamming_loss_p05": "hamming_loss"}
+"""Our measure -> the study's measure it is compared with (default: the same name)."""
+LOWER_IS_BETTER = {"hamming_loss", "hamming_loss_p05"}
 
 #: (data set, published method) -> (micro-F1, Hamming loss, subset accuracy), Bogatinovski et al. 2022.
 PUBLISHED = {
@@ -81,7 +92,7 @@ QUICK_METHODS = ("br", "rf-pct")
 def published(dataset: str, method: str, measure: str) -> float:
     """The study's value of ``measure`` for ``method`` on ``dataset`` (NaN where it has none)."""
     row = PUBLISHED.get((dataset, method))
-    return float("nan") if row is None else float(row[MEASURES.index(measure)])
+    return float("nan") if row is None else float(row[PUBLISHED_MEASURES.index(STUDY_MEASURE.get(measure, measure))])
 
 
 def _methods(quick):
@@ -105,10 +116,11 @@ def _scores(spec, X_train, Y_train, X_test, Y_test, random_state):
             warnings.simplefilter("ignore")
             est.fit(X_train, Y_train)
             Y_pred = est.predict(X_test)
+            P = est.predict_proba(X_test)
     except TooLargeError:
         return None, time.perf_counter() - t0
     seconds = time.perf_counter() - t0
-    vals = evaluate(Y_test, Y_pred.astype(float), measures=list(MEASURES), y_pred=Y_pred)
+    vals = evaluate(Y_test, P, measures=list(MEASURES), y_pred=Y_pred)
     return {m: float(vals[m]) for m in MEASURES}, seconds
 
 
@@ -165,7 +177,7 @@ def state_of_the_art(frame: pd.DataFrame, measure: str = "micro_f1") -> pd.DataF
     ----------
     frame : pandas.DataFrame
         The output of :func:`run`.
-    measure : {"micro_f1", "hamming_loss", "subset_accuracy"}
+    measure : {"micro_f1", "hamming_loss", "hamming_loss_p05", "subset_accuracy"}
 
     Returns
     -------
