@@ -345,6 +345,43 @@ def test_auto_neighbour_search_switch(monkeypatch):
     assert nb.NeighborIndex().fit(X).algorithm_ == "approximate"
 
 
+
+def _sorted_sq_dists(Q, A, idx):
+    return np.sort(((Q[:, None, :] - A[idx]) ** 2).sum(-1), axis=1)
+
+
+@pytest.mark.parametrize("force_redo", [False, True])
+def test_dense_knn_equals_sklearn_brute_force(monkeypatch, force_redo):
+    """float32 candidates + float64 check (blocks of rows, sampled-column threshold, the
+    float64 redo of uncertified rows) against scikit-learn's NearestNeighbors: the same
+    neighbours, up to ties (exact duplicates: the same distances)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    import mlviz.models._neighbors as nb
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(400, 20)) * 3.0 + 5.0
+    A[300:330] = A[:30]                      # exact duplicates (ties, never certified)
+    Q = np.vstack([rng.normal(size=(60, 20)) * 3.0 + 5.0, A[:10]])
+    monkeypatch.setattr(nb, "BLAS_BLOCK_BYTES", 4 * 400 * 16)  # blocks of 16 rows
+    monkeypatch.setattr(nb, "_SAMPLE_COLUMNS", 50)              # the thresholded selection
+    if force_redo:
+        monkeypatch.setattr(nb, "_U32", 1.0)                    # no row certified: all in float64
+    ref = NearestNeighbors(algorithm="brute").fit(A)
+    for k in (1, 7):
+        got = nb.dense_knn(Q, A, k)
+        want = ref.kneighbors(Q, n_neighbors=k, return_distance=False)
+        np.testing.assert_allclose(_sorted_sq_dists(Q, A, got), _sorted_sq_dists(Q, A, want), rtol=1e-12)
+        assert sum(set(g) != set(w) for g, w in zip(got[:60], want[:60])) == 0
+        got = nb.dense_knn(A, A, k, exclude_self=True)
+        want = ref.kneighbors(n_neighbors=k, return_distance=False)
+        assert not np.any(got == np.arange(400)[:, None])     # self excluded by index
+        np.testing.assert_allclose(_sorted_sq_dists(A, A, got), _sorted_sq_dists(A, A, want), rtol=1e-12)
+    idx = nb.NeighborIndex(algorithm="exact").fit(A)          # > TREE_MAX_FEATURES: dense_knn
+    assert idx._blas
+    np.testing.assert_array_equal(idx.query(Q, 5), nb.dense_knn(Q, A, 5))
+    np.testing.assert_array_equal(idx.training_neighbors(5), nb.dense_knn(A, A, 5, exclude_self=True))
+
 # ---------------------------------------------------------------- session 6: LP's C (issue 14)
 def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     """Default C = 1 / mean ||x||² (SVMlight's rule): same model as scikit-learn's LR at that C."""

@@ -938,3 +938,30 @@ def test_gamma_max_by_blocks_of_labels_equals_the_independent_gradient(density, 
     assert not active[2] and active.sum() == 4
     G[~(active[:, None] & active[None, :]) | np.eye(5, dtype=bool)] = 0.0
     assert m.gamma_max_ == pytest.approx(G.max(), rel=1e-12)
+
+
+def test_power_iteration_in_blocks_with_packing_and_dense_fallback(monkeypatch):
+    """The states-first power iteration (blocks of a few instances, running instances packed as
+    others stop, the dense solve for those past ``max_sweeps``) against the eigenvector of the
+    explicit kernel, on instances that mix at very different speeds."""
+    import mlviz.models._cdn_core as core
+
+    rng = np.random.default_rng(7)
+    n, L = 24, 6
+    lin = rng.normal(size=(n, L)) * np.linspace(0.2, 4.0, n)[:, None]
+    V = 2.0 * rng.normal(size=(L, L))
+    np.fill_diagonal(V, 0.0)
+    widths = []
+    sweep = core._sweep_states_first
+    monkeypatch.setattr(core, "_sweep_states_first",
+                        lambda pi, *a: (widths.append(pi.shape[1]), sweep(pi, *a))[1])
+    monkeypatch.setattr(core, "_POWER_BLOCK_BYTES", 8 * 2 ** L * 10)  # blocks of 10 instances
+    P, err = core.exact_marginals(lin, V, np.full((n, L), 0.5))
+    assert max(widths) == 10 and len(set(widths)) > 3  # blocks, then packed running instances
+    for i in range(n):
+        np.testing.assert_allclose(P[i], stationary_marginals(lin[i], V), atol=1e-8)
+    assert np.all((err > 0) & (err <= 1e-9))
+    P3, err3 = core.exact_marginals(lin, V, np.full((n, L), 0.5), max_sweeps=30)
+    slow = err3 == 0.0  # not converged in 30 sweeps: solved densely
+    assert 0 < slow.sum() < n
+    np.testing.assert_allclose(P3[slow], P[slow], atol=1e-8)

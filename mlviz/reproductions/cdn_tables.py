@@ -30,8 +30,9 @@ PROTOCOL = """\
   lambda1 = lambda2 = 0.1 on the *summed* log-loss of eq. (4) (the paper's scale; on a mean loss
   these values over-regularise badly). PCC links are scikit-learn LogisticRegression with the
   same ridge, C = 1 / 0.1 = 10; a single chain in label order (the paper does not give its
-  PCC's order or links). Marginals >= 0.5 -> label on (Gibbs sampling for the CDN
-  variants: 50 burn-in + 200 collected sweeps; exact 2^10 enumeration for PCC).
+  PCC's order or links). Marginals >= 0.5 -> label on (CDN variants: the exact stationary
+  marginals of their Gibbs sampler, power iteration on the 2^10 label states to an l1 error
+  estimate <= 1e-9, `inference="auto"`; exact 2^10 enumeration for PCC).
 - Model selection as in the paper: gamma in {1e-4, 1e-3, 1e-2, 1e-1} (l1-CDN, Sparse) and
   mu in {1e-5, 1e-4, 1e-3, 1e-2} (l2,1-LR, Sparse) chosen once per (data, training size) on one
   extra random train/validation partition (seed `random_state + 1000`), maximising the mean of
