@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 BR_C = 30.0
@@ -48,6 +49,12 @@ def _positive_scores(estimator, X):
     if hasattr(estimator, "decision_function"):
         return expit(np.asarray(estimator.decision_function(X), dtype=np.float64).ravel())
     raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function.")
+
+
+def _mapped(est, X):
+    """X through the fitted base feature map (``feature_map_``; identity for the linear base)."""
+    fmap = getattr(est, "feature_map_", None)
+    return X if fmap is None else fmap.transform(X)
 
 
 class ConstantProbability:
@@ -131,11 +138,16 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     (40, 2)
     """
 
-    def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True):
+    def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True, base="auto", gamma=RBF_GAMMA,
+                 n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
         self.threshold = threshold
         self.C = C
         self.scale_C = scale_C
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, Y):
         """Fit one classifier per label.
@@ -153,6 +165,11 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "C", self.C, low=0.0, low_inclusive=False)
         check_param(self, "scale_C", self.scale_C, options=(True, False))
         X, Y = check_X_Y(X, Y)
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:
+            self.feature_map_, X, note = fit_base_features(self, X, Y.shape[1])
+            note = f"; {note}"
         self.x_scale_ = mean_squared_norm(X)
         if self.estimator is None:
             self.C_ = float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
@@ -171,13 +188,12 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
             else:
                 self.estimators_.append(clone(base).fit(X, y))
         self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         calibrated = "probabilities" if hasattr(base, "predict_proba") else "sigmoid of decision_function"
         how = ""
         if self.C_ is not None:
             how = (f"; LR C = {float(self.C):g} / mean‖x‖² = {self.C_:.3g}" if self.scale_C
                    else f"; LR C = {self.C_:g}")
-        self.decision_rule_ = f"threshold {float(self.threshold):g} on per-label {calibrated}{how}"
+        self.decision_rule_ = f"threshold {float(self.threshold):g} on per-label {calibrated}{how}{note}"
         return self
 
     def predict_proba(self, X):
@@ -192,7 +208,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("estimators_")
-        X = check_X(X)
+        X = _mapped(self, check_X(X))
         P = np.column_stack([_positive_scores(e, X) for e in self.estimators_])
         return np.clip(P, 0.0, 1.0)
 
@@ -326,7 +342,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, C=10.0, scale_C=True, Cs=LP_CS, cv=3, max_label_sets=500,
-                 max_coef_bytes=2e9, random_state=None):
+                 max_coef_bytes=2e9, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
         self.C = C
         self.scale_C = scale_C
@@ -334,6 +350,9 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         self.cv = cv
         self.max_label_sets = max_label_sets
         self.max_coef_bytes = max_coef_bytes
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.random_state = random_state
 
     def _encode(self, Y):
@@ -449,6 +468,11 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, Y = check_X_Y(X, Y)
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:
+            self.feature_map_, X, note = fit_base_features(self, X, Y.shape[1])
+            note = f"; {note}"
         sets, ids, n_observed, n_relabelled = self._encode(Y)
         self.n_observed_sets_ = n_observed
         need = 4.0 * 8.0 * len(sets) * (X.shape[1] + 1)
@@ -482,9 +506,8 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
                 warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
                 self.estimator_ = clone(base).fit(X, ids)
         self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"most probable of the {len(sets)} kept training label sets "
-                               f"(argmax of the multi-class probabilities{how})")
+                               f"(argmax of the multi-class probabilities{how}{note})")
         return self
 
     def predict_set_proba(self, X):
@@ -495,7 +518,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         P_sets : ndarray, shape (n_samples, n_sets); rows sum to 1
         """
         self._check_fitted("label_sets_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         n_sets = len(self.label_sets_)
         if self.estimator_ is None:
             return np.ones((X.shape[0], 1))

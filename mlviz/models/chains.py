@@ -33,7 +33,8 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from .baselines import LabelPowerset, _positive_scores
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
 
@@ -105,12 +106,30 @@ class ClassifierChain(PCC):
     n_samples = 1
     inference = "exact"
 
-    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, random_state=None):
+    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, base="auto", gamma=RBF_GAMMA,
+                 n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
         self.order = order
         self.C = C
         self.scale_C = scale_C
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.random_state = random_state
+
+    def _fit_features(self, X, n_labels):
+        """The base feature map (:func:`~mlviz.models._base_learner.fit_base_features`); none with ``estimator``.
+
+        Returns
+        -------
+        feature_map : Nystroem or None
+        X : the links' input features (before the label prefix is appended)
+        note : str
+        """
+        if self.estimator is not None:
+            return None, X, ""
+        fmap, Xf, note = fit_base_features(self, X, n_labels)
+        return fmap, Xf, f"; {note}"
 
     def fit(self, X, Y):
         """Fit one link per label along the chain (:meth:`PCC.fit`).
@@ -125,7 +144,8 @@ class ClassifierChain(PCC):
         self
         """
         super().fit(X, Y)
-        self.decision_rule_ = "threshold 0.5 on each link, predictions fed down the chain (greedy CC)"
+        self.decision_rule_ = ("threshold 0.5 on each link, predictions fed down the chain (greedy CC)"
+                               + self.base_note_)
         return self
 
     def predict_proba(self, X):
@@ -141,7 +161,7 @@ class ClassifierChain(PCC):
             ``P[i, order_[j]] = P(y_{order_[j]} = 1 | x_i, ŷ_i of order_[:j])``.
         """
         self._check_fitted(["estimators_"])
-        X = self._check_predict_X(X)
+        X = self._link_features(X)
         n, L = X.shape[0], len(self.estimators_)
         base = self._linear_parts(X)  # logistic-regression links: X w_x + b once, then w_y · ŷ
         path = np.zeros((n, L))
@@ -214,7 +234,11 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, n_chains=10, bootstrap=False, max_samples=0.67, voting="soft",
-                 threshold=0.35, C=CC_C, scale_C=True, random_state=None):
+                 threshold=0.35, C=CC_C, scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS,
+                 random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.estimator = estimator
         self.n_chains = n_chains
         self.bootstrap = bootstrap
@@ -244,19 +268,24 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         X, Y = check_X_Y(X, Y)
         n, L = Y.shape
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all chains; the chains are linear on it
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         rng = np.random.default_rng(self.random_state)
         m = max(1, round(float(self.max_samples) * n))
         self.chains_, self.samples_ = [], []
         for _ in range(int(self.n_chains)):
             order = rng.permutation(L)
             rows = rng.integers(0, n, size=m) if self.bootstrap else np.sort(rng.permutation(n)[:m])
-            cc = ClassifierChain(estimator=self.estimator, order=order, C=self.C, scale_C=self.scale_C)
+            cc = ClassifierChain(estimator=self.estimator, order=order, C=self.C, scale_C=self.scale_C, base="lr")
             self.chains_.append(cc.fit(X[rows], Y[rows]))
             self.samples_.append(rows)
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         what = "mean link probability" if self.voting == "soft" else "vote share"
-        self.decision_rule_ = f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} greedy chains"
+        self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} "
+                               f"greedy chains{note}")
         return self
 
     def predict_proba(self, X):
@@ -271,7 +300,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("chains_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         P = np.zeros((X.shape[0], self.n_labels_))
         for cc in self.chains_:
             p = cc.predict_proba(X)
@@ -362,7 +391,10 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, k=3, n_models=None, voting="hard", threshold=0.5, C=10.0,
-                 scale_C=True, random_state=None):
+                 scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.estimator = estimator
         self.k = k
         self.n_models = n_models
@@ -391,15 +423,19 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "C", self.C, low=0.0, low_inclusive=False)
         X, Y = check_X_Y(X, Y)
         L = Y.shape[1]
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all label powersets; each is linear on it
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         m = 2 * L if self.n_models is None else int(self.n_models)
         self.labelsets_ = draw_labelsets(L, int(self.k), m, np.random.default_rng(self.random_state))
-        lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None)
+        lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None, base="lr")
         self.models_ = [clone(lp).fit(X, Y[:, list(s)]) for s in self.labelsets_]
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         what = "share of label-powerset votes" if self.voting == "hard" else "mean label-powerset marginal"
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} over "
-                               f"{len(self.labelsets_)} random {min(int(self.k), L)}-labelsets (RAkELo)")
+                               f"{len(self.labelsets_)} random {min(int(self.k), L)}-labelsets (RAkELo){note}")
         return self
 
     def predict_proba(self, X):
@@ -414,7 +450,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("models_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         votes = np.zeros((X.shape[0], self.n_labels_))
         counts = np.zeros(self.n_labels_)
         for s, lp in zip(self.labelsets_, self.models_):

@@ -23,7 +23,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
-from .baselines import _positive_scores, mean_squared_norm
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from .baselines import _mapped, _positive_scores, mean_squared_norm
 
 __all__ = ["CalibratedLabelRanking", "CLR_C", "MAX_PAIRS"]
 
@@ -92,7 +93,12 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     (40, 3)
     """
 
-    def __init__(self, *, estimator=None, voting="hard", C=CLR_C, scale_C=True, max_pairs=MAX_PAIRS):
+    def __init__(self, *, estimator=None, voting="hard", C=CLR_C, scale_C=True, max_pairs=MAX_PAIRS, base="auto",
+                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
         self.estimator = estimator
         self.voting = voting
         self.C = C
@@ -132,6 +138,11 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
                 f"{int(self.max_pairs):,}) on {rows:,} training rows in all, with ~{nbytes / 1e9:.2g} GB of "
                 "linear coefficients; use BinaryRelevance or RAkEL.",
                 estimate_bytes=nbytes, alternative="BinaryRelevance")
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all L(L+1)/2 models
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         self.x_scale_ = mean_squared_norm(X)
         self.C_ = None if self.estimator is not None else float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
         base = self.estimator if self.estimator is not None else LogisticRegression(C=self.C_, max_iter=1000)
@@ -142,9 +153,8 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
             rows = np.flatnonzero(Y[:, i] != Y[:, j])
             self.pair_models_.append(0.5 if rows.size == 0 else self._fit_binary(base, X[rows], Y[rows, i]))
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"labels with at least as many {self.voting} pairwise votes as the virtual "
-                               "label (calibrated score >= 0.5)")
+                               f"label (calibrated score >= 0.5){note}")
         return self
 
     @staticmethod
@@ -191,7 +201,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
             v_0, in [0, n_labels].
         """
         self._check_fitted("pair_models_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         L = self.n_labels_
         w_cal = self._votes(self._scores(self.calibration_models_, X))  # (n, L): label i beats virtual
         votes = w_cal.copy()
