@@ -12,7 +12,8 @@ regressions see:
   probabilities (no thresholding of SVM scores as if they were ones). With at
   most ``n_components`` training rows the landmarks are all the rows and φ
   reproduces the kernel matrix on them exactly;
-- ``"auto"`` (the default): ``"rbf"`` on dense features of at most
+- ``"auto"`` (the default): ``"rbf"`` on dense features (at least
+  :data:`AUTO_MIN_DENSITY` of the entries non-zero, whatever the storage) of at most
   :data:`AUTO_MAX_ROWS` rows and :data:`AUTO_MAX_WORK` rows × labels, ``"lr"``
   otherwise (sparse text, or larger data). The rule is decided before any work.
 
@@ -41,11 +42,18 @@ from sklearn.kernel_approximation import Nystroem
 
 from ._base import check_param
 
-__all__ = ["BASES", "AUTO_MAX_ROWS", "AUTO_MAX_WORK", "N_COMPONENTS", "RBF_GAMMA", "resolve_base",
+__all__ = ["BASES", "AUTO_MIN_DENSITY", "AUTO_MAX_ROWS", "AUTO_MAX_WORK", "N_COMPONENTS", "RBF_GAMMA", "resolve_base",
            "gamma_unit", "fit_base_features"]
 
 BASES = ("auto", "lr", "rbf")
 """Values of the ``base`` parameter."""
+
+AUTO_MIN_DENSITY = 0.5
+"""``base="auto"`` uses the RBF map only when at least this fraction of X's entries is non-zero.
+
+Decided on the values, not on the storage (dense and CSR copies of one X get
+the same base): bag-of-words text (enron 8.4 %, medical 0.7 % non-zero) stays
+linear, standardised dense features (100 %) get the kernel."""
 
 AUTO_MAX_ROWS = 10_000
 """``base="auto"`` uses the RBF map only up to this many training rows (and dense X)."""
@@ -83,8 +91,9 @@ def resolve_base(base, X, n_labels):
     if base != "auto":
         return base, f"base={base!r}"
     n = X.shape[0]
-    if sp.issparse(X):
-        return "lr", "auto: sparse X → linear"
+    density = (X.nnz if sp.issparse(X) else np.count_nonzero(X)) / max(1, n * X.shape[1])
+    if density < AUTO_MIN_DENSITY:
+        return "lr", f"auto: {density:.1%} non-zero features < {AUTO_MIN_DENSITY:.0%} → linear"
     if n > AUTO_MAX_ROWS:
         return "lr", f"auto: {n:,} rows > {AUTO_MAX_ROWS:,} → linear"
     if n * int(n_labels) > AUTO_MAX_WORK:
