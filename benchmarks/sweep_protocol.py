@@ -197,7 +197,7 @@ def _second_pass(method, steps, scaled):
 TRUE_EMPTY = {}
 
 
-def run(datasets, methods, *, cv=3, inner=True, test=True, log=print):
+def run(datasets, methods, *, cv=3, inner=True, with_test=True, log=print):
     from sklearn.base import clone
 
     from mlviz.evaluation import cross_validate, evaluate_split
@@ -216,7 +216,7 @@ def run(datasets, methods, *, cv=3, inner=True, test=True, log=print):
                 cvres = (cross_validate(ests, train.X, train.Y, cv=cv, measures=["micro_f1", "hamming_loss"],
                                         random_state=0) if inner else None)
                 t1 = time.perf_counter()
-                if not test:
+                if not with_test:
                     t2 = t1
                     for cand in ests:
                         f1 = float(cvres.loc[(cvres.method == cand) & (cvres.measure == "micro_f1"), "value"].mean())
@@ -274,7 +274,7 @@ def main(argv=None):
     p.add_argument("--no-test", action="store_true", help="inner CV only (no test-half record, no fit timing)")
     args = p.parse_args(argv)
     pd.set_option("display.width", 200)
-    table = run(args.datasets.split(","), args.methods.split(","), cv=args.cv, test=not args.no_test)
+    table = run(args.datasets.split(","), args.methods.split(","), cv=args.cv, with_test=not args.no_test)
     if args.csv:
         table.to_csv(args.csv, index=False)
     for method in args.methods.split(","):
