@@ -104,7 +104,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         L2-normalised text rows (mean ||x||² = 1): too weak on the first, too
         strong on the second, where it left 38 % of medical's test rows with
         an empty prediction (70–81 % on two other public text sets).
-        ``False``: ``C_ = C`` (``C=1, scale_C=False`` is the BR-LR of the
+        ``False``: ``C_ = C`` (``C=1, scale_C=False, base="lr"`` is the BR-LR of the
         reference-check anchors, ``LogisticRegression(C=1)`` per label).
         The default C = 30 was chosen on inner cross-validation of the
         training halves only (``benchmarks/sweep_protocol.py``; standard
@@ -114,6 +114,23 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         folds, 0.984 with 5; C = 10: 0.972 / 0.976; a raw C = 1: 0.768 /
         0.791, lost on medical). The same C as :class:`~mlviz.models.PCC`.
         benchmarks/RESULTS.md, "standard splits".
+
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all labels (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    random_state : int, RandomState or None
+        Draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -306,8 +323,22 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         Upper bound on the multinomial coefficient matrix (n_classes ×
         n_features doubles, times 4 for the solver's work arrays); above it
         ``fit`` raises :class:`TooLargeError` before fitting.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by the inner CV of ``C="cv"`` (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, RandomState or None
-        Shuffles the inner folds of ``C="cv"``.
+        Shuffles the inner folds of ``C="cv"`` and draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------

@@ -74,8 +74,23 @@ class ClassifierChain(PCC):
         C of the default links in units of 1 / mean ||x||² when ``scale_C``
         (:data:`CC_C`: chosen by inner CV on the training halves).
     scale_C : bool, default True
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all links; link j is a logistic regression on [φ(x), the labels
+        before it] (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
-        Draws ``order="random"``.
+        Draws ``order="random"`` and the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -215,9 +230,23 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default CC_C (10)
     scale_C : bool, default True
         As :class:`ClassifierChain`; each chain scales by its own sample.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all chains (each chain is linear on it) (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
-        m's order is drawn first, then its rows.
+        m's order is drawn first, then its rows; also the Nyström landmarks.
 
     Attributes
     ----------
@@ -373,8 +402,22 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default 10.0
         C of the default multinomial logistic regression (LabelPowerset's default).
     scale_C : bool, default True
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all label powersets (each is linear on it) (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
-        Draws the labelsets (``numpy.random.default_rng``).
+        Draws the labelsets (``numpy.random.default_rng``) and the Nyström landmarks.
 
     Attributes
     ----------

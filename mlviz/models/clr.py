@@ -55,6 +55,22 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     max_pairs : int >= 1, default MAX_PAIRS (5000)
         Bound on L(L-1)/2; above it ``fit`` raises
         :class:`~mlviz.models.TooLargeError` before fitting.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all L(L+1)/2 models (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    random_state : int, RandomState or None
+        Draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
