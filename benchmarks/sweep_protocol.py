@@ -53,7 +53,8 @@ candidate is the linear base at the method's registry defaults):
 
 - ``br-kernel``, ``cc-kernel``, ``lp-kernel``: the registry's BR (threshold 0.25), CC and LP with
   ``base="lr"``, and with ``base="rbf"`` (Nyström RBF features, logistic regression on them,
-  ``random_state=0``) for γ in ``KERNEL_GAMMAS`` (× 1 / (d · var X)) and C in ``KERNEL_CS``.
+  ``random_state=0``) for γ in ``KERNEL_GAMMAS`` (× 1 / (d · var X); sparse text sets: γ = 1 only)
+  and C in ``KERNEL_CS``.
 
 Usage::
 
@@ -149,11 +150,12 @@ def candidates(method, X):
         return out
     if method == "lp":
         return {f"C={c:g}": scaled([make_scaler(auto, sparse=sparse)], LabelPowerset(C=c)) for c in LP_CS}
-    return _second_pass(method, [make_scaler(auto, sparse=sparse)], scaled)
+    return _second_pass(method, [make_scaler(auto, sparse=sparse)], scaled, X)
 
 
-def _second_pass(method, steps, scaled):
+def _second_pass(method, steps, scaled, X=None):
     """Candidates of the second pass (module docstring); the first is the current default."""
+    import scipy.sparse as sp
     from sklearn.svm import SVC
 
     from mlviz.models import MLLEM, MLLSPC, BinaryRelevance, ClassifierChain, LabelPowerset, MLkNN, RandomForestML
@@ -182,8 +184,9 @@ def _second_pass(method, steps, scaled):
 
         spec = METHODS[method.split("-")[0]]
         out = {"lr (registry default)": scaled(steps, spec.make(base="lr"))}
+        dense = not sp.issparse(X)  # text: the kernel at γ = 1 only (the linear base is the question there)
         out.update({f"rbf γ={g:g} C={c:g}": scaled(steps, spec.make(base="rbf", gamma=g, C=c, random_state=0))
-                    for g in KERNEL_GAMMAS for c in KERNEL_CS})
+                    for g in (KERNEL_GAMMAS if dense else (1.0,)) for c in KERNEL_CS})
         return out
     if method == "rf-pct-trees":  # the affordable part of rf-pct-size: more trees only
         return {f"n_estimators={n}": scaled(steps, RandomForestML(n_estimators=n, random_state=0)) for n in (100, 300)}
@@ -225,7 +228,8 @@ def run(datasets, methods, *, cv=3, inner=True, with_test=True, log=print):
                                      "test_micro_f1": np.nan, "test_hamming": np.nan, "test_p@1": np.nan,
                                      "test_empty_rows": np.nan, "fit_seconds": np.nan,
                                      "published": PUBLISHED.get(method, {}).get(name, np.nan)})
-                    log(f"   {method}: inner CV {t1 - t0:.0f} s")
+                    log(f"   {method}: inner CV {t1 - t0:.0f} s; "
+                        + "; ".join(f"{r['candidate']}: {r['inner_micro_f1']:.3f}" for r in rows[-len(ests):]))
                     continue
                 test_res = evaluate_split(ests, train.X, train.Y, test.X, test.Y,
                                           measures=["micro_f1", "hamming_loss", "p@1"], random_state=0)

@@ -114,7 +114,6 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         folds, 0.984 with 5; C = 10: 0.972 / 0.976; a raw C = 1: 0.768 /
         0.791, lost on medical). The same C as :class:`~mlviz.models.PCC`.
         benchmarks/RESULTS.md, "standard splits".
-
     base : {"auto", "lr", "rbf"}, default "auto"
         Features of the default logistic regressions (ignored with an ``estimator``):
         ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
