@@ -54,7 +54,8 @@ candidate is the linear base at the method's registry defaults):
 - ``br-kernel``, ``cc-kernel``, ``lp-kernel``: the registry's BR (threshold 0.25), CC and LP with
   ``base="lr"``, and with ``base="rbf"`` (Nyström RBF features, logistic regression on them,
   ``random_state=0``) for γ in ``KERNEL_GAMMAS`` (× 1 / (d · var X); sparse text sets: γ = 1 only)
-  and C in ``KERNEL_CS``.
+  and C in ``KERNEL_CS``;
+- ``br-auto``, ``cc-auto``, ``lp-auto``: the registry's BR, CC and LP at their defaults (``base="auto"``).
 
 Usage::
 
@@ -179,6 +180,10 @@ def _second_pass(method, steps, scaled, X=None):
         out.update({f"SVC rbf C={c:g}": scaled(steps, LabelPowerset(SVC(C=c, gamma="scale")))
                     for c in (1.0, 10.0)})
         return out
+    if method in ("br-auto", "cc-auto", "lp-auto"):  # the registry default, base="auto"
+        from mlviz.models.registry import METHODS
+
+        return {"auto (registry default)": scaled(steps, METHODS[method.split("-")[0]].make())}
     if method in ("br-kernel", "cc-kernel", "lp-kernel"):
         from mlviz.models.registry import METHODS
 

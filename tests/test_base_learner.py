@@ -9,10 +9,15 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
 
-from mlviz.models import (BinaryRelevance, CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains,
-                          LabelPowerset, RAkEL)
-from mlviz.models._base_learner import (AUTO_MAX_ROWS, AUTO_MAX_WORK, AUTO_MIN_DENSITY, gamma_unit,
-                                        resolve_base)
+from mlviz.models import (
+    BinaryRelevance,
+    CalibratedLabelRanking,
+    ClassifierChain,
+    EnsembleClassifierChains,
+    LabelPowerset,
+    RAkEL,
+)
+from mlviz.models._base_learner import AUTO_MAX_ROWS, AUTO_MAX_WORK, AUTO_MIN_DENSITY, gamma_unit, resolve_base
 
 
 def _data(n=70, d=4, L=3, seed=0):

@@ -359,8 +359,8 @@ def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     clf = LogisticRegression(C=1.0 / r2, max_iter=2000).fit(X, np.ravel(ids))
     np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=1e-8)
     # invariant to the units of X: the same penalty relative to the data
-    np.testing.assert_allclose(LabelPowerset(base="lr", C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0), lp.predict_proba(X),
-                               atol=1e-3)  # same minimiser; lbfgs tol 1e-4
+    np.testing.assert_allclose(LabelPowerset(base="lr", C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0),
+                               lp.predict_proba(X), atol=1e-3)  # same minimiser; lbfgs tol 1e-4
     # sparse input: the same scale
     assert LabelPowerset(base="lr").fit(sp.csr_matrix(X), Y).x_scale_ == pytest.approx(r2, rel=1e-12)
     assert "1 / mean‖x‖²" in lp.decision_rule_
@@ -379,8 +379,8 @@ def test_lp_inner_cv_equals_gridsearchcv():
     def score(est, Xv, Yv):  # mean binary cross-entropy over all entries, negated
         return -log_loss(np.ravel(Yv), np.ravel(est.predict_proba(Xv)), labels=[0, 1])
 
-    grid = GridSearchCV(LabelPowerset(base="lr", scale_C=False), {"C": list(Cs)}, cv=KFold(3, shuffle=True, random_state=0),
-                        scoring=score).fit(X, Y)
+    grid = GridSearchCV(LabelPowerset(base="lr", scale_C=False), {"C": list(Cs)},
+                        cv=KFold(3, shuffle=True, random_state=0), scoring=score).fit(X, Y)
     np.testing.assert_allclose(lp.cv_scores_, -grid.cv_results_["mean_test_score"], rtol=2e-3)
     assert lp.C_ == grid.best_params_["C"]
     assert len(set(np.round(lp.cv_scores_, 3))) == len(Cs)  # a real choice, not a tie

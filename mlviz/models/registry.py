@@ -198,7 +198,8 @@ MLLEM_THRESHOLD = 0.35
 _FOREST_GRID = {"min_samples_leaf": [1, 3, 10]}
 _LINK_C = Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 10.0, 100.0, 1000.0], 10.0,
                 "Inverse ℓ2 regularisation of each logistic-regression link, in units of 1 / mean ‖x‖² of the "
-                "training rows. Default 10: chosen by inner CV on the standard training halves "
+                "training rows (of their RBF kernel features on small dense data, base “auto”). "
+                "Default 10: chosen by inner CV on the standard training halves "
                 "(benchmarks/RESULTS.md, “strong baselines”).")
 _FOREST_SLIDERS = (
     Param("n_estimators", "Trees", [25, 50, 100, 200], 100, "Number of trees of the forest."),
@@ -281,14 +282,16 @@ _ENTRIES = [
     ),
     MethodSpec(
         "br", "BR-LR", "BinaryRelevance", "baselines", "br",
-        "Binary relevance: one logistic regression per label; probability >= 0.25.",
+        "Binary relevance: one logistic regression per label (on RBF kernel features for small dense data); "
+        "probability >= 0.25.",
         # threshold 0.25 (the class's own is 0.5): the best worst-case ratio over inner 3-fold CV of the
         # standard training halves, better than 0.5 on all five sets (benchmarks/RESULTS.md, "fair defaults").
         fixed=dict(threshold=BR_THRESHOLD, random_state=SEED),
         tuning=_base_grid,
         sliders=(Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0], 30.0,
                        "Inverse ℓ2 regularisation of each logistic regression, in units of 1 / mean ‖x‖² of the "
-                       "training rows (as LP and PCC), so one value means the same penalty on standardised and on "
+                       "training rows (of their RBF kernel features on small dense data, base “auto”; as LP and "
+                       "PCC), so one value means the same penalty on standardised and on "
                        "L2-normalised features. Default 30 (the estimator's): the best worst-case ratio to each "
                        "set's best over inner CV of the standard training halves (benchmarks/RESULTS.md, "
                        "“standard splits”)."),),
@@ -423,7 +426,8 @@ _ENTRIES = [
     ),
     MethodSpec(
         "cc", "CC", "ClassifierChain", "chains", "cc",
-        "Classifier chain: logistic-regression links, labels predicted greedily in chain order.",
+        "Classifier chain: logistic-regression links (on RBF kernel features for small dense data), labels "
+        "predicted greedily in chain order.",
         fixed=dict(random_state=SEED), tuning=_base_grid, sliders=(_LINK_C,),
     ),
     MethodSpec(
@@ -444,7 +448,8 @@ _ENTRIES = [
     ),
     MethodSpec(
         "clr", "CLR", "CalibratedLabelRanking", "clr", "clr",
-        "Calibrated label ranking: pairwise logistic regressions plus a virtual label.",
+        "Calibrated label ranking: pairwise logistic regressions (on RBF kernel features for small dense data) "
+        "plus a virtual label.",
         fixed=dict(random_state=SEED), tuning=_base_grid, sliders=(_LINK_C,),
         capabilities=Capabilities(many_labels=False, output="calibrated"),
     ),
