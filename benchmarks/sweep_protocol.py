@@ -55,7 +55,8 @@ candidate is the linear base at the method's registry defaults):
   ``base="lr"``, and with ``base="rbf"`` (Nyström RBF features, logistic regression on them,
   ``random_state=0``) for γ in ``KERNEL_GAMMAS`` (× 1 / (d · var X); sparse text sets: γ = 1 only)
   and C in ``KERNEL_CS``;
-- ``br-auto``, ``cc-auto``, ``lp-auto``: the registry's BR, CC and LP at their defaults (``base="auto"``).
+- ``br-auto``, ``cc-auto``, ``lp-auto``: the registry's BR, CC and LP at their defaults (``base="auto"``);
+- ``cc-thr``: the registry's CC with the greedy threshold t in ``THRESHOLDS`` (each link's ŷ = [p >= t]).
 
 Usage::
 
@@ -180,6 +181,10 @@ def _second_pass(method, steps, scaled, X=None):
         out.update({f"SVC rbf C={c:g}": scaled(steps, LabelPowerset(SVC(C=c, gamma="scale")))
                     for c in (1.0, 10.0)})
         return out
+    if method == "cc-thr":  # the registry's CC (base="auto") with the greedy threshold t
+        from mlviz.models.registry import METHODS
+
+        return {f"threshold={t:g}": scaled(steps, METHODS["cc"].make(threshold=t)) for t in THRESHOLDS}
     if method in ("br-auto", "cc-auto", "lp-auto"):  # the registry default, base="auto"
         from mlviz.models.registry import METHODS
 

@@ -46,8 +46,8 @@ def _p1(clf, X):
     return expit(clf.decision_function(X))
 
 
-def _hand_chain(X, Y, Xt, order, make):
-    """Train links on true previous labels, predict greedily feeding 0/1 predictions (pure loops)."""
+def _hand_chain(X, Y, Xt, order, make, t=0.5):
+    """Train links on true previous labels, predict greedily feeding 0/1 predictions [p >= t] (pure loops)."""
     links = []
     for j, l in enumerate(order):
         Z = np.hstack([X, Y[:, order[:j]].astype(float)])
@@ -59,21 +59,21 @@ def _hand_chain(X, Y, Xt, order, make):
             z = np.concatenate([Xt[i], np.array(prev, dtype=float)])[None, :]
             p = _p1(links[j], z)[0]
             P[i, l] = p
-            prev.append(1.0 if p >= 0.5 else 0.0)
+            prev.append(1.0 if p >= t else 0.0)
     return P
 
 
 # ------------------------------------------------------------------ classifier chain
-@pytest.mark.parametrize("order", [None, [2, 0, 1]])
-def test_cc_greedy_equals_hand_chain_logistic(order):
+@pytest.mark.parametrize("order, t", [(None, 0.5), ([2, 0, 1], 0.5), ([2, 0, 1], 0.3)])
+def test_cc_greedy_equals_hand_chain_logistic(order, t):
     X, Y = _data(seed=1)
     Xt = np.random.default_rng(9).normal(size=(25, 4))
-    cc = ClassifierChain(base="lr", order=order).fit(X, Y)
+    cc = ClassifierChain(base="lr", order=order, threshold=t).fit(X, Y)
     C = 10.0 / _msn(X)
     ref = _hand_chain(X, Y, Xt, list(range(3)) if order is None else order,
-                      lambda: LogisticRegression(C=C, max_iter=1000))
+                      lambda: LogisticRegression(C=C, max_iter=1000), t=t)
     np.testing.assert_allclose(cc.predict_proba(Xt), ref, atol=1e-10)
-    np.testing.assert_array_equal(cc.predict(Xt), (ref >= 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(cc.predict(Xt), (ref >= t).astype(np.uint8))
 
 
 @pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=3, random_state=0),

@@ -58,7 +58,7 @@ class ClassifierChain(PCC):
     features augmented with the true 0/1 values of the labels before it in
     the chain -- the same links as :class:`~mlviz.models.PCC`, whose ``fit``
     this class reuses. At prediction time each label is predicted in turn,
-    ``ŷ_{π_j} = [p_j >= 0.5]`` with
+    ``ŷ_{π_j} = [p_j >= t]`` (t = ``threshold``, 0.5 in the paper) with
     ``p_j = P(y_{π_j} = 1 | x, ŷ_{π_1}, ..., ŷ_{π_{j-1}})``, and the 0/1
     prediction (not the true value) is fed to the next link.
 
@@ -74,6 +74,10 @@ class ClassifierChain(PCC):
         C of the default links in units of 1 / mean ||x||² when ``scale_C``
         (:data:`CC_C`: chosen by inner CV on the training halves).
     scale_C : bool, default True
+    threshold : float in [0, 1], default 0.5
+        Each link predicts ``ŷ = [p_j >= threshold]``, fed to the next link;
+        ``predict`` is ``predict_proba >= threshold``, the same greedy path
+        (Read et al. use 0.5).
     base : {"auto", "lr", "rbf"}, default "auto"
         Features of the default logistic regressions (ignored with an ``estimator``):
         ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
@@ -106,7 +110,7 @@ class ClassifierChain(PCC):
     ``predict_proba[:, l]`` is the conditional probability of label l given x
     *and the greedy predictions of the labels before it in the chain*, not a
     marginal P(y_l = 1 | x) (for marginals use :class:`~mlviz.models.PCC`).
-    ``predict`` is ``predict_proba >= 0.5``, which is exactly the greedy path.
+    ``predict`` is ``predict_proba >= threshold``, which is exactly the greedy path.
     ``joint_proba`` (inherited from PCC) gives the joint distribution of the
     same links over all 2^L label vectors.
 
@@ -121,9 +125,10 @@ class ClassifierChain(PCC):
     n_samples = 1
     inference = "exact"
 
-    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, base="auto", gamma=RBF_GAMMA,
-                 n_components=N_COMPONENTS, random_state=None):
+    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, threshold=0.5, base="auto",
+                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
+        self.threshold = threshold
         self.order = order
         self.C = C
         self.scale_C = scale_C
@@ -158,9 +163,10 @@ class ClassifierChain(PCC):
         -------
         self
         """
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         super().fit(X, Y)
-        self.decision_rule_ = ("threshold 0.5 on each link, predictions fed down the chain (greedy CC)"
-                               + self.base_note_)
+        self.decision_rule_ = (f"threshold {float(self.threshold):g} on each link, predictions fed down the chain "
+                               "(greedy CC)" + self.base_note_)
         return self
 
     def predict_proba(self, X):
@@ -189,7 +195,7 @@ class ClassifierChain(PCC):
             else:
                 p = _positive_scores(est, self._augment(X, path[:, :j]))
             chain[:, j] = p
-            path[:, j] = p >= 0.5
+            path[:, j] = p >= self.threshold
         P = np.empty_like(chain)
         P[:, self.order_] = chain
         return np.clip(P, 0.0, 1.0)
