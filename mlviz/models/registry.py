@@ -195,6 +195,7 @@ _LOG4 = (1e-4, 1e-3, 1e-2, 0.1, 1.0)
 BR_THRESHOLD = 0.25
 MLKNN_DEFAULTS = {"k": 20, "s": 0.5, "threshold": 0.35}
 MLLEM_THRESHOLD = 0.35
+CC_THRESHOLD = 0.35
 _FOREST_GRID = {"min_samples_leaf": [1, 3, 10]}
 _LINK_C = Param("C", "C (× 1 / mean ‖x‖²)", [0.1, 1.0, 10.0, 100.0, 1000.0], 10.0,
                 "Inverse ℓ2 regularisation of each logistic-regression link, in units of 1 / mean ‖x‖² of the "
@@ -427,8 +428,10 @@ _ENTRIES = [
     MethodSpec(
         "cc", "CC", "ClassifierChain", "chains", "cc",
         "Classifier chain: logistic-regression links (on RBF kernel features for small dense data), labels "
-        "predicted greedily in chain order.",
-        fixed=dict(random_state=SEED), tuning=_base_grid, sliders=(_LINK_C,),
+        "predicted greedily in chain order, each link's probability >= 0.35.",
+        # threshold 0.35 (the class keeps the paper's 0.5): better than 0.5 on all five sets and the best worst-case
+        # ratio over inner 3-fold CV of the standard training halves (benchmarks/RESULTS.md, "a kernel base learner").
+        fixed=dict(random_state=SEED, threshold=CC_THRESHOLD), tuning=_base_grid, sliders=(_LINK_C,),
     ),
     MethodSpec(
         "ecc", "ECC", "EnsembleClassifierChains", "chains", "cc",
