@@ -93,11 +93,11 @@ def resolve_base(base, X, n_labels):
     n = X.shape[0]
     density = (X.nnz if sp.issparse(X) else np.count_nonzero(X)) / max(1, n * X.shape[1])
     if density < AUTO_MIN_DENSITY:
-        return "lr", f"auto: {density:.1%} non-zero features < {AUTO_MIN_DENSITY:.0%} → linear"
+        return "lr", f"auto: fewer than {AUTO_MIN_DENSITY:.0%} non-zero features → linear"
     if n > AUTO_MAX_ROWS:
-        return "lr", f"auto: {n:,} rows > {AUTO_MAX_ROWS:,} → linear"
+        return "lr", f"auto: more than {AUTO_MAX_ROWS:,} rows → linear"
     if n * int(n_labels) > AUTO_MAX_WORK:
-        return "lr", f"auto: {n:,} rows × {int(n_labels)} labels > {AUTO_MAX_WORK:,} → linear"
+        return "lr", f"auto: rows × labels above {AUTO_MAX_WORK:,} → linear"
     return "rbf", "auto: dense X, small → RBF"
 
 
@@ -139,7 +139,9 @@ def fit_base_features(est, X, n_labels):
     Xf : ndarray or csr_matrix
         ``feature_map.transform(X)``, or X itself.
     note : str
-        For ``decision_rule_``, e.g. ``"RBF base (auto: dense X, small → RBF), γ = 1 × scale, 391 landmarks"``.
+        For ``decision_rule_``, e.g. ``"RBF base (auto: dense X, small → RBF), γ = 1 × 1/(d·var X), ≤ 1000
+        Nyström landmarks"``; it names no number that depends on the training rows, so folds of one
+        data set state the same rule.
     """
     check_param(est, "base", est.base, options=BASES)
     check_param(est, "gamma", est.gamma, low=0.0, low_inclusive=False)
@@ -154,4 +156,4 @@ def fit_base_features(est, X, n_labels):
     fmap = Nystroem(kernel="rbf", gamma=float(est.gamma) * gamma_unit(X), n_components=m,
                     random_state=seed).fit(X)
     return fmap, fmap.transform(X), (f"RBF base ({reason}), γ = {float(est.gamma):g} × 1/(d·var X), "
-                                     f"{m} Nyström landmarks")
+                                     f"≤ {int(est.n_components)} Nyström landmarks")
