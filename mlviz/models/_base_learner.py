@@ -18,10 +18,11 @@ regressions see:
   otherwise (sparse text, or larger data). The rule is decided before any work.
 
 Why this rule: on 3-fold inner cross-validation of the training halves of the
-standard splits of emotions, scene and yeast (dense) the RBF base beat the
-linear one for BR, CC and LP, while on the sparse text sets (enron, medical)
-the linear base was as good or better at a fraction of the cost
-(benchmarks/RESULTS.md, "a kernel base learner"; ``benchmarks/sweep_base.py``).
+standard splits of emotions, scene and yeast (dense) the RBF base at γ = 1 beat
+the linear one for BR, CC and LP on every set, while on the sparse text sets
+(enron, medical) the linear base won 5 of the 6 method × set cases (BR on enron
+is the exception) at a fraction of the cost (benchmarks/RESULTS.md, "a kernel
+base learner"; ``benchmarks/sweep_protocol.py``, methods ``*-kernel``).
 
 γ is given in units of 1 / (n_features · var(X)) (``gamma=1`` is
 scikit-learn's ``gamma="scale"``), so one value means the same on every data
