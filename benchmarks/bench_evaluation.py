@@ -52,7 +52,7 @@ def bench_grid(quick):
 
 def bench_parallel(quick):
     ds = load_sample("emotions" if quick else "scene")
-    ests = {"br": BinaryRelevance(), "mlknn": MLkNN()}
+    ests = {"br": BinaryRelevance(base="lr"), "mlknn": MLkNN()}
     X = StandardScaler().fit_transform(ds.X)
     kw = dict(cv=4, measures=["micro_f1", "macro_auc"], random_state=0)
     for n_jobs in (1, 2):  # warm up imports and the worker pool

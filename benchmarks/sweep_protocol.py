@@ -48,6 +48,16 @@ micro-F1 beats that default's):
 - ``rf-pct-size``: ``RandomForestML(n_estimators=n, max_features=f, random_state=0)``,
   n in {100, 300}, f in {"sqrt", 0.3}; ``rf-pct-trees``: n in {100, 300} with "sqrt" only.
 
+Candidates of the base-learner pass (issue 27; :mod:`mlviz.models._base_learner`; the first
+candidate is the linear base at the method's registry defaults):
+
+- ``br-kernel``, ``cc-kernel``, ``lp-kernel``: the registry's BR (threshold 0.25), CC and LP with
+  ``base="lr"``, and with ``base="rbf"`` (Nyström RBF features, logistic regression on them,
+  ``random_state=0``) for γ in ``KERNEL_GAMMAS`` (× 1 / (d · var X); sparse text sets: γ = 1 only)
+  and C in ``KERNEL_CS``;
+- ``br-auto``, ``cc-auto``, ``lp-auto``: the registry's BR, CC and LP at their defaults (``base="auto"``);
+- ``cc-thr``: the registry's CC with the greedy threshold t in ``THRESHOLDS`` (each link's ŷ = [p >= t]).
+
 Usage::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/sweep_protocol.py [--methods br,mlknn] [--datasets ...]
@@ -68,6 +78,8 @@ BR_CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 LP_CS = (1.0, 3.0, 10.0, 30.0, 100.0)
 MLKNN_FEATURES = ("auto", "minmax", "auto+minmax", "l2|minmax", "maxabs", "l2", "none")
 THRESHOLDS = (0.5, 0.4, 0.35, 0.3, 0.25)
+KERNEL_GAMMAS = (0.3, 1.0, 3.0)
+KERNEL_CS = (1.0, 10.0, 100.0)
 PUBLISHED = {  # Bogatinovski et al. 2022, ESWA 203:117215, micro-F1 on the standard splits
     "br-svc": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
     "br": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
@@ -78,6 +90,7 @@ PUBLISHED.update({"br-thr": PUBLISHED["br"], "mlknn-thr": PUBLISHED["mlknn"], "l
                   "cc-base": {"emotions": .692, "enron": .489, "scene": .768, "yeast": .589},
                   "rf-pct-size": {"emotions": .719, "enron": .602, "scene": .762, "yeast": .682}})
 PUBLISHED["rf-pct-trees"] = PUBLISHED["rf-pct-size"]
+PUBLISHED.update({"br-kernel": PUBLISHED["br"], "cc-kernel": PUBLISHED["cc-base"], "lp-kernel": PUBLISHED["lp"]})
 
 
 def load_split(name):
@@ -139,11 +152,12 @@ def candidates(method, X):
         return out
     if method == "lp":
         return {f"C={c:g}": scaled([make_scaler(auto, sparse=sparse)], LabelPowerset(C=c)) for c in LP_CS}
-    return _second_pass(method, [make_scaler(auto, sparse=sparse)], scaled)
+    return _second_pass(method, [make_scaler(auto, sparse=sparse)], scaled, X)
 
 
-def _second_pass(method, steps, scaled):
+def _second_pass(method, steps, scaled, X=None):
     """Candidates of the second pass (module docstring); the first is the current default."""
+    import scipy.sparse as sp
     from sklearn.svm import SVC
 
     from mlviz.models import MLLEM, MLLSPC, BinaryRelevance, ClassifierChain, LabelPowerset, MLkNN, RandomForestML
@@ -167,6 +181,23 @@ def _second_pass(method, steps, scaled):
         out.update({f"SVC rbf C={c:g}": scaled(steps, LabelPowerset(SVC(C=c, gamma="scale")))
                     for c in (1.0, 10.0)})
         return out
+    if method == "cc-thr":  # the registry's CC (base="auto") with the greedy threshold t
+        from mlviz.models.registry import METHODS
+
+        return {f"threshold={t:g}": scaled(steps, METHODS["cc"].make(threshold=t)) for t in THRESHOLDS}
+    if method in ("br-auto", "cc-auto", "lp-auto"):  # the registry default, base="auto"
+        from mlviz.models.registry import METHODS
+
+        return {"auto (registry default)": scaled(steps, METHODS[method.split("-")[0]].make())}
+    if method in ("br-kernel", "cc-kernel", "lp-kernel"):
+        from mlviz.models.registry import METHODS
+
+        spec = METHODS[method.split("-")[0]]
+        out = {"lr (registry default)": scaled(steps, spec.make(base="lr"))}
+        dense = not sp.issparse(X)  # text: the kernel at γ = 1 only (the linear base is the question there)
+        out.update({f"rbf γ={g:g} C={c:g}": scaled(steps, spec.make(base="rbf", gamma=g, C=c, random_state=0))
+                    for g in (KERNEL_GAMMAS if dense else (1.0,)) for c in KERNEL_CS})
+        return out
     if method == "rf-pct-trees":  # the affordable part of rf-pct-size: more trees only
         return {f"n_estimators={n}": scaled(steps, RandomForestML(n_estimators=n, random_state=0)) for n in (100, 300)}
     if method == "rf-pct-size":
@@ -179,7 +210,7 @@ def _second_pass(method, steps, scaled):
 TRUE_EMPTY = {}
 
 
-def run(datasets, methods, *, cv=3, inner=True, log=print):
+def run(datasets, methods, *, cv=3, inner=True, with_test=True, log=print):
     from sklearn.base import clone
 
     from mlviz.evaluation import cross_validate, evaluate_split
@@ -198,6 +229,18 @@ def run(datasets, methods, *, cv=3, inner=True, log=print):
                 cvres = (cross_validate(ests, train.X, train.Y, cv=cv, measures=["micro_f1", "hamming_loss"],
                                         random_state=0) if inner else None)
                 t1 = time.perf_counter()
+                if not with_test:
+                    t2 = t1
+                    for cand in ests:
+                        f1 = float(cvres.loc[(cvres.method == cand) & (cvres.measure == "micro_f1"), "value"].mean())
+                        rows.append({"dataset": name, "method": method, "candidate": cand, "inner_micro_f1": f1,
+                                     "inner_hamming": np.nan, "inner_empty_hamming": np.nan,
+                                     "test_micro_f1": np.nan, "test_hamming": np.nan, "test_p@1": np.nan,
+                                     "test_empty_rows": np.nan, "fit_seconds": np.nan,
+                                     "published": PUBLISHED.get(method, {}).get(name, np.nan)})
+                    log(f"   {method}: inner CV {t1 - t0:.0f} s; "
+                        + "; ".join(f"{r['candidate']}: {r['inner_micro_f1']:.3f}" for r in rows[-len(ests):]))
+                    continue
                 test_res = evaluate_split(ests, train.X, train.Y, test.X, test.Y,
                                           measures=["micro_f1", "hamming_loss", "p@1"], random_state=0)
                 empty, fit_s = {}, {}
@@ -242,9 +285,10 @@ def main(argv=None):
     p.add_argument("--methods", default="br,mlknn")
     p.add_argument("--cv", type=int, default=3)
     p.add_argument("--csv", help="also write the long table here")
+    p.add_argument("--no-test", action="store_true", help="inner CV only (no test-half record, no fit timing)")
     args = p.parse_args(argv)
     pd.set_option("display.width", 200)
-    table = run(args.datasets.split(","), args.methods.split(","), cv=args.cv)
+    table = run(args.datasets.split(","), args.methods.split(","), cv=args.cv, with_test=not args.no_test)
     if args.csv:
         table.to_csv(args.csv, index=False)
     for method in args.methods.split(","):
@@ -253,6 +297,8 @@ def main(argv=None):
             summary, best = choose(table, method)
             print(f"\n{method}: inner {args.cv}-fold CV micro-F1 on the training halves (choice: {best!r})")
             print(summary.to_string())
+        if args.no_test:
+            continue
         ham = part.pivot(index="candidate", columns="dataset", values="inner_hamming")
         if ham.notna().any().any():
             ham = ham.loc[list(dict.fromkeys(part.candidate))].round(4)

@@ -16,7 +16,7 @@ from mlviz.models.baselines import ConstantProbability
 # ---------------------------------------------------------------- BinaryRelevance
 def test_br_equals_per_label_sklearn_fits():
     X, Y = contract_data(n=80, d=4, L=3, random_state=1)
-    br = BinaryRelevance().fit(X, Y)
+    br = BinaryRelevance(base="lr").fit(X, Y)
     P = br.predict_proba(X)
     C = BinaryRelevance().C / np.mean(np.sum(X ** 2, axis=1))  # C in units of 1 / mean ||x||^2
     assert br.C_ == pytest.approx(C, rel=1e-12)
@@ -31,7 +31,7 @@ def test_br_equals_per_label_sklearn_fits():
 def test_br_scaled_C_equals_sklearn_on_sparse_rows(scale_C):
     X, Y = contract_data(n=90, d=6, L=3, random_state=4)
     Xs = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
-    br = BinaryRelevance(C=3.0, scale_C=scale_C).fit(Xs, Y)
+    br = BinaryRelevance(base="lr", C=3.0, scale_C=scale_C).fit(Xs, Y)
     r2 = Xs.multiply(Xs).sum() / Xs.shape[0]
     C = 3.0 / r2 if scale_C else 3.0
     for l in range(Y.shape[1]):
@@ -40,7 +40,7 @@ def test_br_scaled_C_equals_sklearn_on_sparse_rows(scale_C):
     assert br.x_scale_ == pytest.approx(r2, rel=1e-12)
     # the same C whatever the units of the features: scaling X by 10 leaves the scaled fit unchanged
     if scale_C:
-        big = BinaryRelevance(C=3.0).fit(Xs * 10.0, Y)
+        big = BinaryRelevance(base="lr", C=3.0).fit(Xs * 10.0, Y)
         assert big.C_ == pytest.approx(br.C_ / 100.0, rel=1e-12)
 
 
@@ -74,7 +74,7 @@ def test_br_constant_labels_smoothed():
     Y = Y.copy()
     Y[:, 1] = 0
     Y[:, 2] = 1
-    br = BinaryRelevance().fit(X, Y)
+    br = BinaryRelevance(base="lr").fit(X, Y)
     P = br.predict_proba(X)
     assert np.isfinite(P).all()
     np.testing.assert_array_equal(br.constant_labels_, [False, True, True])
@@ -116,7 +116,7 @@ def test_lp_equals_independent_computation():
     X, Y = contract_data(n=90, d=4, L=3, random_state=4)
     rng = np.random.default_rng(0)
     Xt = rng.normal(size=(20, 4))
-    lp = LabelPowerset(C=1.0, scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
+    lp = LabelPowerset(base="lr", C=1.0, scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
     marg, best = _lp_reference(X, Y, Xt)
     np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=1e-8)
     np.testing.assert_array_equal(lp.predict(Xt), best)
@@ -126,7 +126,7 @@ def test_lp_equals_independent_computation():
 def test_lp_single_observed_set():
     X, _ = contract_data(n=30)
     Y = np.tile([1, 0, 1], (30, 1))
-    lp = LabelPowerset().fit(X, Y)
+    lp = LabelPowerset(base="lr").fit(X, Y)
     np.testing.assert_allclose(lp.predict_proba(X), np.tile([1.0, 0.0, 1.0], (30, 1)))
     np.testing.assert_array_equal(lp.predict(X[:2]), [[1, 0, 1], [1, 0, 1]])
 
@@ -238,7 +238,7 @@ def test_scene_anchors_br_lr_and_mlknn():
     assert knn["micro_f1"] == pytest.approx(0.715, abs=0.006)
     assert knn["subset_accuracy"] == pytest.approx(0.594, abs=0.006)
     assert knn["macro_auc"] == pytest.approx(0.918, abs=0.006)
-    br_lr = BinaryRelevance(C=1.0, scale_C=False)  # the anchors' BR-LR: LogisticRegression(C=1) per label
+    br_lr = BinaryRelevance(base="lr", C=1.0, scale_C=False)  # the anchors' BR-LR: LogisticRegression(C=1) per label
     br = evaluate(test.Y, br_lr.fit(X, train.Y).predict_proba(Xt), measures=measures + ["p@1"])
     assert br["micro_f1"] == pytest.approx(0.636, abs=0.006)
     assert br["macro_auc"] == pytest.approx(0.883, abs=0.006)
@@ -253,7 +253,7 @@ def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
     Y = base[rng.integers(0, 3, size=60)].copy()
     Y[:3] = [[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 0, 1]]  # rare sets, one row each
     Y[3:6] = [0, 1, 1, 0]  # make {1,2} clearly the most frequent
-    lp = LabelPowerset(max_label_sets=3, C=1.0, scale_C=False).fit(X, Y)
+    lp = LabelPowerset(base="lr", max_label_sets=3, C=1.0, scale_C=False).fit(X, Y)
     assert lp.n_observed_sets_ == 6 and lp.n_relabelled_ == 3
     # independent: the three frequent sets; Hamming-nearest (ties -> more frequent) for the rest
     sets, counts = np.unique(Y, axis=0, return_counts=True)
@@ -313,10 +313,10 @@ def test_mlknn_cosine_and_l2_rows_equal_loop_reference(k):
 def test_decision_rules_and_neighbor_algorithm():
     X, Y = contract_data()
     r2 = float(np.mean(np.sum(np.asarray(X) ** 2, axis=1)))
-    assert BinaryRelevance().fit(X, Y).decision_rule_ == (
-        f"threshold 0.5 on per-label probabilities; LR C = 30 / mean‖x‖² = {30 / r2:.3g}")
-    assert BinaryRelevance(C=1, scale_C=False).fit(X, Y).decision_rule_ == (
-        "threshold 0.5 on per-label probabilities; LR C = 1")
+    assert BinaryRelevance(base="lr").fit(X, Y).decision_rule_ == (
+        f"threshold 0.5 on per-label probabilities; LR C = 30 / mean‖x‖² = {30 / r2:.3g}; linear base (base='lr')")
+    assert BinaryRelevance(base="lr", C=1, scale_C=False).fit(X, Y).decision_rule_ == (
+        "threshold 0.5 on per-label probabilities; LR C = 1; linear base (base='lr')")
     assert BinaryRelevance(SVC()).fit(X, Y).decision_rule_ == (
         "threshold 0.5 on per-label sigmoid of decision_function")
     m = MLkNN(k=3).fit(X, Y)
@@ -388,18 +388,18 @@ def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     X, Y = contract_data(n=90, d=4, L=3, random_state=4)
     X = 7.0 * X  # units matter: mean ||x||² ≈ 196
     r2 = np.mean(np.sum(X ** 2, axis=1))
-    lp = LabelPowerset(C=1.0).fit(X, Y)  # SVMlight's C = 1 / avg x·x
+    lp = LabelPowerset(base="lr", C=1.0).fit(X, Y)  # SVMlight's C = 1 / avg x·x
     assert lp.x_scale_ == pytest.approx(r2, rel=1e-12) and lp.C_ == pytest.approx(1.0 / r2, rel=1e-12)
-    ref = LabelPowerset(C=1.0 / r2, scale_C=False).fit(X, Y)
+    ref = LabelPowerset(base="lr", C=1.0 / r2, scale_C=False).fit(X, Y)
     np.testing.assert_allclose(lp.predict_proba(X), ref.predict_proba(X), atol=1e-10)
     sets, ids = np.unique(Y, axis=0, return_inverse=True)
     clf = LogisticRegression(C=1.0 / r2, max_iter=2000).fit(X, np.ravel(ids))
     np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=1e-8)
     # invariant to the units of X: the same penalty relative to the data
-    np.testing.assert_allclose(LabelPowerset(C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0), lp.predict_proba(X),
-                               atol=1e-3)  # same minimiser; lbfgs tol 1e-4
+    np.testing.assert_allclose(LabelPowerset(base="lr", C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0),
+                               lp.predict_proba(X), atol=1e-3)  # same minimiser; lbfgs tol 1e-4
     # sparse input: the same scale
-    assert LabelPowerset().fit(sp.csr_matrix(X), Y).x_scale_ == pytest.approx(r2, rel=1e-12)
+    assert LabelPowerset(base="lr").fit(sp.csr_matrix(X), Y).x_scale_ == pytest.approx(r2, rel=1e-12)
     assert "1 / mean‖x‖²" in lp.decision_rule_
 
 
@@ -411,13 +411,13 @@ def test_lp_inner_cv_equals_gridsearchcv():
     X, Y = contract_data(n=120, d=5, L=4, random_state=2)
     X = X + 0.8 * np.random.default_rng(5).normal(size=X.shape)  # noisy: the grid's ends differ
     Cs = (0.01, 0.1, 1.0, 10.0)
-    lp = LabelPowerset(C="cv", Cs=Cs, cv=3, scale_C=False, random_state=0).fit(X, Y)
+    lp = LabelPowerset(base="lr", C="cv", Cs=Cs, cv=3, scale_C=False, random_state=0).fit(X, Y)
 
     def score(est, Xv, Yv):  # mean binary cross-entropy over all entries, negated
         return -log_loss(np.ravel(Yv), np.ravel(est.predict_proba(Xv)), labels=[0, 1])
 
-    grid = GridSearchCV(LabelPowerset(scale_C=False), {"C": list(Cs)}, cv=KFold(3, shuffle=True, random_state=0),
-                        scoring=score).fit(X, Y)
+    grid = GridSearchCV(LabelPowerset(base="lr", scale_C=False), {"C": list(Cs)},
+                        cv=KFold(3, shuffle=True, random_state=0), scoring=score).fit(X, Y)
     np.testing.assert_allclose(lp.cv_scores_, -grid.cv_results_["mean_test_score"], rtol=2e-3)
     assert lp.C_ == grid.best_params_["C"]
     assert len(set(np.round(lp.cv_scores_, 3))) == len(Cs)  # a real choice, not a tie

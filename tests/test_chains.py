@@ -46,8 +46,8 @@ def _p1(clf, X):
     return expit(clf.decision_function(X))
 
 
-def _hand_chain(X, Y, Xt, order, make):
-    """Train links on true previous labels, predict greedily feeding 0/1 predictions (pure loops)."""
+def _hand_chain(X, Y, Xt, order, make, t=0.5):
+    """Train links on true previous labels, predict greedily feeding 0/1 predictions [p >= t] (pure loops)."""
     links = []
     for j, l in enumerate(order):
         Z = np.hstack([X, Y[:, order[:j]].astype(float)])
@@ -59,21 +59,21 @@ def _hand_chain(X, Y, Xt, order, make):
             z = np.concatenate([Xt[i], np.array(prev, dtype=float)])[None, :]
             p = _p1(links[j], z)[0]
             P[i, l] = p
-            prev.append(1.0 if p >= 0.5 else 0.0)
+            prev.append(1.0 if p >= t else 0.0)
     return P
 
 
 # ------------------------------------------------------------------ classifier chain
-@pytest.mark.parametrize("order", [None, [2, 0, 1]])
-def test_cc_greedy_equals_hand_chain_logistic(order):
+@pytest.mark.parametrize("order, t", [(None, 0.5), ([2, 0, 1], 0.5), ([2, 0, 1], 0.3)])
+def test_cc_greedy_equals_hand_chain_logistic(order, t):
     X, Y = _data(seed=1)
     Xt = np.random.default_rng(9).normal(size=(25, 4))
-    cc = ClassifierChain(order=order).fit(X, Y)
+    cc = ClassifierChain(base="lr", order=order, threshold=t).fit(X, Y)
     C = 10.0 / _msn(X)
     ref = _hand_chain(X, Y, Xt, list(range(3)) if order is None else order,
-                      lambda: LogisticRegression(C=C, max_iter=1000))
+                      lambda: LogisticRegression(C=C, max_iter=1000), t=t)
     np.testing.assert_allclose(cc.predict_proba(Xt), ref, atol=1e-10)
-    np.testing.assert_array_equal(cc.predict(Xt), (ref >= 0.5).astype(np.uint8))
+    np.testing.assert_array_equal(cc.predict(Xt), (ref >= t).astype(np.uint8))
 
 
 @pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=3, random_state=0),
@@ -92,7 +92,7 @@ def test_cc_feeds_predictions_not_marginals():
     X = rng.normal(size=(200, 2))
     y0 = (X[:, 0] > 0).astype(int)
     Y = np.column_stack([y0, y0])
-    cc = ClassifierChain(C=1e4).fit(X, Y)
+    cc = ClassifierChain(base="lr", C=1e4).fit(X, Y)
     x = np.array([[0.05, 0.0]])  # p_0 slightly above 1/2 -> ŷ_0 = 1 -> p_1 near 1
     P = cc.predict_proba(x)
     assert 0.5 <= P[0, 0] < 0.99 and P[0, 1] > 0.99
@@ -102,20 +102,20 @@ def test_cc_constant_label_and_sparse():
     X, Y = _data(seed=4, L=4)
     Y = Y.copy()
     Y[:, 1] = 1
-    cc = ClassifierChain().fit(X, Y)
+    cc = ClassifierChain(base="lr").fit(X, Y)
     np.testing.assert_array_equal(cc.predict_proba(X)[:, 1], 1.0)
-    np.testing.assert_allclose(ClassifierChain().fit(sp.csr_matrix(X), Y).predict_proba(sp.csr_matrix(X)),
+    np.testing.assert_allclose(ClassifierChain(base="lr").fit(sp.csr_matrix(X), Y).predict_proba(sp.csr_matrix(X)),
                                cc.predict_proba(X), atol=1e-6)
 
 
 # ------------------------------------------------------------------ ECC
 def test_ecc_one_chain_without_bootstrap_equals_cc():
     X, Y = _data(seed=5, L=4)
-    ecc = EnsembleClassifierChains(n_chains=1, bootstrap=False, max_samples=1.0, threshold=0.5,
+    ecc = EnsembleClassifierChains(base="lr", n_chains=1, bootstrap=False, max_samples=1.0, threshold=0.5,
                                    random_state=7).fit(X, Y)
     order = np.random.default_rng(7).permutation(4)
     np.testing.assert_array_equal(ecc.chains_[0].order_, order)
-    cc = ClassifierChain(order=order).fit(X, Y)
+    cc = ClassifierChain(base="lr", order=order).fit(X, Y)
     np.testing.assert_allclose(ecc.predict_proba(X), cc.predict_proba(X), atol=1e-12)
     np.testing.assert_array_equal(ecc.predict(X), cc.predict(X))
 
@@ -123,7 +123,7 @@ def test_ecc_one_chain_without_bootstrap_equals_cc():
 @pytest.mark.parametrize("voting, bootstrap", [("soft", True), ("hard", True), ("soft", False)])
 def test_ecc_equals_hand_sampled_chains(voting, bootstrap):
     X, Y = _data(n=70, seed=6, L=3)
-    ecc = EnsembleClassifierChains(n_chains=4, voting=voting, bootstrap=bootstrap, max_samples=0.67,
+    ecc = EnsembleClassifierChains(base="lr", n_chains=4, voting=voting, bootstrap=bootstrap, max_samples=0.67,
                                    random_state=3).fit(X, Y)
     rng = np.random.default_rng(3)
     total = np.zeros(Y.shape)
@@ -167,7 +167,7 @@ def _hand_lp(X, Ysub, Xt, C):
 def test_rakel_equals_brute_force_votes(voting):
     X, Y = _data(n=90, seed=7, L=3)
     Xt = np.random.default_rng(4).normal(size=(30, 4))
-    est = RAkEL(k=2, voting=voting, random_state=0).fit(X, Y)
+    est = RAkEL(base="lr", k=2, voting=voting, random_state=0).fit(X, Y)
     assert sorted(est.labelsets_) == [(0, 1), (0, 2), (1, 2)]  # 2L = 6 >= C(3, 2): all of them
     C = 10.0 / _msn(X)
     votes, counts = np.zeros((30, 3)), np.zeros(3)
@@ -181,7 +181,7 @@ def test_rakel_equals_brute_force_votes(voting):
 
 def test_rakel_k_equals_L_is_label_powerset():
     X, Y = _data(n=90, seed=8, L=3)
-    est = RAkEL(k=3, random_state=0).fit(X, Y)
+    est = RAkEL(base="lr", k=3, random_state=0).fit(X, Y)
     hard, _ = _hand_lp(X, Y, X, 10.0 / _msn(X))
     np.testing.assert_array_equal(est.predict(X), hard.astype(np.uint8))
 
@@ -224,7 +224,7 @@ def _hand_clr(X, Y, Xt, C, voting):
 def test_clr_equals_hand_vote_count(voting):
     X, Y = _data(n=90, seed=9, L=4)
     Xt = np.random.default_rng(2).normal(size=(20, 4))
-    est = CalibratedLabelRanking(voting=voting).fit(X, Y)
+    est = CalibratedLabelRanking(base="lr", voting=voting).fit(X, Y)
     ref = _hand_clr(X, Y, Xt, 10.0 / _msn(X), voting)
     np.testing.assert_allclose(est.predict_proba(Xt), ref, atol=1e-10)
     np.testing.assert_array_equal(est.predict(Xt), (ref >= 0.5).astype(np.uint8))
@@ -237,7 +237,7 @@ def test_clr_degenerate_pairs_and_guard():
     Y = Y.copy()
     Y[:, 1] = Y[:, 0]  # never differ -> no preference (0.5)
     Y[:, 3] = 0        # constant: label 3 never beats the virtual label
-    est = CalibratedLabelRanking().fit(X, Y)
+    est = CalibratedLabelRanking(base="lr").fit(X, Y)
     k = [tuple(p) for p in est.pairs_].index((0, 1))
     assert est.pair_models_[k] == 0.5 and est.calibration_models_[3] == 0.0
     S = est.predict_proba(X)

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 BR_C = 30.0
@@ -48,6 +49,12 @@ def _positive_scores(estimator, X):
     if hasattr(estimator, "decision_function"):
         return expit(np.asarray(estimator.decision_function(X), dtype=np.float64).ravel())
     raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function.")
+
+
+def _mapped(est, X):
+    """X through the fitted base feature map (``feature_map_``; identity for the linear base)."""
+    fmap = getattr(est, "feature_map_", None)
+    return X if fmap is None else fmap.transform(X)
 
 
 class ConstantProbability:
@@ -97,7 +104,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         L2-normalised text rows (mean ||x||² = 1): too weak on the first, too
         strong on the second, where it left 38 % of medical's test rows with
         an empty prediction (70–81 % on two other public text sets).
-        ``False``: ``C_ = C`` (``C=1, scale_C=False`` is the BR-LR of the
+        ``False``: ``C_ = C`` (``C=1, scale_C=False, base="lr"`` is the BR-LR of the
         reference-check anchors, ``LogisticRegression(C=1)`` per label).
         The default C = 30 was chosen on inner cross-validation of the
         training halves only (``benchmarks/sweep_protocol.py``; standard
@@ -107,6 +114,22 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         folds, 0.984 with 5; C = 10: 0.972 / 0.976; a raw C = 1: 0.768 /
         0.791, lost on medical). The same C as :class:`~mlviz.models.PCC`.
         benchmarks/RESULTS.md, "standard splits".
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all labels (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    random_state : int, RandomState or None
+        Draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -131,11 +154,16 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     (40, 2)
     """
 
-    def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True):
+    def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True, base="auto", gamma=RBF_GAMMA,
+                 n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
         self.threshold = threshold
         self.C = C
         self.scale_C = scale_C
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, Y):
         """Fit one classifier per label.
@@ -153,6 +181,11 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "C", self.C, low=0.0, low_inclusive=False)
         check_param(self, "scale_C", self.scale_C, options=(True, False))
         X, Y = check_X_Y(X, Y)
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:
+            self.feature_map_, X, note = fit_base_features(self, X, Y.shape[1])
+            note = f"; {note}"
         self.x_scale_ = mean_squared_norm(X)
         if self.estimator is None:
             self.C_ = float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
@@ -171,13 +204,12 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
             else:
                 self.estimators_.append(clone(base).fit(X, y))
         self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         calibrated = "probabilities" if hasattr(base, "predict_proba") else "sigmoid of decision_function"
         how = ""
         if self.C_ is not None:
             how = (f"; LR C = {float(self.C):g} / mean‖x‖² = {self.C_:.3g}" if self.scale_C
                    else f"; LR C = {self.C_:g}")
-        self.decision_rule_ = f"threshold {float(self.threshold):g} on per-label {calibrated}{how}"
+        self.decision_rule_ = f"threshold {float(self.threshold):g} on per-label {calibrated}{how}{note}"
         return self
 
     def predict_proba(self, X):
@@ -192,7 +224,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("estimators_")
-        X = check_X(X)
+        X = _mapped(self, check_X(X))
         P = np.column_stack([_positive_scores(e, X) for e in self.estimators_])
         return np.clip(P, 0.0, 1.0)
 
@@ -290,8 +322,22 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         Upper bound on the multinomial coefficient matrix (n_classes ×
         n_features doubles, times 4 for the solver's work arrays); above it
         ``fit`` raises :class:`TooLargeError` before fitting.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by the inner CV of ``C="cv"`` (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, RandomState or None
-        Shuffles the inner folds of ``C="cv"``.
+        Shuffles the inner folds of ``C="cv"`` and draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -326,7 +372,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, C=10.0, scale_C=True, Cs=LP_CS, cv=3, max_label_sets=500,
-                 max_coef_bytes=2e9, random_state=None):
+                 max_coef_bytes=2e9, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
         self.C = C
         self.scale_C = scale_C
@@ -334,6 +380,9 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         self.cv = cv
         self.max_label_sets = max_label_sets
         self.max_coef_bytes = max_coef_bytes
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.random_state = random_state
 
     def _encode(self, Y):
@@ -449,6 +498,11 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X, Y = check_X_Y(X, Y)
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:
+            self.feature_map_, X, note = fit_base_features(self, X, Y.shape[1])
+            note = f"; {note}"
         sets, ids, n_observed, n_relabelled = self._encode(Y)
         self.n_observed_sets_ = n_observed
         need = 4.0 * 8.0 * len(sets) * (X.shape[1] + 1)
@@ -482,9 +536,8 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
                 warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
                 self.estimator_ = clone(base).fit(X, ids)
         self.n_labels_ = Y.shape[1]
-        self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"most probable of the {len(sets)} kept training label sets "
-                               f"(argmax of the multi-class probabilities{how})")
+                               f"(argmax of the multi-class probabilities{how}{note})")
         return self
 
     def predict_set_proba(self, X):
@@ -495,7 +548,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         P_sets : ndarray, shape (n_samples, n_sets); rows sum to 1
         """
         self._check_fitted("label_sets_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         n_sets = len(self.label_sets_)
         if self.estimator_ is None:
             return np.ones((X.shape[0], 1))

@@ -33,7 +33,8 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from .baselines import LabelPowerset, _positive_scores
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
 
@@ -57,7 +58,7 @@ class ClassifierChain(PCC):
     features augmented with the true 0/1 values of the labels before it in
     the chain -- the same links as :class:`~mlviz.models.PCC`, whose ``fit``
     this class reuses. At prediction time each label is predicted in turn,
-    ``ŷ_{π_j} = [p_j >= 0.5]`` with
+    ``ŷ_{π_j} = [p_j >= t]`` (t = ``threshold``, 0.5 in the paper) with
     ``p_j = P(y_{π_j} = 1 | x, ŷ_{π_1}, ..., ŷ_{π_{j-1}})``, and the 0/1
     prediction (not the true value) is fed to the next link.
 
@@ -73,8 +74,27 @@ class ClassifierChain(PCC):
         C of the default links in units of 1 / mean ||x||² when ``scale_C``
         (:data:`CC_C`: chosen by inner CV on the training halves).
     scale_C : bool, default True
+    threshold : float in [0, 1], default 0.5
+        Each link predicts ``ŷ = [p_j >= threshold]``, fed to the next link;
+        ``predict`` is ``predict_proba >= threshold``, the same greedy path
+        (Read et al. use 0.5).
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all links; link j is a logistic regression on [φ(x), the labels
+        before it] (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
-        Draws ``order="random"``.
+        Draws ``order="random"`` and the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -90,7 +110,7 @@ class ClassifierChain(PCC):
     ``predict_proba[:, l]`` is the conditional probability of label l given x
     *and the greedy predictions of the labels before it in the chain*, not a
     marginal P(y_l = 1 | x) (for marginals use :class:`~mlviz.models.PCC`).
-    ``predict`` is ``predict_proba >= 0.5``, which is exactly the greedy path.
+    ``predict`` is ``predict_proba >= threshold``, which is exactly the greedy path.
     ``joint_proba`` (inherited from PCC) gives the joint distribution of the
     same links over all 2^L label vectors.
 
@@ -105,12 +125,31 @@ class ClassifierChain(PCC):
     n_samples = 1
     inference = "exact"
 
-    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, random_state=None):
+    def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, threshold=0.5, base="auto",
+                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
         self.estimator = estimator
+        self.threshold = threshold
         self.order = order
         self.C = C
         self.scale_C = scale_C
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.random_state = random_state
+
+    def _fit_features(self, X, n_labels):
+        """The base feature map (:func:`~mlviz.models._base_learner.fit_base_features`); none with ``estimator``.
+
+        Returns
+        -------
+        feature_map : Nystroem or None
+        X : the links' input features (before the label prefix is appended)
+        note : str
+        """
+        if self.estimator is not None:
+            return None, X, ""
+        fmap, Xf, note = fit_base_features(self, X, n_labels)
+        return fmap, Xf, f"; {note}"
 
     def fit(self, X, Y):
         """Fit one link per label along the chain (:meth:`PCC.fit`).
@@ -124,8 +163,10 @@ class ClassifierChain(PCC):
         -------
         self
         """
+        check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         super().fit(X, Y)
-        self.decision_rule_ = "threshold 0.5 on each link, predictions fed down the chain (greedy CC)"
+        self.decision_rule_ = (f"threshold {float(self.threshold):g} on each link, predictions fed down the chain "
+                               "(greedy CC)" + self.base_note_)
         return self
 
     def predict_proba(self, X):
@@ -141,7 +182,7 @@ class ClassifierChain(PCC):
             ``P[i, order_[j]] = P(y_{order_[j]} = 1 | x_i, ŷ_i of order_[:j])``.
         """
         self._check_fitted(["estimators_"])
-        X = self._check_predict_X(X)
+        X = self._link_features(X)
         n, L = X.shape[0], len(self.estimators_)
         base = self._linear_parts(X)  # logistic-regression links: X w_x + b once, then w_y · ŷ
         path = np.zeros((n, L))
@@ -154,7 +195,7 @@ class ClassifierChain(PCC):
             else:
                 p = _positive_scores(est, self._augment(X, path[:, :j]))
             chain[:, j] = p
-            path[:, j] = p >= 0.5
+            path[:, j] = p >= self.threshold
         P = np.empty_like(chain)
         P[:, self.order_] = chain
         return np.clip(P, 0.0, 1.0)
@@ -195,9 +236,23 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default CC_C (10)
     scale_C : bool, default True
         As :class:`ClassifierChain`; each chain scales by its own sample.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all chains (each chain is linear on it) (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
-        m's order is drawn first, then its rows.
+        m's order is drawn first, then its rows; also the Nyström landmarks.
 
     Attributes
     ----------
@@ -214,7 +269,11 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, n_chains=10, bootstrap=False, max_samples=0.67, voting="soft",
-                 threshold=0.35, C=CC_C, scale_C=True, random_state=None):
+                 threshold=0.35, C=CC_C, scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS,
+                 random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.estimator = estimator
         self.n_chains = n_chains
         self.bootstrap = bootstrap
@@ -244,19 +303,24 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         X, Y = check_X_Y(X, Y)
         n, L = Y.shape
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all chains; the chains are linear on it
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         rng = np.random.default_rng(self.random_state)
         m = max(1, round(float(self.max_samples) * n))
         self.chains_, self.samples_ = [], []
         for _ in range(int(self.n_chains)):
             order = rng.permutation(L)
             rows = rng.integers(0, n, size=m) if self.bootstrap else np.sort(rng.permutation(n)[:m])
-            cc = ClassifierChain(estimator=self.estimator, order=order, C=self.C, scale_C=self.scale_C)
+            cc = ClassifierChain(estimator=self.estimator, order=order, C=self.C, scale_C=self.scale_C, base="lr")
             self.chains_.append(cc.fit(X[rows], Y[rows]))
             self.samples_.append(rows)
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         what = "mean link probability" if self.voting == "soft" else "vote share"
-        self.decision_rule_ = f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} greedy chains"
+        self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} "
+                               f"greedy chains{note}")
         return self
 
     def predict_proba(self, X):
@@ -271,7 +335,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("chains_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         P = np.zeros((X.shape[0], self.n_labels_))
         for cc in self.chains_:
             p = cc.predict_proba(X)
@@ -344,8 +408,22 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default 10.0
         C of the default multinomial logistic regression (LabelPowerset's default).
     scale_C : bool, default True
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all label powersets (each is linear on it) (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
     random_state : int, Generator or None
-        Draws the labelsets (``numpy.random.default_rng``).
+        Draws the labelsets (``numpy.random.default_rng``) and the Nyström landmarks.
 
     Attributes
     ----------
@@ -362,7 +440,10 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, k=3, n_models=None, voting="hard", threshold=0.5, C=10.0,
-                 scale_C=True, random_state=None):
+                 scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
         self.estimator = estimator
         self.k = k
         self.n_models = n_models
@@ -391,15 +472,19 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "C", self.C, low=0.0, low_inclusive=False)
         X, Y = check_X_Y(X, Y)
         L = Y.shape[1]
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all label powersets; each is linear on it
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         m = 2 * L if self.n_models is None else int(self.n_models)
         self.labelsets_ = draw_labelsets(L, int(self.k), m, np.random.default_rng(self.random_state))
-        lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None)
+        lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None, base="lr")
         self.models_ = [clone(lp).fit(X, Y[:, list(s)]) for s in self.labelsets_]
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         what = "share of label-powerset votes" if self.voting == "hard" else "mean label-powerset marginal"
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} over "
-                               f"{len(self.labelsets_)} random {min(int(self.k), L)}-labelsets (RAkELo)")
+                               f"{len(self.labelsets_)} random {min(int(self.k), L)}-labelsets (RAkELo){note}")
         return self
 
     def predict_proba(self, X):
@@ -414,7 +499,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted("models_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         votes = np.zeros((X.shape[0], self.n_labels_))
         counts = np.zeros(self.n_labels_)
         for s, lp in zip(self.labelsets_, self.models_):

@@ -23,7 +23,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
-from .baselines import _positive_scores, mean_squared_norm
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from .baselines import _mapped, _positive_scores, mean_squared_norm
 
 __all__ = ["CalibratedLabelRanking", "CLR_C", "MAX_PAIRS"]
 
@@ -54,6 +55,22 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     max_pairs : int >= 1, default MAX_PAIRS (5000)
         Bound on L(L-1)/2; above it ``fit`` raises
         :class:`~mlviz.models.TooLargeError` before fitting.
+    base : {"auto", "lr", "rbf"}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by all L(L+1)/2 models (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    random_state : int, RandomState or None
+        Draws the Nyström landmarks of ``base="rbf"``.
 
     Attributes
     ----------
@@ -92,7 +109,12 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     (40, 3)
     """
 
-    def __init__(self, *, estimator=None, voting="hard", C=CLR_C, scale_C=True, max_pairs=MAX_PAIRS):
+    def __init__(self, *, estimator=None, voting="hard", C=CLR_C, scale_C=True, max_pairs=MAX_PAIRS, base="auto",
+                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+        self.base = base
+        self.gamma = gamma
+        self.n_components = n_components
+        self.random_state = random_state
         self.estimator = estimator
         self.voting = voting
         self.C = C
@@ -132,6 +154,11 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
                 f"{int(self.max_pairs):,}) on {rows:,} training rows in all, with ~{nbytes / 1e9:.2g} GB of "
                 "linear coefficients; use BinaryRelevance or RAkEL.",
                 estimate_bytes=nbytes, alternative="BinaryRelevance")
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, note = None, ""
+        if self.estimator is None:  # one map for all L(L+1)/2 models
+            self.feature_map_, X, note = fit_base_features(self, X, L)
+            note = f"; {note}"
         self.x_scale_ = mean_squared_norm(X)
         self.C_ = None if self.estimator is not None else float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
         base = self.estimator if self.estimator is not None else LogisticRegression(C=self.C_, max_iter=1000)
@@ -142,9 +169,8 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
             rows = np.flatnonzero(Y[:, i] != Y[:, j])
             self.pair_models_.append(0.5 if rows.size == 0 else self._fit_binary(base, X[rows], Y[rows, i]))
         self.n_labels_ = L
-        self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"labels with at least as many {self.voting} pairwise votes as the virtual "
-                               "label (calibrated score >= 0.5)")
+                               f"label (calibrated score >= 0.5){note}")
         return self
 
     @staticmethod
@@ -191,7 +217,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
             v_0, in [0, n_labels].
         """
         self._check_fitted("pair_models_")
-        X = self._check_predict_X(X)
+        X = _mapped(self, self._check_predict_X(X))
         L = self.n_labels_
         w_cal = self._votes(self._scores(self.calibration_models_, X))  # (n, L): label i beats virtual
         votes = w_cal.copy()

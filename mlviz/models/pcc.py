@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._cdn_core import _inference_seed
 from .baselines import mean_squared_norm
 
@@ -144,6 +144,8 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
                 raise ValueError(f"The 'order' parameter of {type(self).__name__} must be a permutation of "
                                  f"0..{L - 1}, "
                                  f"got {self.order!r}.")
+        self.n_features_in_ = X.shape[1]
+        self.feature_map_, X, self.base_note_ = self._fit_features(X, L)
         self.x_scale_ = mean_squared_norm(X)
         self.C_ = None if self.estimator is not None else float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
         base = self.estimator if self.estimator is not None else LogisticRegression(C=self.C_, max_iter=1000)
@@ -156,13 +158,29 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
                 continue
             self.estimators_.append(clone(base).fit(self._augment(X, Yf[:, :j]), y))
         self.order_ = order
-        self.n_features_in_ = X.shape[1]
         self.inference_seed_ = _inference_seed(self.random_state)
         exact = self.inference == "exact" or (self.inference == "auto" and L <= 10)
         self.decision_rule_ = ("threshold 0.5 on the chain's marginals (" + (
             "exact enumeration of the 2^L label vectors)" if exact else
             f"Rao-Blackwellised ancestral sampling, {int(self.n_samples)} samples)"))
         return self
+
+    def _fit_features(self, X, n_labels):
+        """Feature map of the links: none for PCC (linear links); see :class:`~mlviz.models.ClassifierChain`.
+
+        Returns
+        -------
+        feature_map : None
+        X : the input
+        note : str
+        """
+        return None, X, ""
+
+    def _link_features(self, X):
+        """Validated prediction X through ``feature_map_`` (the identity without one)."""
+        X = self._check_predict_X(X)
+        fmap = getattr(self, "feature_map_", None)
+        return X if fmap is None else fmap.transform(X)
 
     @staticmethod
     def _augment(X, prefix):
@@ -192,8 +210,8 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         return est.predict_proba(Xa)[:, pos].reshape(n, m)
 
     def _linear_parts(self, X):
-        """For logistic-regression links: (X w_x + b, w_y) per link, else None."""
-        d = self.n_features_in_
+        """For logistic-regression links: (X w_x + b, w_y) per link, else None (X: the links' features)."""
+        d = X.shape[1]
         parts = []
         for est in self.estimators_:
             if isinstance(est, LogisticRegression) and est.coef_.shape[0] == 1 and list(est.classes_) == [0, 1]:
@@ -215,7 +233,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, n_labels)
         """
         self._check_fitted(["estimators_"])
-        X = self._check_predict_X(X)
+        X = self._link_features(X)
         L = len(self.estimators_)
         method = self.inference
         if method == "auto":
@@ -245,7 +263,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         P : ndarray, shape (n_samples, 2^L)
         """
         self._check_fitted(["estimators_"])
-        X = check_X(X)
+        X = self._link_features(X)
         probs, configs = self._enumerate(X, self._linear_parts(X))
         out = np.zeros_like(configs)
         out[:, self.order_] = configs

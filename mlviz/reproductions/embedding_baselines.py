@@ -40,7 +40,8 @@ PROTOCOL = """\
   defaults; their CV tuning is the `mllem-ranking` experiment); CPLST and FaIE with a label-space
   dimension of 80 % of L; LEML with rank 80 % of L; SLEEC with K = 100 (capped at the training size),
   one cluster; ML-kNN (k = 10) and BR-LR (`BinaryRelevance()`: a logistic regression per label,
-  C = 30 / mean ‖x‖²) as references.
+  C = 30 / mean ‖x‖², on Nyström RBF-kernel features for small dense data and on the input features
+  for sparse text, `base="auto"`) as references.
 - Tuning (full run only; the paper tunes "the other parameters" by 5-fold CV): 3-fold CV on the
   training part maximising top-1 precision over λ ∈ {0.1, 1, …, 10⁴} (CPLST, LEML), λ × α ∈
   {0.1, …, 10⁴} × {0.1, 1, 10} (FaIE), the test-time neighbours k ∈ {5, 10, 20} (SLEEC, as the

@@ -40,7 +40,8 @@ PROTOCOL = """\
   fold is reached by `MLLEM.refit` from one fit (cached kNN lists). Rows `MLLEM-NL (defaults)`
   use the constructor defaults (α = β = 0.1, k^(I) = k_test = 20, k^(L) = 5, 10 dimensions) untuned.
 - Scores: MLLEM ranks labels by −‖g(x) − h_l‖ (`decision_function`); BR-LR
-  (`BinaryRelevance()`: a logistic regression per label, C = 30 / mean ‖x‖²) and ML-kNN (k = 10, s = 1) by
+  (`BinaryRelevance()`: a logistic regression per label, C = 30 / mean ‖x‖², on Nyström RBF-kernel
+  features of these small dense sets, `base="auto"`) and ML-kNN (k = 10, s = 1) by
   `predict_proba`.
 - Measures (`mlviz.metrics`): `p@1` = top-1 precision over test instances with at least one
   label; `macro_auc` = mean over labels of the ROC AUC of the label's column. Mean ± std over
