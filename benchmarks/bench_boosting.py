@@ -14,8 +14,9 @@ Every method gets the same decision rule, chosen on the *training half only*: on
 threshold on its probabilities maximising pooled micro-F1 over 3 inner folds
 (:func:`mlviz.evaluation.thresholds.choose_thresholds`), then a refit on the whole training
 half, scored once on the test half. The pooled inner micro-F1 of every method at a few
-thresholds is printed too (the evidence for a default threshold). Printed: micro-F1, Hamming loss, the chosen threshold,
-fit seconds (wall, one thread each, ``n_jobs=1``; features scaled as the app scales them) and the ratio to BR-LR in the same run.
+thresholds is printed too (the evidence for a default threshold). Printed: micro-F1, Hamming
+loss, the chosen threshold, fit seconds (wall, one thread each, ``n_jobs=1``; features scaled
+as the app scales them) and the ratio to BR-LR in the same run.
 
 A package that is not installed is reported as such and skipped.
 

@@ -22,7 +22,8 @@ def test_equals_hand_built_per_label_boosting(data):
     model = GradientBoostingBR(max_iter=8, random_state=5).fit(X, Y)
     seeds = check_random_state(5).randint(np.iinfo(np.int32).max, size=Y.shape[1])
     for l in range(2):
-        ref = HistGradientBoostingClassifier(max_iter=8, early_stopping=False, random_state=int(seeds[l])).fit(X, Y[:, l])
+        ref = HistGradientBoostingClassifier(max_iter=8, early_stopping=False, random_state=int(seeds[l]))
+        ref.fit(X, Y[:, l])
         np.testing.assert_allclose(model.predict_proba(X)[:, l], ref.predict_proba(X)[:, 1], rtol=0, atol=1e-12)
     np.testing.assert_array_equal(model.predict_proba(X)[:, 2], 0.0)  # constant label: its constant
     np.testing.assert_array_equal(model.predict(X), model.predict_proba(X) >= 0.15)

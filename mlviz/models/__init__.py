@@ -7,7 +7,8 @@ One method family per module:
 - ``mllem``     : MLLEM (paper 002)
 - ``mlrh``      : MLRH (paper 003)
 - ``baselines`` : BinaryRelevance, LabelPowerset, MLkNN
-- ``forest``    : RandomForestML, RandomForestBR; ``boosting``: GradientBoostingBR; ``chains``, ``clr``: CC, ECC, RAkEL, CLR
+- ``forest``    : RandomForestML, RandomForestBR; ``boosting``: GradientBoostingBR
+- ``chains``, ``clr``: ClassifierChain, EnsembleClassifierChains, RAkEL, CalibratedLabelRanking
 
 Every estimator is declared once in the method registry
 (:mod:`mlviz.models.registry`); names are imported lazily from the module the
