@@ -192,19 +192,25 @@ def esp_marginals(s, max_labels, *, min_labels=1, return_log_partition=False):
     return (marg, log_Z) if return_log_partition else marg
 
 
-#: A row is computed in linear space when Σ_{top M} max(s_k, 0) + log C(K, M) stays below this
+#: A row is computed in linear space when Σ_k max(s_k, 0) + log Σ_{m<=M} C(K, m) stays below this
 #: (so no table entry can overflow) and, for m₀ = 1, max_k s_k >= -LINEAR_LOG_BOUND (Z cannot underflow).
 LINEAR_LOG_BOUND = 600.0
 
 
 def _linear_rows(s, M, m0):
-    """Rows whose DP can run on exp(s) directly without overflow or a vanishing Z."""
-    n, K = s.shape
-    from scipy.special import gammaln
+    """Rows whose DP can run on exp(s) directly without overflow or a vanishing Z.
 
-    log_binom = gammaln(K + 1) - gammaln(M + 1) - gammaln(K - M + 1)
-    top = -np.partition(-s, M - 1, axis=1)[:, :M] if M < K else s
-    bound = np.maximum(top, 0.0).sum(axis=1) + log_binom
+    Every table entry (a prefix or suffix ``e_a``, an "at most r" sum, their products in the
+    marginals, Z) is a sum of at most ``Σ_{m<=M} C(K, m)`` products of at most M of the ``z_k``,
+    each <= ``exp(Σ_k max(s_k, 0))``. (The sum over all positive scores bounds that over the top
+    M; it needs no partial sort, which cost 8 % of an evaluation at 159 labels.)
+    """
+    n, K = s.shape
+    from scipy.special import gammaln, logsumexp
+
+    m = np.arange(min(M, K) + 1)
+    log_count = float(logsumexp(gammaln(K + 1) - gammaln(m + 1) - gammaln(K - m + 1)))
+    bound = np.maximum(s, 0.0).sum(axis=1) + log_count
     ok = np.isfinite(bound) & (bound < LINEAR_LOG_BOUND)
     if m0 == 1:
         ok &= s.max(axis=1) >= -LINEAR_LOG_BOUND
