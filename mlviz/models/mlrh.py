@@ -110,9 +110,9 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     n_centers : int or None
         RBF centres: all training points (None) or this many random ones.
     solver : {"lbfgs", "mm"}, default "lbfgs"
-        scipy L-BFGS-B on the objective, preconditioned by the MM matrix
-        (default: fastest; on the bibtex-like 4,930 × 1,836 × 159 set 31
-        iterations, 68 s vs 130 s for MM, same optimum), or the paper's joint
+        scipy L-BFGS-B on the objective, preconditioned by a matrix of the MM
+        matrix's form at the labels' mean variance (default: fastest; same
+        optimum as MM), or the paper's joint
         MM with the factor-2 quadratic majoriser, accelerated with monotone
         restarts (see module docstring).
     prediction : {"wta", "marginal"}
