@@ -21,7 +21,8 @@ Data sets (``--sets``):
     without BLAS (234 s on the real delicious); it runs on the first ``--old-rows``
     rows (default 2,000; 0 = all) with the new one on the same rows, and the full-size
     old time is extrapolated linearly in n (its cost is linear in n), marked as such.
-``fit [--quick] [--timeout S] [--sets enron,enron-like,...] [--methods br,...] [--scaling auto|none] [--repeats R]``
+``fit [--quick] [--timeout S] [--sets enron,enron-like,...] [--methods br,...] [--scaling auto|none] [--repeats R]
+[--clock cpu|wall] [--compare-tree DIR]``
     Every estimator with its CLI defaults (``mlviz.cli.build_estimator``: default
     hyperparameters, ``random_state=0``) on features scaled once beforehand
     (``--scaling auto``: :func:`mlviz.preprocessing.default_scaling`, as the app does,
@@ -29,7 +30,11 @@ Data sets (``--sets``):
     with a timeout. The reference, per-label scikit-learn ``LogisticRegression()`` on
     the same rows, is timed *interleaved*: LR, estimator, LR, estimator, ... (``R``
     pairs, default 2), and the ratio is mean(estimator) / mean(LR) of that estimator's
-    own pairs, so a busy machine slows both sides alike. Peak resident memory of the
+    own pairs, so a busy machine slows both sides alike; rows give wall and CPU seconds
+    (``time.process_time`` of the one-threaded child; ``--clock`` picks which the
+    quotients use, default CPU, which the load changes least). ``--compare-tree DIR``
+    also fits each estimator from another source tree (e.g. a ``git archive`` of an
+    older commit) right after the same LR run, one more row. Peak resident memory of the
     child (``ru_maxrss``; ``data MB`` is the data alone). An estimator that raises
     ``mlviz.models.TooLargeError`` is reported as such. For every real set run with its
     twin, the table ends with the real/synthetic quotient of each estimator's ratio
@@ -233,20 +238,22 @@ def run_one(data_path, method):
         if method == "lr-per-label":
             from sklearn.linear_model import LogisticRegression
 
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for j in range(Y.shape[1]):
                 if 0 < Y[:, j].sum() < Y.shape[0]:
                     LogisticRegression().fit(X, Y[:, j])
             out["fit_seconds"] = time.perf_counter() - t0
+            out["cpu_seconds"] = time.process_time() - c0
         else:
             from mlviz.cli import build_estimator
             from mlviz.models import TooLargeError
 
             est = build_estimator(method, scaling="none", X=X, random_state=0)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             try:
                 est.fit(X, Y)
                 out["fit_seconds"] = time.perf_counter() - t0
+                out["cpu_seconds"] = time.process_time() - c0
             except TooLargeError as exc:
                 out["status"] = f"TooLargeError after {time.perf_counter() - t0:.2f} s: {exc}"
     except Exception as exc:  # noqa: BLE001 -- reported in the table
@@ -255,12 +262,13 @@ def run_one(data_path, method):
     print(json.dumps(out))
 
 
-def _run_child(path, method, timeout):
+def _run_child(path, method, timeout, tree=""):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    if tree:  # the estimator from another source tree (e.g. a git archive of an older commit)
+        env["PYTHONPATH"] = str(Path(tree).resolve())
     try:
         proc = subprocess.run([sys.executable, __file__, "_one", str(path), method],
-                              capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "OMP_NUM_THREADS": "1",
-                                   "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+                              capture_output=True, text=True, timeout=timeout, env=env)
         line = (proc.stdout.strip().splitlines() or [""])[-1]
         return json.loads(line) if line.startswith("{") else {
             "method": method, "status": f"crashed: {proc.stderr.strip()[-200:]}"}
@@ -268,8 +276,9 @@ def _run_child(path, method, timeout):
         return {"method": method, "status": f"timeout after {timeout:.0f} s"}
 
 
-def bench_fit(quick, timeout, sets, methods, scaling, repeats):
-    """Every estimator against per-label LR, interleaved (LR, estimator, LR, estimator, ...)."""
+def bench_fit(quick, timeout, sets, methods, scaling, repeats, clock="cpu", compare_tree=""):
+    """Every estimator against per-label LR, interleaved (LR, estimator[, estimator from
+    ``compare_tree``], LR, ...); real/synthetic quotients of the ``clock`` ratios."""
     from mlviz.models.registry import METHODS
     from mlviz.preprocessing import default_scaling, make_scaler
 
@@ -293,23 +302,27 @@ def bench_fit(quick, timeout, sets, methods, scaling, repeats):
                   f"{' [quick: 1/6 of the rows]' if quick and name not in REAL_SETS else ''}; "
                   f"{repeats} interleaved pairs, timeout {timeout:.0f} s per fit", flush=True)
             for method in methods:
-                lr, fits = [], []
+                lr, fits, other = [], [], []
                 for _ in range(int(repeats)):
                     lr.append(_run_child(path, "lr-per-label", timeout))
                     fits.append(_run_child(path, method, timeout))
+                    if compare_tree:
+                        other.append(_run_child(path, method, timeout, compare_tree))
                     if "fit_seconds" not in fits[-1]:
                         break
+                if other and all("fit_seconds" in r for r in other):
+                    old = dict(other[-1], method=f"{method} [compare-tree]")
+                    old.update(_summary(other, lr))
+                    print("  " + _row_text(old), flush=True)
                 res = fits[-1]
-                lr_s = [r["fit_seconds"] for r in lr if "fit_seconds" in r]
-                if "fit_seconds" in res and lr_s:
-                    res["fit_seconds"] = float(np.mean([r["fit_seconds"] for r in fits]))
-                    res["peak_mb"] = max(r["peak_mb"] for r in fits)
-                    res["lr_seconds"] = float(np.mean(lr_s))
-                    ratios[(name, method)] = res["fit_seconds"] / res["lr_seconds"]
+                if "fit_seconds" in res and any("fit_seconds" in r for r in lr):
+                    res.update(_summary(fits, lr))
+                    ratios[(name, method)] = (res["cpu_seconds"] / res["lr_cpu_seconds"] if clock == "cpu"
+                                              else res["fit_seconds"] / res["lr_seconds"])
                 print("  " + _row_text(res), flush=True)
     pairs = [(real, twin) for real, twin in TWINS.items() if real in sets and twin in sets]
     for real, twin in pairs:
-        print(f"\n== real {real} vs synthetic {twin}: ratio to per-label LR, and real / synthetic")
+        print(f"\n== real {real} vs synthetic {twin}: ratio to per-label LR ({clock} seconds), and real / synthetic")
         for method in methods:
             a, b = ratios.get((real, method)), ratios.get((twin, method))
             if a is None or b is None:
@@ -320,12 +333,24 @@ def bench_fit(quick, timeout, sets, methods, scaling, repeats):
                   f"{'' if 0.5 <= q <= 2 else '   DIFFERS > 2x'}")
 
 
+def _summary(fits, lr):
+    """Means over the interleaved runs (wall and CPU seconds), peak memory."""
+    lr = [r for r in lr if "fit_seconds" in r]
+    return dict(fit_seconds=float(np.mean([r["fit_seconds"] for r in fits])),
+                cpu_seconds=float(np.mean([r["cpu_seconds"] for r in fits])),
+                peak_mb=max(r["peak_mb"] for r in fits),
+                lr_seconds=float(np.mean([r["fit_seconds"] for r in lr])),
+                lr_cpu_seconds=float(np.mean([r["cpu_seconds"] for r in lr])))
+
+
 def _row_text(res):
     name = f"{res['method']:<13}"
     if "fit_seconds" not in res or "lr_seconds" not in res:
         return f"{name} {res.get('status', '?')}"
     ratio = res["fit_seconds"] / res["lr_seconds"]
+    cpu = res["cpu_seconds"] / res["lr_cpu_seconds"]
     return (f"{name} fit {res['fit_seconds']:8.2f} s   LR {res['lr_seconds']:7.2f} s   x{ratio:6.2f} per-label LR   "
+            f"cpu {res['cpu_seconds']:7.2f} s / {res['lr_cpu_seconds']:6.2f} s  x{cpu:6.2f}   "
             f"peak {res['peak_mb']:7.0f} MB (data {res['data_mb']:.0f} MB)")
 
 
@@ -516,6 +541,9 @@ def main(argv=None):
     p.add_argument("--methods", default="")
     p.add_argument("--scaling", choices=("auto", "none"), default="auto")
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="seconds behind the real/synthetic quotients (rows show both)")
+    p.add_argument("--compare-tree", default="", help="also time each estimator from this source tree")
     p = sub.add_parser("cdn")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--compare-tree", default="", help="also time SparseCDN from this source tree")
@@ -529,7 +557,8 @@ def main(argv=None):
     timeout = args.timeout or (120.0 if args.quick else 600.0)
     sets = [s for s in args.sets.split(",") if s]
     methods = [m for m in args.methods.split(",") if m]
-    return bench_fit(args.quick, timeout, sets, methods, args.scaling, args.repeats)
+    return bench_fit(args.quick, timeout, sets, methods, args.scaling, args.repeats, args.clock,
+                     args.compare_tree)
 
 
 if __name__ == "__main__":

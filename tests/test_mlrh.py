@@ -367,3 +367,58 @@ def test_too_large_raises_before_fitting_with_estimate():
     Xw = sp.csr_matrix((200, 20_000))  # 20k features: 3.2 GB preconditioner
     with pytest.raises(TooLargeError, match="preconditioner"):
         MLRH().fit(Xw, Y)
+
+
+def test_nystrom_recovers_a_low_rank_operator_and_the_change_of_variables_is_exact():
+    from mlviz.models._mlrh_solvers import LowRankPreconditioner, nystrom
+
+    rng = np.random.default_rng(40)
+    B = rng.normal(size=(60, 7))
+    H = B @ B.T  # PSD, rank 7
+    U, ev = nystrom(lambda V: H @ V, 60, 10, 1, rng)
+    np.testing.assert_allclose(U @ np.diag(ev) @ U.T, H, atol=1e-8 * np.abs(H).max())
+    np.testing.assert_allclose(ev[:7], np.linalg.eigvalsh(H)[::-1][:7], rtol=1e-9)
+    T = LowRankPreconditioner(U, ev, 0.3)
+    W = rng.normal(size=(60, 4))
+    np.testing.assert_allclose(T.to_w(T.to_v(W)), W, atol=1e-12)
+    root = T.to_v(np.eye(60))  # the matrix T: symmetric, T² = P = lam I + U diag(ev) Uᵀ
+    np.testing.assert_allclose(root, root.T, atol=1e-12)
+    np.testing.assert_allclose(root @ root, 0.3 * np.eye(60) + U @ np.diag(ev) @ U.T, atol=1e-9)
+    np.testing.assert_allclose(T.gradient(W), np.linalg.solve(root, W), atol=1e-9)
+
+
+def test_low_rank_and_cholesky_preconditioners_reach_the_same_optimum(monkeypatch):
+    from mlviz.models import _mlrh_solvers as solvers
+
+    # sparse 0/1 words with D >= NYSTROM_MIN_DIM and fewer rows than the sketch's rank: the
+    # low-rank preconditioner is chosen (and exact on the data's span)
+    rng = np.random.default_rng(41)
+    n, d, K = 60, 600, 4
+    X = sp.random(n, d, density=0.05, format="csr", random_state=rng, data_rvs=np.ones)
+    Y = (np.asarray(X[:, :K].sum(axis=1)) + rng.random((n, K)) > 0.9).astype(np.uint8)
+    p = Y.mean(0)
+    T = solvers.curvature_preconditioner(_augment(X), float(np.mean(p * (1 - p))), 1e-3)
+    assert isinstance(T, solvers.LowRankPreconditioner)
+    low = MLRH(tol=1e-8).fit(X, Y)
+    monkeypatch.setattr(solvers, "NYSTROM_MIN_DIM", 10 ** 9)
+    chol = MLRH(tol=1e-8).fit(X, Y)
+    assert low.converged_ and chol.converged_
+    assert low.objective_ == pytest.approx(chol.objective_, rel=1e-10)
+    np.testing.assert_allclose(low.coef_, chol.coef_, atol=1e-5)
+
+
+@pytest.mark.parametrize("m0", [0, 1])
+def test_intercept_start_is_the_enumerated_intercept_only_optimum(m0):
+    from scipy.optimize import minimize
+
+    from mlviz.models._mlrh_solvers import intercept_start
+
+    _, Y = make_data(n=90, K=4, M=2, seed=42, m0=m0)
+    Yf, reg = Y.astype(float), 1e-2
+    sets = np.array([y for y in itertools.product((0, 1), repeat=4) if m0 <= sum(y) <= 2], dtype=float)
+
+    def brute(b):  # mean NLL of the rows under scores b for every row, enumerated, plus the ridge
+        return logsumexp(sets @ b) - Yf.mean(0) @ b + reg * b @ b
+
+    ref = minimize(brute, np.zeros(4), method="BFGS", options=dict(gtol=1e-11)).x
+    np.testing.assert_allclose(intercept_start(Yf, 2, m0, reg, 1e-9), ref, atol=1e-6)

@@ -60,7 +60,10 @@ def test_presets_match_the_bundled_real_sets(name):
     assert abs(g["density"] / r["density"] - 1) < 0.1
     assert 1 / 1.3 < g["feature_density"] / r["feature_density"] < 1.3
     assert 1 / 1.6 < g["n_labelsets"] / r["n_labelsets"] < 1.6
-    assert 1 / 3 < g["mean_ir"] / r["mean_ir"] < 3
+    # the label-frequency tail: labels that never occur are skipped by the per-label LR reference
+    # of bench_scale.py, so a generator that loses rare labels makes the reference too cheap
+    assert 1 / 1.5 < g["mean_ir"] / r["mean_ir"] < 1.5
+    assert g["n_absent_labels"] <= r["n_absent_labels"] + 3
     if name == "enron":  # digest rows: the conditioning that makes raw enron slow to fit
         assert 1 / 2 < _jacobi(gen.X, gen.Y) / _jacobi(real.X, real.Y) < 2
 

@@ -22,81 +22,41 @@ finite when a label has no positives (or only positives) in the training
 data, e.g. in a CV fold; with standardised features the effect on the other
 coefficients is negligible.
 
-MM algorithm and its majoriser (§4.2, Appendix A.3)
----------------------------------------------------
-The Hessian of ``log Z(x)`` in ``s`` is the covariance of the label vector
-``y ~ P(· | x)``.  Hence, with ``Φ̃ = [Φ, 1]``,
-
-    ∇² f = (1/n) Σ_i Cov_i(y) ⊗ φ̃_i φ̃_iᵀ + 2 reg I.
-
-The paper's update ``w_k ← w_k - 4 (XᵀX)⁻¹ g_k`` (eq. (65)) uses only the
-diagonal bound ``Var(y_k) <= 1/4`` and is therefore a valid majoriser only
-for a *block* update of one label at a time.  For the *joint* update of all
-labels used here the relevant bound is the largest eigenvalue of ``Cov(y)``:
-it reaches 1/2 (two labels tied for one slot: ``[[¼, -¼], [-¼, ¼]]``), and a
-numerical search over this model family (random and optimised scores,
-K <= 10, several M; ``tests/test_esp.py`` repeats a smaller version) never
-found more than 1/2 — for M = 1 this is Böhning's (1992) bound for
-multinomial logistic regression; for M > 1 we have no proof.  (For an *arbitrary* distribution
-on sets of size 1..M the tight bound is min(2M, K)/4, attained by two disjoint
-M-sets with probability ½ each, a distribution this model cannot express.)
-We therefore use the joint step
-
-    W̃ ← W̃ - A⁻¹ ∇f(W̃),    A = Φ̃ᵀΦ̃ / (2n) + 2 reg I,
-
-i.e. the paper's step with factor 2 instead of 4, with ``A`` Cholesky-factored
-once per fit.  (The paper's factor 4 applied jointly uses
-``A' = Φ̃ᵀΦ̃/(4n) + 2 reg I`` with ``∇²f ⪯ 2A'``, i.e. a step of 2/L in the
-metric of ``A'``: by the descent lemma it cannot increase f either, but its
-quadratic is not a majoriser and convergence is not guaranteed — the step may
-oscillate along directions of maximal curvature.)
-
-Plain MM converges linearly and needs hundreds of iterations (700–800 on
-scene).  ``solver="mm"`` therefore takes each MM step from a Nesterov-
-extrapolated point (FISTA momentum in the metric of ``A``) and falls back to a
-plain MM step from the current iterate, resetting the momentum, whenever the
-extrapolated step would increase f: accepted iterates stay monotone and the
-iteration count drops 4–8× (the plain iteration is kept as the private switch
-``MLRH._mm_accelerate = False``, used in the tests).  ``solver="lbfgs"`` runs
-L-BFGS-B in variables preconditioned by the Cholesky factor of a matrix of the
-same form at the labels' mean variance instead of the bound (see
-``MLRH._fit_lbfgs``) and is faster still (same optimum; see
-``benchmarks/bench_mlrh.py``).
-
-Every MM iterate's objective is checked (it costs nothing: the next gradient
-needs the same DP).  Should even a plain MM step increase it beyond round-off
-(i.e. should the 1/2 bound fail), the step is rejected and the solver switches
-to the provably safe curvature min(2M, K)/4 (recorded in ``mm_curvature_``),
-so the accepted sequence is monotone non-increasing in every case.
+Solvers (§4.2, Appendix A.3; :mod:`mlviz.models._mlrh_solvers`)
+---------------------------------------------------------------
+``solver="mm"`` is the paper's MM iteration as a *joint* update of all labels with
+the factor-2 majoriser ``A = Φ̃ᵀΦ̃/(2n) + 2 reg I`` (``Φ̃ = [Φ, 1]``; the paper's
+factor 4 is valid only label by label), Nesterov-accelerated with monotone restarts
+and a provably safe fallback curvature min(2M, K)/4 (recorded in
+``mm_curvature_``), so the accepted objective sequence is non-increasing (the
+private switch ``MLRH._mm_accelerate = False`` gives the plain iteration).
+``solver="lbfgs"`` runs L-BFGS-B in variables preconditioned by a matrix of the same
+form at the labels' mean variance (its Cholesky factor, or a low-rank-plus-ridge
+Nyström approximation when that captures it) and is faster still (same optimum; see
+``benchmarks/bench_mlrh.py``).  Both start cold fits from the intercept-only optimum.
 
 Sets larger than M (and, with ``empty_set=False``, empty sets) have
 probability zero under the model: such training rows are dropped with a
 ``UserWarning`` (``max_labels=None`` takes M as the largest set size in the
-training data, so by default no row is dropped).  Including ∅ keeps the MM
-bound: for sets of size <= M (∅ included) uᵀy ranges over an interval of
-length <= ‖u‖₁ restricted to 2M coordinates <= √(2M), so Var(uᵀy) <= M/2 =
-min(2M, K)/4 as before (Popoviciu).
+training data, so by default no row is dropped).
 
 References
 ----------
 J. Lee and H. Shajari, "A hidden variables approach to multilabel logistic
 regression": eqs. (30)–(33) (model, objective), §3.3.2 (kernels), §3.4 and
 Appendix A.2 (WTA and marginal prediction), §4.2 / A.3 (MM).
-D. Böhning, "Multinomial logistic regression algorithm", Ann. Inst. Statist.
-Math. 44 (1992) 197–200.
 """
 
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve, cholesky, solve_triangular
-from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from ..solvers.esp import best_subset, esp_marginals
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
 from ._kernels import choose_centers, gaussian_kernel, median_sigma
+from ._mlrh_solvers import fit_lbfgs, fit_mm, intercept_start
 
 #: The up-front time estimate (used only there) is ESTIMATE_EVALUATIONS objective evaluations of
 #: three measured parts, each constant about twice its value measured on one thread
@@ -111,11 +71,6 @@ SECONDS_PER_SOLVE_FLOP = 6e-11
 #: Objective evaluations assumed by the estimate: with the curvature preconditioner L-BFGS used
 #: 17-46 at the app's scaling or on raw bibtex-shaped words, 45 at 983 labels, 144 on raw enron.
 ESTIMATE_EVALUATIONS = 150
-#: L-BFGS-B memory (maxcor): 5-40 gave 76-82 iterations on the raw bibtex shape, the memory's cost grows
-#: with it (benchmarks/RESULTS.md, "MLRH: a preconditioner at the labels' curvature")
-_LBFGS_MEMORY = 10
-#: Floor of the L-BFGS preconditioner's curvature (the mean label variance)
-_MIN_CURVATURE = 1e-3
 #: Largest MM/L-BFGS preconditioner (D × D doubles, D = features + 1 or centres + 1).
 MAX_GRAM_BYTES = 2e9
 
@@ -128,11 +83,6 @@ def _augment(Phi):
     if sp.issparse(Phi):
         return sp.hstack([Phi, np.ones((n, 1))], format="csr")
     return np.hstack([Phi, np.ones((n, 1))])
-
-
-def _gram(Phi):
-    G = Phi.T @ Phi
-    return G.toarray() if sp.issparse(G) else np.asarray(G)
 
 
 class MLRH(MultiLabelClassifierMixin, BaseEstimator):
@@ -160,9 +110,9 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     n_centers : int or None
         RBF centres: all training points (None) or this many random ones.
     solver : {"lbfgs", "mm"}, default "lbfgs"
-        scipy L-BFGS-B on the objective, preconditioned by the MM matrix
-        (default: fastest; on the bibtex-like 4,930 × 1,836 × 159 set 31
-        iterations, 68 s vs 130 s for MM, same optimum), or the paper's joint
+        scipy L-BFGS-B on the objective, preconditioned by a matrix of the MM
+        matrix's form at the labels' mean variance (default: fastest; same
+        optimum as MM), or the paper's joint
         MM with the factor-2 quadratic majoriser, accelerated with monotone
         restarts (see module docstring).
     prediction : {"wta", "marginal"}
@@ -390,10 +340,18 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
     def _solve(self, W0):
         Phi, Yf = self._train
         M = self.max_labels_
+        if not W0.any():  # cold start: the intercept-only optimum (all rows share the scores b)
+            W0 = W0.copy()
+            W0[-1] = intercept_start(Yf, M, self.min_labels_, self.reg, self.tol)
+
+        def objective(W, S=None):
+            return self._objective_parts(Phi, Yf, W, M, S)
+
+        kw = dict(reg=self.reg, tol=self.tol, max_iter=self.max_iter)
         if self.solver == "mm":
-            W, info = self._fit_mm(Phi, Yf, M, W0)
+            W, info = fit_mm(objective, Phi, M, Yf.shape[1], W0, accelerate=self._mm_accelerate, **kw)
         else:
-            W, info = self._fit_lbfgs(Phi, Yf, M, W0)
+            W, info = fit_lbfgs(objective, Phi, Yf, W0, **kw)
         if not info["converged"]:
             warnings.warn(f"MLRH ({self.solver}) did not converge in {info['n_iter']} iterations "
                           f"(max |gradient| {info['grad_max']:.2e} > tol={self.tol}).",
@@ -409,6 +367,9 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         self.objective_history_ = np.asarray(info["history"])
         self.mm_curvature_ = info.get("curvature")
 
+    #: Nesterov extrapolation of the MM map (with restart); False = plain MM.
+    _mm_accelerate = True
+
     def _objective_parts(self, Phi, Yf, W, M, S=None):
         """Objective value and its gradient (D, K); ``S = Φ̃ W`` may be passed in."""
         n = Phi.shape[0]
@@ -418,125 +379,6 @@ class MLRH(MultiLabelClassifierMixin, BaseEstimator):
         f = (log_Z.sum() - np.sum(Yf * S)) / n + self.reg * np.sum(W * W)
         G = np.asarray(Phi.T @ (marg - Yf)) / n + 2.0 * self.reg * W
         return f, G
-
-    #: Nesterov extrapolation of the MM map (with restart); False = plain MM.
-    _mm_accelerate = True
-
-    def _fit_mm(self, Phi, Yf, M, W0):
-        """MM iterations ``W ← P - A⁻¹ ∇f(P)``; P = W (plain) or an extrapolated point.
-
-        Plain MM (``P = W``) decreases f at every step because the quadratic with
-        matrix A majorises f.  The accelerated variant (default) takes the MM
-        step from ``P = W + β (W - W_prev)`` (Nesterov / FISTA momentum in the
-        metric of A); whenever that would increase f, the momentum is reset and
-        a plain MM step from W is taken instead, so the accepted sequence is
-        monotone non-increasing in both variants.
-        """
-        n, D = Phi.shape
-        K = Yf.shape[1]
-        gram = _gram(Phi) / n
-        jitter = 1e-10 * max(np.trace(gram) / D, 1.0)  # only enlarges the majoriser
-
-        def factor(curvature):
-            A = curvature * gram
-            A[np.diag_indices(D)] += 2.0 * self.reg + jitter
-            return cho_factor(A, lower=True, check_finite=False)
-
-        curvature, safe = 0.5, max(0.5, min(2 * M, K) / 4.0)
-        chol = factor(curvature)
-        W = np.array(W0, dtype=np.float64)
-        S = np.asarray(Phi @ W)
-        f, G = self._objective_parts(Phi, Yf, W, M, S)
-        P, S_P, G_P, t = W, S, G, 1.0  # extrapolated point, its scores and gradient
-        history, converged, it = [f], False, 0
-        for it in range(1, self.max_iter + 1):
-            if np.max(np.abs(G)) <= self.tol:
-                converged, it = True, it - 1
-                break
-            step = cho_solve(chol, G_P, check_finite=False)
-            W_new = P - step
-            S_new = np.asarray(Phi @ W_new)
-            f_new, G_new = self._objective_parts(Phi, Yf, W_new, M, S_new)
-            # Increases within 1e-13·|f| are round-off of f and accepted as ties.
-            if f_new > f + 1e-13 * abs(f):
-                if P is not W:  # momentum overshoot: restart from W with a plain MM step
-                    P, S_P, G_P, t = W, S, G, 1.0
-                    continue
-                if curvature < safe:  # safeguard: provably valid bound min(2M, K)/4
-                    curvature = safe
-                    chol = factor(curvature)
-                    continue
-                converged = 0.5 * np.sum(G * step) <= 1e-13 * max(1.0, abs(f))
-                break
-            if self._mm_accelerate:
-                t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-                beta = (t - 1.0) / t_new
-                if beta > 0:
-                    P = W_new + beta * (W_new - W)
-                    S_P = S_new + beta * (S_new - S)
-                    G_P = self._objective_parts(Phi, Yf, P, M, S_P)[1]
-                else:
-                    P, S_P, G_P = W_new, S_new, G_new
-                t = t_new
-            else:
-                P, S_P, G_P = W_new, S_new, G_new
-            W, S, f, G = W_new, S_new, f_new, G_new
-            history.append(f)
-        else:
-            converged = np.max(np.abs(G)) <= self.tol
-            it = self.max_iter
-        return W, dict(converged=bool(converged), n_iter=it, objective=float(f), history=history,
-                       grad_max=float(np.max(np.abs(G))), curvature=curvature)
-
-    def _fit_lbfgs(self, Phi, Yf, M, W0):
-        """L-BFGS-B on the same objective, preconditioned by a curvature model.
-
-        With ``A = c Φ̃ᵀΦ̃/n + 2 reg I = L Lᵀ`` the variables are ``V = Lᵀ W̃`` (a
-        fixed change of variables: same objective, same minimiser), which removes
-        the ill-conditioning of raw word counts and kernel features.  ``c`` is the
-        mean label variance ``mean_k p_k(1 - p_k)`` at the training label
-        frequencies (floored at :data:`_MIN_CURVATURE`): the Hessian's label blocks
-        are ``(1/n) Σ_i Var_i(y_k) φ̃_i φ̃_iᵀ + 2 reg I``, so the MM matrix's
-        curvature 1/2 (a bound, needed for MM's monotone steps but not by L-BFGS)
-        overstates the data term of most labels 10-50× against the ridge. Measured
-        (``benchmarks/RESULTS.md``, "MLRH: a preconditioner at the labels'
-        curvature"): iterations 81 → 46 on the raw bibtex shape, 207 → 144 raw
-        enron, 50 → 28 raw medical, 31-32 → 17-22 with L2 rows.  Stops when
-        ``max |∇_W f| <= tol`` (the criterion used by MM).
-        """
-        n, D = Phi.shape
-        K = Yf.shape[1]
-        # curvature of the preconditioner: the mean label variance p(1-p) at the label
-        # frequencies (floored), not the MM bound 1/2 (see the docstring)
-        p = Yf.mean(axis=0)
-        c = max(float(np.mean(p * (1.0 - p))), _MIN_CURVATURE)
-        A = c * _gram(Phi) / n
-        A[np.diag_indices(D)] += 2.0 * self.reg + 1e-10 * max(np.trace(A) / D, 1.0)
-        L = cholesky(A, lower=True, check_finite=False)
-        history, last = [], {}
-
-        def fun(v):
-            W = solve_triangular(L, v.reshape(D, K), lower=True, trans="T", check_finite=False)
-            f, G = self._objective_parts(Phi, Yf, W, M)
-            last.update(v=v.copy(), f=f, gmax=float(np.max(np.abs(G))))
-            return f, solve_triangular(L, G, lower=True, check_finite=False).ravel()
-
-        def callback(intermediate_result):
-            history.append(float(intermediate_result.fun))
-            if np.array_equal(intermediate_result.x, last.get("v")) and last["gmax"] <= self.tol:
-                raise StopIteration
-
-        res = minimize(fun, (L.T @ W0).ravel(), jac=True, method="L-BFGS-B", callback=callback,
-                       options=dict(maxiter=self.max_iter, gtol=0.0, ftol=0.0, maxcor=_LBFGS_MEMORY))
-        W = solve_triangular(L, res.x.reshape(D, K), lower=True, trans="T", check_finite=False)
-        f, G = self._objective_parts(Phi, Yf, W, M)
-        gmax = float(np.max(np.abs(G)))
-        # Stopping early with a predicted MM decrease ½‖∇_V f‖² below the
-        # resolution of f means nothing more is attainable in double precision.
-        at_precision = 0.5 * float(res.jac @ res.jac) <= 1e-15 * max(1.0, abs(f))
-        converged = gmax <= self.tol or (at_precision and res.nit < self.max_iter)
-        return W, dict(converged=bool(converged), n_iter=int(res.nit), objective=float(f),
-                       history=history or [float(f)], grad_max=gmax, curvature=None)
 
     # ------------------------------------------------------------- predict
     def objective(self, X, Y):

@@ -27,6 +27,8 @@ regression", eqs. (30)–(31) (model and partition function), §3.4.2
 (marginal probabilities, eqs. (40)–(41)), Appendix A.2 (winner-take-all).
 """
 
+import functools
+
 import numpy as np
 
 __all__ = ["log_esp", "log_partition", "esp_marginals", "best_subset", "log_set_probability"]
@@ -94,7 +96,9 @@ def log_esp(s, max_order):
 
     Examples
     --------
-    >>> import numpy as np
+    >>> import functools
+
+import numpy as np
     >>> le = log_esp(np.log([1.0, 2.0, 3.0]), 3)
     >>> np.allclose(np.exp(le), [1, 6, 11, 6])
     True
@@ -192,19 +196,30 @@ def esp_marginals(s, max_labels, *, min_labels=1, return_log_partition=False):
     return (marg, log_Z) if return_log_partition else marg
 
 
-#: A row is computed in linear space when Σ_{top M} max(s_k, 0) + log C(K, M) stays below this
+#: A row is computed in linear space when Σ_k max(s_k, 0) + log Σ_{m<=M} C(K, m) stays below this
 #: (so no table entry can overflow) and, for m₀ = 1, max_k s_k >= -LINEAR_LOG_BOUND (Z cannot underflow).
 LINEAR_LOG_BOUND = 600.0
 
 
-def _linear_rows(s, M, m0):
-    """Rows whose DP can run on exp(s) directly without overflow or a vanishing Z."""
-    n, K = s.shape
+@functools.lru_cache(maxsize=64)
+def _log_count(K, M):
+    """log Σ_{m<=M} C(K, m): the number of label sets of size at most M."""
     from scipy.special import gammaln
 
-    log_binom = gammaln(K + 1) - gammaln(M + 1) - gammaln(K - M + 1)
-    top = -np.partition(-s, M - 1, axis=1)[:, :M] if M < K else s
-    bound = np.maximum(top, 0.0).sum(axis=1) + log_binom
+    m = np.arange(min(M, K) + 1)
+    lc = gammaln(K + 1) - gammaln(m + 1) - gammaln(K - m + 1)
+    return float(lc.max() + np.log(np.exp(lc - lc.max()).sum()))
+
+
+def _linear_rows(s, M, m0):
+    """Rows whose DP can run on exp(s) directly without overflow or a vanishing Z.
+
+    Every table entry (a prefix or suffix ``e_a``, an "at most r" sum, their products in the
+    marginals, Z) is a sum of at most ``Σ_{m<=M} C(K, m)`` products of at most M of the ``z_k``,
+    each <= ``exp(Σ_k max(s_k, 0))``. (The sum over all positive scores bounds that over the top
+    M; it needs no partial sort, which cost 8 % of an evaluation at 159 labels.)
+    """
+    bound = np.maximum(s, 0.0).sum(axis=1) + _log_count(s.shape[1], M)
     ok = np.isfinite(bound) & (bound < LINEAR_LOG_BOUND)
     if m0 == 1:
         ok &= s.max(axis=1) >= -LINEAR_LOG_BOUND
@@ -246,10 +261,9 @@ def _marginals_linear(s, M, m0):
     n, K = s.shape
     z = np.ascontiguousarray(np.exp(s).T)  # (K, n)
     F = np.empty((K + 1, M + 1, n))
-    F[0] = 0.0
-    F[0, 0] = 1.0
+    F[:, 0] = 1.0
+    F[0, 1:] = 0.0
     for j in range(K):
-        F[j + 1, 0] = 1.0
         np.multiply(z[j], F[j, :-1], out=F[j + 1, 1:])
         F[j + 1, 1:] += F[j, 1:]
     # backward "at most r more labels" table, one row at a time: inner[k] = sum_a F[k, a]
@@ -258,11 +272,11 @@ def _marginals_linear(s, M, m0):
     inner = np.empty((K, n))
     R = np.ones((M, n))  # R[K]: empty suffix
     nxt = np.empty((M, n))
+    nxt[0] = 1.0  # R[0] = 1 (only the empty set) in both buffers
     for j in range(K - 1, -1, -1):
         np.einsum("an,an->n", F[j, :M], R[::-1], out=inner[j])
         if j == 0:
             break
-        nxt[0] = 1.0
         if M > 1:
             np.multiply(z[j], R[:-1], out=nxt[1:])
             nxt[1:] += R[1:]
