@@ -64,3 +64,27 @@ def dashboard_no_prefetch(fresh_dashboard, monkeypatch):
     turned off, so a page does only the work asked for. Yields :mod:`mlviz.dashboard.compute`."""
     monkeypatch.setattr(fresh_dashboard, "prefetch", lambda *a, **k: None)
     yield fresh_dashboard
+
+
+# ------------------------------------------------------------------------------ scheduling
+#: The pytest-xdist group of the real-browser tests (tests/e2e).  ``make test`` runs
+#: ``pytest -n N --dist loadgroup``: the group runs on one worker, one test after the other, so one
+#: Streamlit server and one chromium (the session fixtures of tests/e2e/conftest.py) serve them all
+#: and the server's caches carry over from test to test; every other test is its own unit, handed to
+#: whichever worker is free.
+BROWSER_GROUP = "browser"
+
+
+@pytest.hookimpl(tryfirst=True)  # (before pytest-xdist reads the group marks)
+def pytest_collection_modifyitems(config, items):
+    """Longest first, so that the workers finish together: the real-browser tests (one xdist group,
+    :data:`BROWSER_GROUP`), then the tests marked ``slow(seconds=...)`` by their seconds, then the
+    others in collection order (``benchmarks/RESULTS.md``, "the test suite's time")."""
+    def seconds(item):
+        mark = item.get_closest_marker("slow")
+        return float(mark.kwargs.get("seconds", 0)) if mark else 0.0
+
+    for item in items:
+        if item.get_closest_marker("e2e"):
+            item.add_marker(pytest.mark.xdist_group(BROWSER_GROUP))
+    items.sort(key=lambda item: (item.get_closest_marker("e2e") is None, -seconds(item)))
