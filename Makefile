@@ -29,13 +29,13 @@ run: $(STAMP_RUN)
 
 # ruff first (configured in pyproject.toml); then the suite on pytest-xdist workers, one more than the cores:
 # the browser and server tests wait on chromium and a server for part of their time (benchmarks/RESULTS.md,
-# "the test suite's time"). --dist loadgroup: the browser tests are one group on one worker (one server and
-# chromium for them all); every other test goes to whichever worker is free, longest first (tests/conftest.py).
+# "the test suite's time"). Each worker's first share starts with long tests (tests/conftest.py): the browser
+# tests all on one worker (one server and chromium for them all), the tests marked slow on the others.
 # pytest exit code 5 ("no tests collected") counts as a failure. BLAS runs one thread per process unless
 # OMP_NUM_THREADS says otherwise: the workers' joblib jobs and app threads would oversubscribe the cores.
 test: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PY) -m pytest -q -p no:cacheprovider -n $(XDIST_N) --dist loadgroup; rc=$$?; \
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-1} $(PY) -m pytest -q -p no:cacheprovider -n $(XDIST_N) --dist worksteal; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing"; exit 1; fi; exit $$rc
 
 bench: $(STAMP_TEST)

@@ -21,10 +21,21 @@ import sys
 import time
 
 _STARTED = {}
+_CONFIG = []
+
+
+def pytest_configure(config):
+    _CONFIG.append(config)
+
+
+def _controller():
+    """The pytest-xdist controller (it sees every worker's reports: not a place where tests run)."""
+    return bool(_CONFIG) and _CONFIG[0].pluginmanager.has_plugin("dsession")
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _STARTED[nodeid] = (time.time(), time.process_time())
+    if not _controller():
+        _STARTED[nodeid] = (time.time(), time.process_time())
 
 
 def pytest_runtest_logfinish(nodeid, location):
