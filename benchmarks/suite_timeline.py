@@ -65,5 +65,40 @@ def summary(path, top=15):
     return "\n".join(lines)
 
 
+def worksteal(seconds, n, min_pending=2):
+    """The span of pytest-xdist's ``--dist worksteal`` over tests of these ``seconds`` (in collection
+    order) on ``n`` workers, each test taking what it took in a measured run: equal contiguous first shares,
+    then an idle worker (fewer than ``min_pending`` queued) takes half of the longest queue from its end.
+    A model (no start-up, no messages): it compares two orders of the same tests."""
+    queues, left = [], list(range(len(seconds)))
+    for k in range(n):
+        size = len(left) // (n - k)
+        queues.append(left[:size])
+        left = left[size:]
+    clock = [0.0] * n
+    while any(queues):
+        k = min((j for j in range(n) if queues[j]), key=lambda j: clock[j])
+        clock[k] += seconds[queues[k].pop(0)]
+        for j in range(n):  # idle workers steal (from the end of the longest queue)
+            if len(queues[j]) < min_pending and clock[j] <= clock[k]:
+                donor = max(range(n), key=lambda i: len(queues[i]))
+                take = min(len(queues[donor]) // 2, max(0, len(queues[donor]) - min_pending))
+                if donor != j and take:
+                    queues[j] += queues[donor][-take:]
+                    del queues[donor][-take:]
+    return max(clock)
+
+
 if __name__ == "__main__":
-    print(summary(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 15))
+    if len(sys.argv) > 3 and sys.argv[2] == "--orders":
+        # python benchmarks/suite_timeline.py TIMELINE --orders ORDER_A.txt ORDER_B.txt ...: the worksteal model's
+        # span for each order (one node id per line) with the durations of TIMELINE, on 3 workers
+        took = {}
+        for line in open(sys.argv[1]):
+            r = json.loads(line)
+            took[r["id"]] = r["stop"] - r["start"]
+        for path in sys.argv[3:]:
+            ids = [x.strip() for x in open(path) if x.strip() in took]
+            print(f"{path}: {len(ids)} tests, modelled span on 3 workers {worksteal([took[i] for i in ids], 3):.1f} s")
+    else:
+        print(summary(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 15))
