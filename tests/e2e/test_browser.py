@@ -205,10 +205,11 @@ def test_every_page_slider_and_upload(offline_page, app_url, tmp_path):
                        ("/Embedding?emb_umap=false", "5_embedding"), ("/Compare", "6_compare"),
                        ("/Sandbox", "7_sandbox"), ("/Decision_rules", "8_decision_rules")]:
         open_page(page, app_url, path, shots, name)
-        if name != "6_compare":  # (Compare's charts appear after a cross-validation run, below)
-            assert_drawn_offline(page, path)
         if name in ("7_sandbox", "8_decision_rules"):  # (drawn offline; their sliders: AppTests)
+            assert_drawn_offline(page, path)
             continue
+        # (the slider first, as soon as the page is idle; the offline checks after it: waiting for the
+        # figures first let the Label graph's background path rerun the page under the key presses)
         if page.locator(SLIDER).count():
             before, after = move_slider(page, 0)
             assert before != after, f"slider on {path} did not move"
@@ -229,7 +230,7 @@ def test_every_page_slider_and_upload(offline_page, app_url, tmp_path):
             assert_no_exception(page)
             assert page.get_by_text("Summary (mean ± std over folds)").count() == 1
             page.screenshot(path=str(shots / "6_compare_cv.png"), full_page=True)
-            assert_drawn_offline(page, path)
+        assert_drawn_offline(page, path)  # (Compare: its charts appear after the cross-validation run)
     # the page icon is the app's own file, not an emoji turned into a CDN address
     icon = page.evaluate("() => [...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
     assert icon and all(urllib.parse.urlsplit(h).hostname in LOCAL or h.startswith("data:") for h in icon), icon
