@@ -29,7 +29,8 @@ run: $(STAMP_RUN)
 
 # ruff first (configured in pyproject.toml); then the suite on pytest-xdist workers, one more than the cores:
 # the browser and server tests wait on chromium and a server for part of their time (benchmarks/RESULTS.md,
-# "the test suite's time").
+# "the test suite's time"). Each worker's first share starts with long tests (tests/conftest.py): the browser
+# tests all on one worker (one server and chromium for them all), the tests marked slow on the others.
 # pytest exit code 5 ("no tests collected") counts as a failure. BLAS runs one thread per process unless
 # OMP_NUM_THREADS says otherwise: the workers' joblib jobs and app threads would oversubscribe the cores.
 test: $(STAMP_TEST)

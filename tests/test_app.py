@@ -157,6 +157,7 @@ def test_posteriors_sliders_change_measures():
     assert metrics(ok(at))["Macro F1 â†‘"] != before
 
 
+@pytest.mark.slow(seconds=15)
 def test_posteriors_every_method_and_each_slider():
     from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
 
@@ -210,6 +211,7 @@ GRAPH_CDN = {"cdn_mu": _url(0.003), "cdn_lam": _url(0.1)}  # the Label graph's Î
 POST_CDN = {f"post_cdn_{k}": _url(v) for k, v in OLD_CDN.items()}
 
 
+@pytest.mark.slow(seconds=3)
 def test_label_graph_sliders_change_graph():
     at = ok(page_test("graph", **GRAPH_CDN))
     assert not at.error
@@ -322,6 +324,7 @@ def _graph_view(at):
     return metrics(at), _shown_edges(at)
 
 
+@pytest.mark.slow(seconds=6)
 def test_label_graph_same_settings_same_graph_whatever_was_viewed_before():
     """Issue 13: one Label graph setting reached from several previous settings, in one session
     and from fresh pages, shows identical edges, selected features and measures."""
@@ -343,6 +346,7 @@ def test_label_graph_same_settings_same_graph_whatever_was_viewed_before():
     assert _graph_view(ok(page_test("graph", **{k: _url(v) for k, v in target.items()}))) == reference
 
 
+@pytest.mark.slow(seconds=3)
 def test_posteriors_same_settings_same_measures_whatever_was_viewed_before():
     base = dict(post_rel="false", post_models=["Sparse CDN"], post_cdn_lam=POST_CDN["post_cdn_lam"])
     fresh = ok(page_test("posteriors", post_cdn_mu="0.01", post_cdn_gamma="0.1", **base))
@@ -381,6 +385,7 @@ def test_two_sessions_never_change_cancel_or_pause_each_others_work(monkeypatch)
     _assert_is_the_path_fit(a, 0.1, 0.1, 0.1)  # A's page did not change
 
 
+@pytest.mark.slow(seconds=3)
 def test_label_graph_gamma_move_is_a_lookup_on_the_path():
     at = ok(page_test("graph", **GRAPH_CDN))
     settle()
@@ -665,6 +670,7 @@ def test_broken_upload_shows_one_error_and_keeps_previous_dataset(tmp_path):
     assert len(at.error) == 1 and at.selectbox(key="data").value == "yeast"
 
 
+@pytest.mark.slow(seconds=8)
 def test_compare_every_method_own_decision_rule():
     from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
 

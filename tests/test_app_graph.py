@@ -361,6 +361,7 @@ def test_while_the_first_fit_runs_the_cooccurrence_graph_is_shown(fresh_dashboar
     assert drawn(charts(at)[1])[0] == labels  # the same co-occurrence graph, now beside the learned one
 
 
+@pytest.mark.slow(seconds=3)
 def test_a_long_edge_list_lists_its_strongest_rows_and_says_so():
     """At a small γ the 174-label graph has thousands of edges (~630k at 983 labels): the page lists
     the strongest EDGE_ROWS of them (strongest first, as |V| sorted) and says so."""

@@ -228,6 +228,7 @@ def test_24_labels_linked_labels_are_drawn_and_the_large_component_uses_the_name
     np.testing.assert_allclose(df["Δ = on − off"], effect.delta[top], atol=1e-12)
 
 
+@pytest.mark.slow(seconds=7)
 def test_selection_made_on_the_embedding_survives_a_visit_to_home_and_shows_on_posteriors():
     """The UpSet pick (a widget, not the URL) is kept for the session through a page without the
     panel (Home), and the Posteriors page then shows its test instances."""

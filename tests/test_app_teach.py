@@ -235,6 +235,7 @@ def test_decision_every_rule_on_emotions_and_the_reveal():
 
 # ----------------------------------------------------------------------- report pack
 
+@pytest.mark.slow(seconds=4)
 def test_report_pack_download_is_a_zip_whose_script_reproduces_the_page(monkeypatch, tmp_path):
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 

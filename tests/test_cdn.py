@@ -319,6 +319,7 @@ def test_pcc_exact_equals_brute_force_and_sampling(estimator):
     assert np.max(np.abs(samp - exact)) < 0.03
 
 
+@pytest.mark.slow(seconds=7)
 def test_reproduction_quick(monkeypatch):
     import functools
 

@@ -50,6 +50,7 @@ def _one_line_error(code, err):
 
 
 @pytest.mark.parametrize("target", ["/dev/zero", "/dev/urandom"])
+@pytest.mark.slow(seconds=4)
 def test_describe_refuses_devices_at_once(target, tmp_path):
     if not os.path.exists(target):
         pytest.skip(f"{target} is not available")
@@ -64,6 +65,7 @@ def test_describe_refuses_devices_at_once(target, tmp_path):
     assert SPECIAL in err and "data.csv" in err
 
 
+@pytest.mark.slow(seconds=6)
 def test_describe_refuses_a_fifo_without_waiting_for_a_writer(tmp_path):
     fifo = tmp_path / "data.arff"
     os.mkfifo(fifo)
@@ -89,6 +91,7 @@ def _non_utf8_copy(tmp_path):
     return folder + b"/" + stem
 
 
+@pytest.mark.slow(seconds=6)
 def test_non_utf8_file_names_print_without_a_traceback(tmp_path, capsys):
     stem = _non_utf8_copy(tmp_path)
     # issue 28: a pyarrow UnicodeEncodeError traceback, exit 1

@@ -50,6 +50,7 @@ def test_smooth_equals_scipy_lbfgs_per_column():
 
 
 @pytest.mark.parametrize("with_group", [False, True])
+@pytest.mark.slow(seconds=3)
 def test_l1_and_group_reach_the_fista_optimum(with_group):
     cols_fg, full_fg, P, K = _problem(seed=1)
     rng = np.random.default_rng(2)

@@ -192,6 +192,7 @@ def test_error_row_and_other_methods_intact():
     assert len(s.errors) == 1 and s.n_folds.loc["flaky", "micro_f1"] == 2
 
 
+@pytest.mark.slow(seconds=3)
 def test_same_random_state_same_results_and_njobs_invariance():
     X, Y = _toy(n=80)
     ests = {"noisy": CentroidBR(noise=0.5), "plain": CentroidBR()}

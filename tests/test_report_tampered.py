@@ -93,6 +93,7 @@ def test_an_untouched_pack_loads_and_reproduces(pack):
     assert proc.stdout.splitlines()[0] == "method,measure,value"
 
 
+@pytest.mark.slow(seconds=3)
 def test_the_check_output_exploit_runs_nothing(pack, tmp_path):
     marker = tmp_path / "pwned"
     config = _config(pack)

@@ -1,7 +1,11 @@
 """Real-browser test: the dashboard in Debian's chromium through Playwright.
 
 Loads the home page, visits every page, moves a slider with the keyboard,
-uploads a file, and checks that no exception element ever appears.
+uploads a file, and checks that no exception element ever appears.  The walk of every page is
+made once, with the network cut off except the app itself (:func:`offline_context`), and also makes
+the offline checks of issues 18 and 19 (``test_offline.py`` holds the others): each page draws its
+plotly figures, the sidebar holds the registry's page links only, the page icon is the app's own,
+and no request to another host is attempted.
 Screenshots go to the test's temporary directory (``MLVIZ_SCREENSHOTS`` to
 keep them elsewhere).
 """
@@ -42,6 +46,39 @@ def offline_context(browser, *, viewport=None, **kwargs):
     context.route("**/*", route)
     context.outside = outside
     return context
+
+# plot area with drawn traces: SVG trace groups (``g.trace`` in a subplot's layer; legend
+# entries are ``g.traces``), heatmap images (``g.hm``) or WebGL canvases (scattergl, 3-D)
+DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
+    d.querySelectorAll('.cartesianlayer .trace, .cartesianlayer .hm, .gl-container canvas, '
+                       + '.polarlayer .trace, .layer-above .trace').length)"""
+
+
+def drawn(page, min_charts=1, timeout=120_000):
+    """Wait until ``min_charts`` plotly charts have drawn traces; the per-chart counts."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"({DRAWN})().filter(n => n > 0).length >= {min_charts}",
+                               timeout=timeout)
+    except PlaywrightTimeout:
+        pytest.fail(f"{page.url}: no drawn traces; per chart {page.evaluate(DRAWN)}, "
+                    f"requests blocked {getattr(page, 'outside', [])}")
+    return page.evaluate(DRAWN)
+
+
+def assert_drawn_offline(page, path):
+    """The offline walk's checks on the page shown: its figures drawn, no exception, one list of pages
+    (the registry's links, not also Streamlit's list of the files in pages/)."""
+    from mlviz.dashboard.pages import PAGES as REGISTERED
+
+    counts = drawn(page)
+    assert_no_exception(page)
+    assert sum(1 for n in counts if n > 0) >= 1, (path, counts)
+    assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
+    links = page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").count()
+    assert links == len(REGISTERED), (path, links)
+
 
 def _shots(tmp_path):
     d = Path(os.environ.get("MLVIZ_SCREENSHOTS", tmp_path))
@@ -101,7 +138,23 @@ def lasso_select(page):
     assert_no_exception(page)
 
 
-def test_every_page_slider_and_upload(page, app_url, tmp_path):
+@pytest.fixture
+def offline_page(browser):
+    """A page of an :func:`offline_context` (1500 × 1800); ``page.outside`` lists the aborted requests."""
+    context = offline_context(browser, viewport={"width": 1500, "height": 1800})
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    pg.outside = context.outside
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+def test_every_page_slider_and_upload(offline_page, app_url, tmp_path):
+    """Every page (Home and pages/1..6) with the network cut off: a slider moved where the page has one,
+    an upload, a lasso, a cross-validation run; each page's figures drawn offline."""
+    page = offline_page
     shots = _shots(tmp_path)
 
     # Home: default data set, statistics and figures.
@@ -112,6 +165,7 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
                            timeout=90_000)
     wait_idle(page)
     assert page.locator("[data-testid='stPlotlyChart']").count() >= 2
+    assert_drawn_offline(page, "/")
 
     # PNG export is generated on request (needs the browser on the server side).
     page.locator("[data-testid='stButton'] button", has_text="PNG").first.click()
@@ -148,27 +202,39 @@ def test_every_page_slider_and_upload(page, app_url, tmp_path):
 
     # Each view, opened directly by URL, with a slider moved.
     for path, name in [("/Posteriors?thr_mode=global", "3_posteriors"), ("/Label_graph", "4_label_graph"),
-                       ("/Embedding?emb_umap=false", "5_embedding"), ("/Compare", "6_compare")]:
+                       ("/Embedding?emb_umap=false", "5_embedding"), ("/Compare", "6_compare"),
+                       ("/Sandbox", "7_sandbox"), ("/Decision_rules", "8_decision_rules")]:
         open_page(page, app_url, path, shots, name)
+        if name in ("7_sandbox", "8_decision_rules"):  # (drawn offline; their sliders: AppTests)
+            assert_drawn_offline(page, path)
+            continue
+        # (the slider first, as soon as the page is idle; the offline checks after it: waiting for the
+        # figures first let the Label graph's background path rerun the page under the key presses)
         if page.locator(SLIDER).count():
             before, after = move_slider(page, 0)
             assert before != after, f"slider on {path} did not move"
             assert_no_exception(page)
             page.screenshot(path=str(shots / f"{name}_moved.png"), full_page=True)
-            if path == "/Posteriors":  # the moved control is now in the address (shareable link)
+            if path.startswith("/Posteriors"):  # the moved control is now in the address (shareable link)
                 assert "thr_global=" in page.url, page.url
         if path.startswith("/Embedding"):
             lasso_select(page)
             assert page.get_by_text("Selected:", exact=False).count() >= 1
             page.screenshot(path=str(shots / f"{name}_selection.png"), full_page=True)
-    # Compare: run a cross-validation with its progress bar.
-    page.get_by_role("button", name="Run cross-validation").click()
-    # (a background job: a progress notice, then the results with no further click)
-    page.get_by_text("Summary (mean ± std over folds)").wait_for(timeout=90_000)
-    wait_idle(page, timeout=90_000)
-    assert_no_exception(page)
-    assert page.get_by_text("Summary (mean ± std over folds)").count() == 1
-    page.screenshot(path=str(shots / "6_compare_cv.png"), full_page=True)
+        if path == "/Compare":
+            # Compare: run a cross-validation with its progress bar.
+            page.get_by_role("button", name="Run cross-validation").click()
+            # (a background job: a progress notice, then the results with no further click)
+            page.get_by_text("Summary (mean ± std over folds)").wait_for(timeout=90_000)
+            wait_idle(page, timeout=90_000)
+            assert_no_exception(page)
+            assert page.get_by_text("Summary (mean ± std over folds)").count() == 1
+            page.screenshot(path=str(shots / "6_compare_cv.png"), full_page=True)
+        assert_drawn_offline(page, path)  # (Compare: its charts appear after the cross-validation run)
+    # the page icon is the app's own file, not an emoji turned into a CDN address
+    icon = page.evaluate("() => [...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
+    assert icon and all(urllib.parse.urlsplit(h).hostname in LOCAL or h.startswith("data:") for h in icon), icon
+    assert page.outside == [], page.outside
 
 
 def test_shared_link_restores_view(page, app_url, tmp_path):

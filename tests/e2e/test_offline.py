@@ -2,7 +2,9 @@
 
 * Every page (Home and pages/1..6) draws its plotly figures (the plot area holds drawn traces)
   while every request to a host other than 127.0.0.1/localhost is aborted and recorded; none
-  may be attempted (fonts, favicons, plotly.js, images all come from the app).
+  may be attempted (fonts, favicons, plotly.js, images all come from the app).  This is checked
+  by the one walk of every page in chromium, ``test_browser.py::test_every_page_slider_and_upload``
+  (made with the network cut off; a second walk here would redo each page's work).
 * An HTML export (:func:`mlviz.plotting.figure_to_html`) opened from a file draws its figure
   with no network at all.
 * An upload that crashes the parser (a ``.npz`` with an out-of-range CSR column index) gives
@@ -14,26 +16,16 @@
 from __future__ import annotations
 
 import sys
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import LOCAL, assert_no_exception, offline_context, wait_idle  # (tests/e2e is on sys.path)
-
-from mlviz.dashboard.pages import PAGES as REGISTERED
+from test_browser import assert_no_exception, offline_context, wait_idle  # (tests/e2e is on sys.path)
+from test_browser import drawn as _drawn
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [("/", "home"), ("/Embedding?emb_umap=false", "embedding"), ("/Label_graph", "graph"),
-         ("/Posteriors", "posteriors"), ("/Compare", "compare"), ("/Sandbox", "sandbox"),
-         ("/Decision_rules", "decision")]
-# plot area with drawn traces: SVG trace groups (``g.trace`` in a subplot's layer; legend
-# entries are ``g.traces``), heatmap images (``g.hm``) or WebGL canvases (scattergl, 3-D)
-DRAWN = """() => [...document.querySelectorAll('.js-plotly-plot')].map(d =>
-    d.querySelectorAll('.cartesianlayer .trace, .cartesianlayer .hm, .gl-container canvas, '
-                       + '.polarlayer .trace, .layer-above .trace').length)"""
 
 
 @pytest.fixture
@@ -47,41 +39,6 @@ def offline_page(browser):
         yield pg
     finally:
         context.close()
-
-
-def _drawn(page, min_charts=1, timeout=120_000):
-    """Wait until ``min_charts`` plotly charts have drawn traces; the per-chart counts."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(f"({DRAWN})().filter(n => n > 0).length >= {min_charts}",
-                               timeout=timeout)
-    except PlaywrightTimeout:
-        pytest.fail(f"{page.url}: no drawn traces; per chart {page.evaluate(DRAWN)}, "
-                    f"requests blocked {getattr(page, 'outside', [])}")
-    return page.evaluate(DRAWN)
-
-
-def test_every_page_draws_its_figures_offline(offline_page, app_url):
-    page = offline_page
-    for path, name in PAGES:
-        page.goto(app_url + path)
-        wait_idle(page, timeout=120_000)
-        if name == "compare":  # the charts appear after a cross-validation run
-            page.get_by_role("button", name="Run cross-validation").click()
-            page.get_by_text("Summary (mean ± std over folds)").wait_for(timeout=120_000)
-            wait_idle(page, timeout=120_000)
-        counts = _drawn(page)
-        assert_no_exception(page)
-        assert sum(1 for n in counts if n > 0) >= 1, (path, counts)
-        # one list of pages: the registry's links, not also Streamlit's list of the files in pages/
-        assert page.locator("[data-testid='stSidebarNav']").count() == 0, path
-        links = page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").count()
-        assert links == len(REGISTERED), (path, links)
-    # the page icon is the app's own file, not an emoji turned into a CDN address
-    icon = page.evaluate("() => [...document.querySelectorAll('link[rel~=icon]')].map(l => l.href)")
-    assert icon and all(urllib.parse.urlsplit(h).hostname in LOCAL or h.startswith("data:") for h in icon), icon
-    assert page.outside == [], page.outside
 
 
 def test_exported_html_draws_offline(offline_page, tmp_path):
