@@ -81,9 +81,9 @@ class ClassifierChain(PCC):
     base : {"auto", "lr", "rbf"}, default "auto"
         Features of the default logistic regressions (ignored with an ``estimator``):
         ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all links; link j is a logistic regression on [φ(x), the labels
-        before it] (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        Gaussian kernel, one map per fit shared by all links; link j is a logistic regression on
+        [φ(x), the labels before it] (kernel logistic regression, real probabilities);
+        ``"auto"``: ``"rbf"`` on dense X (at least
         half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
         ``"lr"`` otherwise -- the rule chosen on the standard training halves
         (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
@@ -239,8 +239,8 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     base : {"auto", "lr", "rbf"}, default "auto"
         Features of the default logistic regressions (ignored with an ``estimator``):
         ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all chains (each chain is linear on it) (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        Gaussian kernel, one map per fit shared by all chains, each chain linear on it (kernel
+        logistic regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
         half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
         ``"lr"`` otherwise -- the rule chosen on the standard training halves
         (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base

@@ -159,3 +159,18 @@ def page(browser):
         yield pg
     finally:
         context.close()
+
+
+@pytest.fixture
+def offline_page(browser):
+    """A page of an :func:`offline_context` (1500 × 1800); ``page.outside`` lists the aborted requests."""
+    from test_browser import offline_context  # (tests/e2e is on sys.path)
+
+    context = offline_context(browser, viewport={"width": 1500, "height": 1800})
+    pg = context.new_page()
+    pg.set_default_timeout(90_000)
+    pg.outside = context.outside
+    try:
+        yield pg
+    finally:
+        context.close()

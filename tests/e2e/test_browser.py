@@ -138,19 +138,6 @@ def lasso_select(page):
     assert_no_exception(page)
 
 
-@pytest.fixture
-def offline_page(browser):
-    """A page of an :func:`offline_context` (1500 × 1800); ``page.outside`` lists the aborted requests."""
-    context = offline_context(browser, viewport={"width": 1500, "height": 1800})
-    pg = context.new_page()
-    pg.set_default_timeout(90_000)
-    pg.outside = context.outside
-    try:
-        yield pg
-    finally:
-        context.close()
-
-
 def test_every_page_slider_and_upload(offline_page, app_url, tmp_path):
     """Every page (Home and pages/1..6) with the network cut off: a slider moved where the page has one,
     an upload, a lasso, a cross-validation run; each page's figures drawn offline."""

@@ -20,25 +20,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_browser import assert_no_exception, offline_context, wait_idle  # (tests/e2e is on sys.path)
+from test_browser import assert_no_exception, wait_idle  # (tests/e2e is on sys.path)
 from test_browser import drawn as _drawn
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def offline_page(browser):
-    """A page whose requests to any host but this machine are aborted; ``page.outside`` lists them."""
-    context = offline_context(browser, viewport={"width": 1500, "height": 1800})
-    pg = context.new_page()
-    pg.set_default_timeout(90_000)
-    pg.outside = context.outside
-    try:
-        yield pg
-    finally:
-        context.close()
 
 
 def test_exported_html_draws_offline(offline_page, tmp_path):
