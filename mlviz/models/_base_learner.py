@@ -99,7 +99,7 @@ def resolve_base(base, X, n_labels):
         return "lr", f"auto: more than {AUTO_MAX_ROWS:,} rows → linear"
     if n * int(n_labels) > AUTO_MAX_WORK:
         return "lr", f"auto: rows × labels above {AUTO_MAX_WORK:,} → linear"
-    return "rbf", "auto: dense X, small → RBF"
+    return "rbf", "auto: small dense X"
 
 
 def gamma_unit(X):
@@ -140,8 +140,8 @@ def fit_base_features(est, X, n_labels):
     Xf : ndarray or csr_matrix
         ``feature_map.transform(X)``, or X itself.
     note : str
-        For ``decision_rule_``, e.g. ``"RBF base (auto: dense X, small → RBF), γ = 1 × 1/(d·var X), ≤ 1000
-        Nyström landmarks"``; it names no number that depends on the training rows, so folds of one
+        For ``decision_rule_``, e.g. ``"RBF base (auto: small dense X), γ = 1 × 1/(d·var X), ≤ 1000
+        landmarks"``; it names no number that depends on the training rows, so folds of one
         data set state the same rule.
     """
     check_param(est, "base", est.base, options=BASES)
@@ -157,4 +157,4 @@ def fit_base_features(est, X, n_labels):
     fmap = Nystroem(kernel="rbf", gamma=float(est.gamma) * gamma_unit(X), n_components=m,
                     random_state=seed).fit(X)
     return fmap, fmap.transform(X), (f"RBF base ({reason}), γ = {float(est.gamma):g} × 1/(d·var X), "
-                                     f"≤ {int(est.n_components)} Nyström landmarks")
+                                     f"≤ {int(est.n_components)} landmarks")
