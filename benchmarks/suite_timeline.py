@@ -5,9 +5,9 @@ Load it with ``-p suite_timeline`` (``benchmarks`` on ``PYTHONPATH``) and name t
 per test: ``{"id", "worker", "start", "stop", "cpu"}`` (wall-clock seconds since the epoch for setup to
 teardown, and the CPU seconds of the worker process over that span, not its children's)::
 
-    PYTHONPATH=.:benchmarks MLVIZ_TIMELINE=/tmp/timeline.jsonl OMP_NUM_THREADS=1 \\
+    PYTHONPATH=.:benchmarks MLVIZ_TIMELINE=timeline.jsonl OMP_NUM_THREADS=1 \\
         python -m pytest -q -p no:cacheprovider -p suite_timeline -n 3 --durations=40
-    python benchmarks/suite_timeline.py /tmp/timeline.jsonl
+    python benchmarks/suite_timeline.py timeline.jsonl
 
 The second command prints, per worker, its busy seconds, its first start and last stop, the run's span
 (wall time of the tests, without start-up) and the longest tests with the second they started at.
