@@ -26,12 +26,12 @@ The default (:func:`default_scaling`)
 ``"l2"`` when X is stored sparse, or is non-negative with at most
 :data:`SPARSE_DENSITY` of its entries non-zero (count-like data stored dense);
 ``"standard"`` otherwise.  Why: per-feature standardisation of sparse count
-features (``StandardScaler(with_mean=False)``, the CLI default before
-session 5) divides each word by its standard deviation, so rare words
+features (``StandardScaler(with_mean=False)``) divides each word by its standard deviation, so rare words
 dominate Euclidean distances; measured on two Mulan text sets,
 ML-kNN micro-F1 was 0.117 / 0.082 standardised, 0.240 / 0.217 unscaled and
 0.543 / 0.355 with L2-normalised rows.  On the bundled sparse sets (ML-kNN,
-3-fold CV, seed 0; ``benchmarks/RESULTS.md``, evalcli session 5) micro-F1 was
+3-fold CV, seed 0; ``benchmarks/RESULTS.md``, "describe in O(nnz), estimators at scale
+(quick), scaling evidence") micro-F1 was
 enron 0.395 / 0.461 / 0.486 / 0.479 and medical 0.623 / 0.719 / 0.717 / 0.691
 for standard / none / l2 / tfidf, and P@1 was highest with l2 on both
 (0.719, 0.789).  Dense continuous features have

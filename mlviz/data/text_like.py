@@ -47,8 +47,8 @@ __all__ = ["make_text_like", "TEXT_LIKE_PRESETS"]
 #: cardinalities are the published ones; words per row: enron 84, medical 13 measured on
 #: the bundled files, bibtex and delicious from their feature density). medical's label tail
 #: (label_zipf, topics, labels_per_topic) matches the bundled file's: 3 labels that never occur
-#: (was 11; real 0), mean imbalance ratio 97 (was 197; real 90), exact duplicate rows as in the
-#: file (benchmarks/RESULTS.md, "Real sets beside their twins in CPU seconds").
+#: (real 0), mean imbalance ratio 97 (real 90), exact duplicate rows as in the file
+#: (benchmarks/RESULTS.md, "Real sets beside their twins in CPU seconds").
 TEXT_LIKE_PRESETS = {
     "bibtex": dict(n_samples=7395, n_features=1836, n_labels=159, cardinality=2.40,
                    words_per_row=68.0, n_topics=40, duplicate_fraction=0.05, size_dispersion=0.5, label_zipf=0.3,

@@ -321,7 +321,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     20}, K ∈ {10, 20, 50}) by mean validation P@1 gain over ranking labels by
     training frequency on the five bundled sets (inner 2/3 : 1/3 split of each
     training split; ``benchmarks/bench_mllem.py --sweep``, table in
-    ``benchmarks/RESULTS.md``, "embed (session 5)"). The old α = β = 1 ranks
+    ``benchmarks/RESULTS.md``, "MLLEM decision rule and defaults"). α = β = 1 ranks
     below it on every measure of the sweep (P@1 gain +0.244 vs +0.283, micro-F1
     0.463 vs 0.551).
 

@@ -60,7 +60,7 @@ from ._mlrh_solvers import fit_lbfgs, fit_mm, intercept_start
 
 #: The up-front time estimate (used only there) is ESTIMATE_EVALUATIONS objective evaluations of
 #: three measured parts, each constant about twice its value measured on one thread
-#: (benchmarks/RESULTS.md, "MLRH's up-front estimate (session 11)"): the DP, seconds per cell
+#: (benchmarks/RESULTS.md, "MLRH's up-front estimate: three measured parts"): the DP, seconds per cell
 #: (instance × label × set size; 2.6e-9 on the bibtex shape, 4.4e-9 for a whole evaluation at
 #: 983 labels) ...
 SECONDS_PER_DP_CELL = 5e-9

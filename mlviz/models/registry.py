@@ -149,7 +149,7 @@ _EMB_DIM = Param("n_components", "Code dimension (fraction of L)", [0.2, 0.5, 0.
 CDN_PATH = PathSpec(start=_cdn_start, step=_cdn_step, describe=_cdn_describe)
 
 #: The sparse CDN's slider defaults, chosen by the documented sweep of benchmarks/sweep_cdn_dashboard.py
-#: (benchmarks/RESULTS.md, "defaults (session 6): sparse-CDN slider defaults of the dashboard").
+#: (benchmarks/RESULTS.md, "sparse-CDN slider defaults of the dashboard").
 CDN_DEFAULTS = {"gamma": 0.5, "mu": 0.0, "lam": 1.0}
 CDN_EVIDENCE = ("Defaults λ = 1, μ / N = 0, γ / γ_max = 0.5 from a documented sweep "
                 "(λ ∈ {0.1, 1, 10} × μ / N ∈ {0, 0.003} × γ / γ_max ∈ {0.1, 0.3, 0.5}, 3-fold CV, default scaling, "
@@ -455,7 +455,7 @@ _ENTRIES = [
     MethodSpec(
         "rakel", "RAkEL", "RAkEL", "chains", "rakel",
         "RAkELo: label powersets on 2L random 3-labelsets, votes averaged, >= 0.5.",
-        # k is no longer searched (C × γ × k would be 75 candidates): k = 3, the paper's recommendation.
+        # k is not searched (C × γ × k would be 75 candidates): k = 3, the paper's recommendation.
         fixed=dict(random_state=SEED), tuning=_base_grid,
         sliders=(Param("k", "k (labels per labelset)", [2, 3, 4], 3, "Size of each random labelset."),),
         capabilities=Capabilities(output="calibrated"),
