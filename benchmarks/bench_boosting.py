@@ -37,6 +37,7 @@ from mlviz.data.samples import load_standard_split
 from mlviz.evaluation.splits import multilabel_kfold
 from mlviz.evaluation.thresholds import THRESHOLD_GRID, choose_thresholds, measure_from_counts, threshold_counts
 from mlviz.metrics import evaluate
+from mlviz.models._base import fit_per_label, proba_per_label
 from mlviz.models.registry import get_method
 from mlviz.preprocessing import default_scaling, make_scaler
 
@@ -45,21 +46,17 @@ SEED = 0
 
 
 class PerLabel:
-    """One binary classifier per label; a label constant in training gets its constant."""
+    """One binary classifier per label (``mlviz.models._base.fit_per_label``)."""
 
     def __init__(self, make):
         self.make = make
 
     def fit(self, X, Y):
-        self.models_ = []
-        for j in range(Y.shape[1]):
-            y = Y[:, j]
-            self.models_.append(float(y[0]) if y.min() == y.max() else self.make().fit(X, y))
+        self.models_ = fit_per_label(lambda l: self.make(), X, Y)
         return self
 
     def predict_proba(self, X):
-        cols = [np.full(X.shape[0], m) if isinstance(m, float) else m.predict_proba(X)[:, 1] for m in self.models_]
-        return np.column_stack(cols)
+        return proba_per_label(self.models_, X)
 
 
 class XGBMultiOutput:

@@ -35,6 +35,37 @@ DEFAULT_SCORE = "micro_f1"
 """The measure of :meth:`MultiLabelClassifierMixin.score` (a key of :data:`mlviz.metrics.MEASURES`)."""
 
 
+def fit_per_label(make, X, Y):
+    """One binary classifier per label (binary relevance with any scikit-learn classifier).
+
+    Parameters
+    ----------
+    make : callable
+        ``make(l)`` returns the unfitted classifier of label ``l``.
+    X : array-like or CSR matrix, shape (n_samples, n_features)
+    Y : ndarray, shape (n_samples, n_labels), 0/1
+
+    Returns
+    -------
+    models : list, length n_labels
+        The fitted classifier of each label, or a float (0.0 or 1.0) for a label constant in
+        training: no model is fitted and its probability is that constant.
+    """
+    models = []
+    for l in range(Y.shape[1]):
+        y = Y[:, l]
+        models.append(float(y[0]) if y.min() == y.max() else make(l).fit(X, y))
+    return models
+
+
+def proba_per_label(models, X):
+    """P(y_l = 1 | x) of :func:`fit_per_label`'s models, shape (n_samples, n_labels)."""
+    P = np.empty((X.shape[0], len(models)))
+    for l, m in enumerate(models):
+        P[:, l] = m if isinstance(m, float) else m.predict_proba(X)[:, list(m.classes_).index(1)]
+    return P
+
+
 class MultiLabelClassifierMixin:
     """Mixin giving ``predict`` by thresholding ``predict_proba``.
 

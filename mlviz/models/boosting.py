@@ -34,7 +34,15 @@ import scipy.sparse as sp
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.utils import check_random_state
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+from ._base import (
+    BaseEstimator,
+    MultiLabelClassifierMixin,
+    TooLargeError,
+    check_param,
+    check_X_Y,
+    fit_per_label,
+    proba_per_label,
+)
 
 __all__ = ["GradientBoostingBR", "GBT_THRESHOLD"]
 
@@ -144,17 +152,14 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
                 estimate_seconds=seconds, alternative="RandomForestML")
         X = X.toarray() if sp.issparse(X) else X
         seeds = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=L)
-        self.models_ = []
-        for l in range(L):
-            y = Y[:, l]
-            if y.min() == y.max():
-                self.models_.append(float(y[0]))
-                continue
-            model = HistGradientBoostingClassifier(
+
+        def make(l):
+            return HistGradientBoostingClassifier(
                 max_iter=int(self.max_iter), learning_rate=float(self.learning_rate),
                 max_leaf_nodes=int(self.max_leaf_nodes), min_samples_leaf=int(self.min_samples_leaf),
                 l2_regularization=float(self.l2_regularization), early_stopping=False, random_state=int(seeds[l]))
-            self.models_.append(model.fit(X, y))
+
+        self.models_ = fit_per_label(make, X, Y)
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on per-label probabilities of "
@@ -175,7 +180,4 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
         self._check_fitted("models_")
         X = self._check_predict_X(X)
         X = X.toarray() if sp.issparse(X) else X
-        P = np.empty((X.shape[0], self.n_labels_))
-        for l, m in enumerate(self.models_):
-            P[:, l] = m if isinstance(m, float) else m.predict_proba(X)[:, list(m.classes_).index(1)]
-        return P
+        return proba_per_label(self.models_, X)

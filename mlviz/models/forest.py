@@ -40,7 +40,15 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils import check_random_state
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+from ._base import (
+    BaseEstimator,
+    MultiLabelClassifierMixin,
+    TooLargeError,
+    check_param,
+    check_X_Y,
+    fit_per_label,
+    proba_per_label,
+)
 
 __all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "FOREST_THRESHOLD"]
 
@@ -314,13 +322,7 @@ class RandomForestBR(_ForestBase):
                                               bootstrap=self.kind == "random", max_leaves=8 * m + 1)
                         for m in minority.tolist() if m > 0), n, L)
         self.seeds_ = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=L)
-        self.forests_ = []
-        for l in range(L):
-            y = Y[:, l]
-            if y.min() == y.max():
-                self.forests_.append(float(y[0]))
-            else:
-                self.forests_.append(self._make_forest(int(self.seeds_[l])).fit(X, y))
+        self.forests_ = fit_per_label(lambda l: self._make_forest(int(self.seeds_[l])), X, Y)
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = self._rule()
@@ -339,7 +341,4 @@ class RandomForestBR(_ForestBase):
         """
         self._check_fitted("forests_")
         X = self._check_predict_X(X)
-        P = np.empty((X.shape[0], self.n_labels_))
-        for l, f in enumerate(self.forests_):
-            P[:, l] = f if isinstance(f, float) else _positive_column(f.predict_proba(X), f.classes_)
-        return P
+        return proba_per_label(self.forests_, X)
