@@ -44,7 +44,7 @@ from sklearn.kernel_approximation import Nystroem
 from ._base import check_param
 
 __all__ = ["BASES", "AUTO_MIN_DENSITY", "AUTO_MAX_ROWS", "AUTO_MAX_WORK", "N_COMPONENTS", "RBF_GAMMA", "resolve_base",
-           "gamma_unit", "fit_base_features"]
+           "gamma_unit", "fit_base_features", "base_learner_doc"]
 
 BASES = ("auto", "lr", "rbf")
 """Values of the ``base`` parameter."""
@@ -158,3 +158,42 @@ def fit_base_features(est, X, n_labels):
                     random_state=seed).fit(X)
     return fmap, fmap.transform(X), (f"RBF base ({reason}), γ = {float(est.gamma):g} × 1/(d·var X), "
                                      f"≤ {int(est.n_components)} landmarks")
+
+
+_BASE_PARAMETERS = """\
+    base : {{"auto", "lr", "rbf"}}, default "auto"
+        Features of the default logistic regressions (ignored with an ``estimator``):
+        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
+        Gaussian kernel, one map per fit shared by {shared_by} (kernel logistic
+        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
+        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
+        ``"lr"`` otherwise -- the rule chosen on the standard training halves
+        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
+        learner"). The resolved base is named in ``decision_rule_``.
+    gamma : float > 0, default 1.0
+        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
+        scikit-learn's ``gamma="scale"``).
+    n_components : int >= 1, default 1000
+        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+"""
+
+
+def base_learner_doc(shared_by):
+    """Class decorator filling the docstring's ``{base_parameters}`` line.
+
+    The line becomes the entries of ``base``, ``gamma`` and ``n_components``: one text for the
+    six classes that share the base learner.
+
+    Parameters
+    ----------
+    shared_by : str
+        What one feature map is shared by in this method (e.g. ``"all labels"``).
+    """
+    def decorate(cls):
+        marker = "    {base_parameters}\n"
+        if cls.__doc__ is not None:  # (python -OO strips docstrings)
+            assert marker in cls.__doc__, f"{cls.__name__}'s docstring has no {{base_parameters}} line"
+            cls.__doc__ = cls.__doc__.replace(marker, _BASE_PARAMETERS.format(shared_by=shared_by))
+        return cls
+
+    return decorate

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
-from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 BR_C = 30.0
@@ -79,6 +79,7 @@ class ConstantProbability:
         return f"ConstantProbability({self.probability:.4g})"
 
 
+@base_learner_doc('all labels')
 class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     """One independent binary classifier per label.
 
@@ -114,20 +115,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         folds, 0.984 with 5; C = 10: 0.972 / 0.976; a raw C = 1: 0.768 /
         0.791, lost on medical). The same C as :class:`~mlviz.models.PCC`.
         benchmarks/RESULTS.md, "standard splits".
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all labels (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
 
@@ -270,6 +258,7 @@ def marginal_log_loss(Y, P, eps=1e-15):
     return float(-np.mean(Y * np.log(P) + (1.0 - Y) * np.log1p(-P)))
 
 
+@base_learner_doc('the inner CV of ``C="cv"``')
 class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     """One multi-class classifier over the label sets observed in training.
 
@@ -322,20 +311,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         Upper bound on the multinomial coefficient matrix (n_classes ×
         n_features doubles, times 4 for the solver's work arrays); above it
         ``fit`` raises :class:`TooLargeError` before fitting.
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by the inner CV of ``C="cv"`` (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, RandomState or None
         Shuffles the inner folds of ``C="cv"`` and draws the Nyström landmarks of ``base="rbf"``.
 

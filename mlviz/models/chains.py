@@ -33,7 +33,7 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
@@ -51,6 +51,7 @@ and stayed within 2.6 % of the best C on every set.
 """
 
 
+@base_learner_doc('all links (link j: on [φ(x), earlier labels])')
 class ClassifierChain(PCC):
     """Classifier chain with greedy inference (CC; Read et al. 2011, §4).
 
@@ -78,21 +79,7 @@ class ClassifierChain(PCC):
         Each link predicts ``ŷ = [p_j >= threshold]``, fed to the next link;
         ``predict`` is ``predict_proba >= threshold``, the same greedy path
         (Read et al. use 0.5).
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all links; link j is a logistic regression on
-        [φ(x), the labels before it] (kernel logistic regression, real probabilities);
-        ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, Generator or None
         Draws ``order="random"`` and the Nyström landmarks of ``base="rbf"``.
 
@@ -201,6 +188,7 @@ class ClassifierChain(PCC):
         return np.clip(P, 0.0, 1.0)
 
 
+@base_learner_doc('all chains, each chain linear on it')
 class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     """Ensemble of classifier chains (ECC; Read et al. 2011, §4.3).
 
@@ -236,20 +224,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default CC_C (10)
     scale_C : bool, default True
         As :class:`ClassifierChain`; each chain scales by its own sample.
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all chains, each chain linear on it (kernel
-        logistic regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
         m's order is drawn first, then its rows; also the Nyström landmarks.
@@ -378,6 +353,7 @@ def draw_labelsets(n_labels, k, n_models, rng):
     return sets + [(l,) for l in np.flatnonzero(~covered).tolist()]
 
 
+@base_learner_doc('all label powersets, each linear on it')
 class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """Random k-labelsets, overlapping (RAkELo; Tsoumakas et al. 2011, §4).
 
@@ -408,20 +384,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     C : float > 0, default 10.0
         C of the default multinomial logistic regression (LabelPowerset's default).
     scale_C : bool, default True
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all label powersets (each is linear on it) (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, Generator or None
         Draws the labelsets (``numpy.random.default_rng``) and the Nyström landmarks.
 

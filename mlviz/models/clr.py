@@ -23,7 +23,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
-from ._base_learner import N_COMPONENTS, RBF_GAMMA, fit_base_features
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from .baselines import _mapped, _positive_scores, mean_squared_norm
 
 __all__ = ["CalibratedLabelRanking", "CLR_C", "MAX_PAIRS"]
@@ -35,6 +35,7 @@ MAX_PAIRS = 5000
 """Default bound on the number of pairwise models (L(L-1)/2 <= 5000, i.e. L <= 100)."""
 
 
+@base_learner_doc('all L(L+1)/2 models')
 class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     """Calibrated label ranking by pairwise comparison (CLR; Fürnkranz et al. 2008).
 
@@ -55,20 +56,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     max_pairs : int >= 1, default MAX_PAIRS (5000)
         Bound on L(L-1)/2; above it ``fit`` raises
         :class:`~mlviz.models.TooLargeError` before fitting.
-    base : {"auto", "lr", "rbf"}, default "auto"
-        Features of the default logistic regressions (ignored with an ``estimator``):
-        ``"lr"`` the input features (linear); ``"rbf"`` Nyström features of the
-        Gaussian kernel, one map per fit shared by all L(L+1)/2 models (kernel logistic
-        regression, real probabilities); ``"auto"``: ``"rbf"`` on dense X (at least
-        half the entries non-zero) with at most 10,000 rows and 500,000 rows × labels,
-        ``"lr"`` otherwise -- the rule chosen on the standard training halves
-        (:mod:`mlviz.models._base_learner`; benchmarks/RESULTS.md, "a kernel base
-        learner"). The resolved base is named in ``decision_rule_``.
-    gamma : float > 0, default 1.0
-        Kernel width of ``"rbf"`` in units of 1 / (n_features · var(X)) (1 is
-        scikit-learn's ``gamma="scale"``).
-    n_components : int >= 1, default 1000
-        Nyström landmarks of ``"rbf"`` (all training rows when there are fewer).
+    {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
 
