@@ -6,32 +6,46 @@ the MLLEM fit the Embedding page waited for beside it 105 s instead of ~8 s (job
 ``benchmarks/RESULTS.md``, the dashboard-at-scale measurements; in a plain process,
 ``benchmarks/bench_umap_isolation.py`` measures the fit 1.32× slower beside UMAP in a thread and
 1.06× beside UMAP in a child).  :func:`run_in_child` runs it in a fresh Python process instead
-(``spawn``: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a
+(started afresh: forking a threaded server is unsafe), polls a ``check`` callable meanwhile (e.g. a
 job's :meth:`~mlviz.dashboard.jobs.Token.check`), kills the child as soon as that raises, and
 stops it while the job is paused (a prefetch job while its session's page computes).
 
-Arguments and results travel pickled through a pipe: they are arrays the server made itself
+Arguments and results travel pickled through pipes: they are arrays the server made itself
 (never an uploaded file's bytes, which are only ever parsed, in :mod:`mlviz.data.isolated`).
+
+The child is a plain ``python -c`` interpreter that imports this module, not a
+:mod:`multiprocessing` ``spawn`` child: ``spawn`` re-runs the parent's ``__main__`` file in the
+child, and in a Streamlit server ``__main__`` is the page script being run (Streamlit installs it
+there), so every child would first run the whole page again, or fail in it.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
+import pickle
 import signal
+import subprocess
+import sys
+from multiprocessing.connection import Connection
 
-__all__ = ["ChildError", "run_in_child"]
+__all__ = ["ChildError", "child_env", "run_in_child"]
 
-_CTX = mp.get_context("spawn")
 _STOP = getattr(signal, "SIGSTOP", None)  # (none on Windows: the child then runs on while paused)
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ENTRY = "import sys; from mlviz._isolated import _serve; _serve(int(sys.argv[1]))"
 
 
 class ChildError(RuntimeError):
     """The child process raised (its message names the exception) or ended without an answer."""
 
 
-def _child(conn, fn, args, kwargs):
+def _serve(fd: int) -> None:
+    """(In the child) read ``sys.path`` and then ``(fn, args, kwargs)`` from stdin, answer on ``fd``."""
+    conn = Connection(fd, readable=False)
+    stdin = sys.stdin.buffer
+    sys.path[:] = pickle.load(stdin)  # (before the call is unpickled: its functions import by name)
     try:
+        fn, args, kwargs = pickle.load(stdin)
         answer = (True, fn(*args, **kwargs))
     except BaseException as exc:  # (the exception object itself may not pickle)
         answer = (False, f"{type(exc).__name__}: {exc}")
@@ -41,12 +55,46 @@ def _child(conn, fn, args, kwargs):
         conn.close()
 
 
+def child_env() -> dict:
+    """This process's environment, with the directory holding :mod:`mlviz` first on ``PYTHONPATH``
+    (so a child Python finds this copy of the package, installed or not)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    return env
+
+
 def _signal(proc, sig) -> bool:
     try:
         os.kill(proc.pid, sig)
     except ProcessLookupError:  # (it has just ended)
         return False
     return True
+
+
+def _start(fn, args, kwargs):
+    """The child process and the read end of its answer pipe, the call already sent."""
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _ENTRY, str(write_fd)], stdin=subprocess.PIPE,
+                                pass_fds=(write_fd,), env=child_env())
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    receive = Connection(read_fd, writable=False)
+    try:
+        pickle.dump(list(sys.path), proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump((fn, args, kwargs), proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        proc.stdin.close()
+    except BrokenPipeError:  # (it ended before reading the call: the answer pipe tells the rest)
+        pass
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        receive.close()
+        raise
+    return proc, receive
 
 
 def run_in_child(fn, *args, check=None, paused=None, poll: float = 0.2, **kwargs):
@@ -71,10 +119,7 @@ def run_in_child(fn, *args, check=None, paused=None, poll: float = 0.2, **kwargs
     ChildError
         If ``fn`` raised in the child, or the child died without answering (e.g. out of memory).
     """
-    receive, send = _CTX.Pipe(duplex=False)
-    proc = _CTX.Process(target=_child, args=(send, fn, args, kwargs), daemon=True)
-    proc.start()
-    send.close()
+    proc, receive = _start(fn, args, kwargs)
     try:
         while not receive.poll(poll):
             stop = paused is not None and _STOP is not None and paused() and _signal(proc, _STOP)
@@ -84,16 +129,19 @@ def run_in_child(fn, *args, check=None, paused=None, poll: float = 0.2, **kwargs
             finally:
                 if stop:
                     _signal(proc, signal.SIGCONT)
-            if not proc.is_alive() and not receive.poll(0):
+            if proc.poll() is not None and not receive.poll(0):
                 raise EOFError
         ok, value = receive.recv()
     except EOFError:
-        proc.join(5)
-        raise ChildError(f"the worker process ended without an answer (exit code {proc.exitcode})") from None
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+        raise ChildError(f"the worker process ended without an answer (exit code {proc.returncode})") from None
     finally:
-        if proc.is_alive():
+        if proc.poll() is None:
             proc.kill()
-        proc.join()
+        proc.wait()
         receive.close()
     if not ok:
         raise ChildError(value)

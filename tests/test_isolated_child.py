@@ -4,9 +4,10 @@ and a cancel reach the caller, and a cancel ends the child."""
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
+import sys
 import time
+import types
 
 import numpy as np
 import pytest
@@ -30,21 +31,39 @@ def test_a_child_that_dies_is_an_error_not_a_hang():
         run_in_child(os._exit, 3)
 
 
-def test_a_cancel_ends_the_child_at_once():
+def _sleep_after_naming(path, seconds):
+    """(In the child) write this process's id to ``path``, then sleep."""
+    with open(path, "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(seconds)
+
+
+def test_a_cancel_ends_the_child_at_once(tmp_path):
     class Stop(Exception):
         pass
 
-    before = set(multiprocessing.active_children())  # (other tests may leave joblib workers running)
+    path = tmp_path / "pid"
     t0 = time.monotonic()
 
     def check():
-        if time.monotonic() - t0 > 0.5:
+        if path.exists() and path.read_text():
             raise Stop
 
     with pytest.raises(Stop):
-        run_in_child(time.sleep, 60, check=check, poll=0.05)
+        run_in_child(_sleep_after_naming, str(path), 60, check=check, poll=0.05)
     assert time.monotonic() - t0 < 30
-    assert not set(multiprocessing.active_children()) - before  # killed and reaped
+    with pytest.raises(ProcessLookupError):  # killed and reaped
+        os.kill(int(path.read_text()), 0)
+
+
+def test_the_callers_main_script_is_not_run_in_the_child(tmp_path, monkeypatch):
+    """A Streamlit server's ``__main__`` is the page script it runs; the child must not run it."""
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit(7)\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    assert run_in_child(math.sqrt, 4.0) == 2.0
 
 
 @pytest.mark.slow(seconds=20)

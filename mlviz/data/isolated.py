@@ -31,8 +31,8 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
+from mlviz._isolated import child_env
 from mlviz._text import shorten
 
 from ._errors import DataError
@@ -43,15 +43,13 @@ __all__ = ["load_dataset_isolated", "warm_up", "shutdown"]
 
 _lock = threading.Lock()
 _spare = None
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 _THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 #: Command of a worker process (tests replace it to simulate crashes and hangs).
 WORKER_COMMAND = (sys.executable, "-m", "mlviz.data._worker")
 
 
 def _start_worker():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+    env = child_env()
     for var in _THREAD_VARS:  # one thread: less address space, no CPU contention
         env[var] = "1"
     return subprocess.Popen(
