@@ -57,6 +57,7 @@ candidate is the linear base at the method's registry defaults):
   and C in ``KERNEL_CS``;
 - ``br-auto``, ``cc-auto``, ``lp-auto``: the registry's BR, CC and LP at their defaults (``base="auto"``);
 - ``cc-thr``: the registry's CC with the greedy threshold t in ``THRESHOLDS`` (each link's ŷ = [p >= t]).
+- ``cc-c``: the registry's CC (threshold 0.35, ``base="auto"``) with C in ``CC_CS`` (its default first).
 
 Usage::
 
@@ -80,6 +81,7 @@ MLKNN_FEATURES = ("auto", "minmax", "auto+minmax", "l2|minmax", "maxabs", "l2", 
 THRESHOLDS = (0.5, 0.4, 0.35, 0.3, 0.25)
 KERNEL_GAMMAS = (0.3, 1.0, 3.0)
 KERNEL_CS = (1.0, 10.0, 100.0)
+CC_CS = (10.0, 30.0, 100.0)
 PUBLISHED = {  # Bogatinovski et al. 2022, ESWA 203:117215, micro-F1 on the standard splits
     "br-svc": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
     "br": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
@@ -90,7 +92,8 @@ PUBLISHED.update({"br-thr": PUBLISHED["br"], "mlknn-thr": PUBLISHED["mlknn"], "l
                   "cc-base": {"emotions": .692, "enron": .489, "scene": .768, "yeast": .589},
                   "rf-pct-size": {"emotions": .719, "enron": .602, "scene": .762, "yeast": .682}})
 PUBLISHED["rf-pct-trees"] = PUBLISHED["rf-pct-size"]
-PUBLISHED.update({"br-kernel": PUBLISHED["br"], "cc-kernel": PUBLISHED["cc-base"], "lp-kernel": PUBLISHED["lp"]})
+PUBLISHED.update({"br-kernel": PUBLISHED["br"], "cc-kernel": PUBLISHED["cc-base"], "lp-kernel": PUBLISHED["lp"],
+                  "cc-c": PUBLISHED["cc-base"]})
 
 
 def load_split(name):
@@ -185,6 +188,10 @@ def _second_pass(method, steps, scaled, X=None):
         from mlviz.models.registry import METHODS
 
         return {f"threshold={t:g}": scaled(steps, METHODS["cc"].make(threshold=t)) for t in THRESHOLDS}
+    if method == "cc-c":  # the registry's CC (base="auto", threshold 0.35) with C in CC_CS
+        from mlviz.models.registry import METHODS
+
+        return {f"C={c:g}": scaled(steps, METHODS["cc"].make(C=c)) for c in CC_CS}
     if method in ("br-auto", "cc-auto", "lp-auto"):  # the registry default, base="auto"
         from mlviz.models.registry import METHODS
 
