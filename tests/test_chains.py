@@ -46,11 +46,11 @@ def _p1(clf, X):
     return expit(clf.decision_function(X))
 
 
-def _hand_chain(X, Y, Xt, order, make, t=0.5):
-    """Train links on true previous labels, predict greedily feeding 0/1 predictions [p >= t] (pure loops)."""
+def _hand_chain(X, Y, Xt, order, make, t=0.5, s=1.0):
+    """Train links on true previous labels (× s), predict greedily feeding s × [p >= t] (pure loops)."""
     links = []
     for j, l in enumerate(order):
-        Z = np.hstack([X, Y[:, order[:j]].astype(float)])
+        Z = np.hstack([X, s * Y[:, order[:j]].astype(float)])
         links.append(make().fit(Z, Y[:, l]))
     P = np.zeros((Xt.shape[0], len(order)))
     for i in range(Xt.shape[0]):
@@ -59,30 +59,31 @@ def _hand_chain(X, Y, Xt, order, make, t=0.5):
             z = np.concatenate([Xt[i], np.array(prev, dtype=float)])[None, :]
             p = _p1(links[j], z)[0]
             P[i, l] = p
-            prev.append(1.0 if p >= t else 0.0)
+            prev.append(s if p >= t else 0.0)
     return P
 
 
 # ------------------------------------------------------------------ classifier chain
-@pytest.mark.parametrize("order, t", [(None, 0.5), ([2, 0, 1], 0.5), ([2, 0, 1], 0.3)])
-def test_cc_greedy_equals_hand_chain_logistic(order, t):
+@pytest.mark.parametrize("order, t, s", [(None, 0.5, 1.0), ([2, 0, 1], 0.5, 1.0), ([2, 0, 1], 0.3, 1.0),
+                                         ([2, 0, 1], 0.35, 0.1)])
+def test_cc_greedy_equals_hand_chain_logistic(order, t, s):
     X, Y = _data(seed=1)
     Xt = np.random.default_rng(9).normal(size=(25, 4))
-    cc = ClassifierChain(base="lr", order=order, threshold=t).fit(X, Y)
+    cc = ClassifierChain(base="lr", order=order, threshold=t, label_scale=s).fit(X, Y)
     C = 10.0 / _msn(X)
     ref = _hand_chain(X, Y, Xt, list(range(3)) if order is None else order,
-                      lambda: LogisticRegression(C=C, max_iter=1000), t=t)
+                      lambda: LogisticRegression(C=C, max_iter=1000), t=t, s=s)
     np.testing.assert_allclose(cc.predict_proba(Xt), ref, atol=1e-10)
     np.testing.assert_array_equal(cc.predict(Xt), (ref >= t).astype(np.uint8))
 
 
-@pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=3, random_state=0),
-                                  lambda: LinearSVC(C=0.3)])
-def test_cc_greedy_equals_hand_chain_other_learners(make):
+@pytest.mark.parametrize("make, s", [(lambda: DecisionTreeClassifier(max_depth=3, random_state=0), 1.0),
+                                     (lambda: LinearSVC(C=0.3), 1.0), (lambda: LinearSVC(C=0.3), 0.1)])
+def test_cc_greedy_equals_hand_chain_other_learners(make, s):
     X, Y = _data(seed=2)
     Xt = np.random.default_rng(8).normal(size=(25, 4))
-    cc = ClassifierChain(estimator=make(), order=[1, 2, 0]).fit(X, Y)
-    ref = _hand_chain(X, Y, Xt, [1, 2, 0], make)
+    cc = ClassifierChain(estimator=make(), order=[1, 2, 0], label_scale=s).fit(X, Y)
+    ref = _hand_chain(X, Y, Xt, [1, 2, 0], make, s=s)
     np.testing.assert_allclose(cc.predict_proba(Xt), ref, atol=1e-10)
 
 
@@ -120,18 +121,18 @@ def test_ecc_one_chain_without_bootstrap_equals_cc():
     np.testing.assert_array_equal(ecc.predict(X), cc.predict(X))
 
 
-@pytest.mark.parametrize("voting, bootstrap", [("soft", True), ("hard", True), ("soft", False)])
-def test_ecc_equals_hand_sampled_chains(voting, bootstrap):
+@pytest.mark.parametrize("voting, bootstrap, s", [("soft", True, 1.0), ("hard", True, 1.0), ("soft", False, 0.3)])
+def test_ecc_equals_hand_sampled_chains(voting, bootstrap, s):
     X, Y = _data(n=70, seed=6, L=3)
     ecc = EnsembleClassifierChains(base="lr", n_chains=4, voting=voting, bootstrap=bootstrap, max_samples=0.67,
-                                   random_state=3).fit(X, Y)
+                                   label_scale=s, random_state=3).fit(X, Y)
     rng = np.random.default_rng(3)
     total = np.zeros(Y.shape)
     for _ in range(4):
         order = rng.permutation(3)
         rows = rng.integers(0, 70, size=47) if bootstrap else np.sort(rng.permutation(70)[:47])
         C = 10.0 / _msn(X[rows])
-        P = _hand_chain(X[rows], Y[rows], X, list(order), lambda C=C: LogisticRegression(C=C, max_iter=1000))
+        P = _hand_chain(X[rows], Y[rows], X, list(order), lambda C=C: LogisticRegression(C=C, max_iter=1000), s=s)
         total += P if voting == "soft" else (P >= 0.5)
     np.testing.assert_allclose(ecc.predict_proba(X), total / 4, atol=1e-10)
     np.testing.assert_array_equal(ecc.predict(X), (total / 4 >= 0.35).astype(np.uint8))

@@ -182,8 +182,13 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         fmap = getattr(self, "feature_map_", None)
         return X if fmap is None else fmap.transform(X)
 
-    @staticmethod
-    def _augment(X, prefix):
+    #: Factor on the earlier labels appended to each link's features (1: Read et al.'s chain; a
+    #: parameter of :class:`~mlviz.models.ClassifierChain`).
+    label_scale = 1.0
+
+    def _augment(self, X, prefix):
+        """The link's features: X beside ``label_scale`` × the earlier labels ``prefix``."""
+        prefix = float(self.label_scale) * np.asarray(prefix, dtype=float)
         if sp.issparse(X):
             return sp.hstack([X, sp.csr_matrix(prefix)], format="csr")
         return np.hstack([X, prefix])
@@ -210,13 +215,16 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         return est.predict_proba(Xa)[:, pos].reshape(n, m)
 
     def _linear_parts(self, X):
-        """For logistic-regression links: (X w_x + b, w_y) per link, else None (X: the links' features)."""
+        """For logistic-regression links: (X w_x + b, w_y) per link, else None (X: the links' features).
+
+        ``w_y`` acts on the 0/1 earlier labels (``label_scale`` folded in).
+        """
         d = X.shape[1]
         parts = []
         for est in self.estimators_:
             if isinstance(est, LogisticRegression) and est.coef_.shape[0] == 1 and list(est.classes_) == [0, 1]:
                 w = est.coef_[0]
-                parts.append((np.asarray(X @ w[:d]).ravel() + est.intercept_[0], w[d:]))
+                parts.append((np.asarray(X @ w[:d]).ravel() + est.intercept_[0], float(self.label_scale) * w[d:]))
             else:
                 parts.append(None)
         return parts
