@@ -27,11 +27,15 @@ from .dataset import MultiLabelDataset
 # threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
 from .text_like import TEXT_LIKE_PRESETS, make_text_like
 
+# Dense data from a label-set mixture with low-rank correlated, skewed features, calibrated to
+# the Mulan dense sets (yeast, scene, mediamill); implemented in .dense_like.
+from .dense_like import DENSE_LIKE_PRESETS, make_dense_like
+
 __all__ = [
     "make_rotated_toy", "rotated_toy_labels", "make_planted", "PlantedData", "parse_structure",
     "format_structure", "expected_dependency_graph", "edge_recovery", "edge_status",
     "MAX_LABELS", "MAX_STRUCTURE_LENGTH", "MAX_SAMPLES", "MAX_FEATURES", "MAX_CELLS",
-    "make_text_like", "TEXT_LIKE_PRESETS",
+    "make_text_like", "TEXT_LIKE_PRESETS", "make_dense_like", "DENSE_LIKE_PRESETS",
 ]
 
 #: Largest number of labels of a planted sandbox (every block's labels together).
