@@ -28,9 +28,9 @@ Generative process
    in yeast, whose correlation matrix has eigenvalues down to 1e-5).
 7. Marginals: each standardised feature goes through ``(exp(s_j x) - 1) / s_j`` with
    ``s_j ~ N(skew_loc, skew_scale)`` (right-skewed for s_j > 0, as variance and histogram
-   descriptors are), then ``bounded=True`` scales each column to [0, 1] (as Mulan's scene
-   and mediamill files are), else to mean ``feature_loc`` and standard deviation
-   ``feature_scale`` (yeast: 0 and 0.1).
+   descriptors are), then ``bounded=True`` maps each column's ``clip`` and ``1 - clip``
+   quantiles to 0 and 1 and clips (as Mulan's scene and mediamill files are), else scales
+   to mean ``feature_loc`` and standard deviation ``feature_scale`` (yeast: 0 and 0.1).
 
 The presets :data:`DENSE_LIKE_PRESETS` reproduce the sizes and the label statistics of
 yeast and scene (checked against the bundled files: ``describe`` statistics in
@@ -69,7 +69,7 @@ DENSE_LIKE_PRESETS = {
     "scene": dict(n_samples=2407, n_features=294, n_labels=6, cardinality=1.07, n_prototypes=15,
                   labelset_zipf=0.3, labelset_noise=0.0, label_zipf=0.0, n_factors=60,
                   factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.05,
-                  noise_max=2.0, skew_loc=0.35, skew_scale=0.45, bounded=True),
+                  noise_max=2.0, skew_loc=0.45, skew_scale=0.45, bounded=True),
     "mediamill": dict(n_samples=43907, n_features=120, n_labels=101, cardinality=4.38,
                       n_prototypes=3000, labelset_zipf=1.0, labelset_noise=0.1, label_zipf=1.5,
                       n_factors=30, factor_decay=0.5, label_signal=0.3, cluster_signal=0.3,
@@ -89,10 +89,11 @@ def _prototypes(L, K, cardinality, popularity, rng):
     for _ in range(K):
         m = min(L, 1 + int(rng.poisson(cardinality - 1.0)))
         # a size whose sets are all taken moves to the nearest free size (prefer larger)
-        order = sorted(range(1, L + 1), key=lambda s: (abs(s - m), -s))
-        m = next((s for s in order if free[s] > 0), None)
-        if m is None:  # every subset of the labels is a prototype already
-            break
+        if not free[m]:
+            order = sorted(range(1, L + 1), key=lambda s: (abs(s - m), -s))
+            m = next((s for s in order if free[s] > 0), None)
+            if m is None:  # every subset of the labels is a prototype already
+                break
         while True:
             labels = tuple(sorted(rng.choice(L, size=m, replace=False, p=popularity).tolist()))
             if labels not in seen:
@@ -113,7 +114,7 @@ def _expected_size(sizes, weights, L, noise):
 def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=2.0, n_prototypes=None,
                     labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.0, n_factors=20, factor_decay=0.7,
                     label_signal=1.0, cluster_signal=1.0, n_modes=1, noise_min=0.1, noise_max=1.0, skew_loc=0.0,
-                    skew_scale=0.2, bounded=False, feature_loc=0.0, feature_scale=1.0, name=None,
+                    skew_scale=0.2, bounded=False, clip=0.005, feature_loc=0.0, feature_scale=1.0, name=None,
                     random_state=None):
     """A dense multi-label data set from a label-set mixture with low-rank correlated features.
 
@@ -147,6 +148,9 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
         Mean and spread of the per-feature skew exponents s_j (step 7).
     bounded : bool
         Scale each feature to [0, 1] (else to ``feature_loc``, ``feature_scale``).
+    clip : float in [0, 0.5)
+        With ``bounded``, the column's ``clip`` and ``1 - clip`` quantiles map to 0 and 1 and
+        the values beyond are clipped (scene: a median 15 zeros and 21 ones per column).
     feature_loc, feature_scale : float
         Column mean and standard deviation when not ``bounded``.
     name : str or None
@@ -177,6 +181,8 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
     if not 0 <= labelset_noise <= 1:
         raise ValueError(f"The 'labelset_noise' parameter of make_dense_like must be in [0, 1], "
                          f"got {labelset_noise!r}.")
+    if not 0 <= clip < 0.5:
+        raise ValueError(f"The 'clip' parameter of make_dense_like must be in [0, 0.5), got {clip!r}.")
     if not 0 < noise_min <= noise_max:
         raise ValueError("make_dense_like needs 0 < noise_min <= noise_max.")
     rng = np.random.default_rng(random_state)
@@ -203,9 +209,10 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
             hi = mid
     w = weights(0.5 * (lo + hi))
     proto = rng.choice(K, size=n, p=w)
-    Y = np.zeros((n, L), dtype=np.uint8)
-    for k in range(K):
-        Y[np.ix_(proto == k, sets[k])] = 1
+    members = np.zeros((K, L), dtype=np.uint8)
+    for k, labels in enumerate(sets):
+        members[k, labels] = 1
+    Y = members[proto]
     flip = np.flatnonzero(rng.random(n) < labelset_noise)
     which = rng.integers(0, L, size=flip.size)
     for i, j in zip(flip, which):
@@ -227,7 +234,8 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
     s = np.where(np.abs(s) < 1e-6, 1e-6, s)
     X = np.expm1(np.clip(s * X, -50, 50)) / s
     if bounded:
-        X = (X - X.min(axis=0)) / np.maximum(X.max(axis=0) - X.min(axis=0), 1e-300)
+        lo, hi = np.quantile(X, [clip, 1.0 - clip], axis=0)
+        X = np.clip((X - lo) / np.maximum(hi - lo, 1e-300), 0.0, 1.0)
     else:
         X = feature_loc + feature_scale * (X - X.mean(axis=0)) / X.std(axis=0)
     return MultiLabelDataset(X, Y, name=name or f"dense-like {n}x{d}x{L}")
