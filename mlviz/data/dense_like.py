@@ -60,7 +60,8 @@ __all__ = ["make_dense_like", "DENSE_LIKE_PRESETS"]
 #: name -> keyword arguments of :func:`make_dense_like`. yeast and scene: the whole bundled
 #: files' sizes, cardinality and distinct label sets (``describe``), feature marginals
 #: (yeast: mean 0, sd 0.1, mild skew; scene: [0, 1], right-skewed) and correlation spectra;
-#: mediamill: the published sizes and label statistics.
+#: mediamill: the published sizes and label statistics (cardinality 4.38, 6,555 label sets,
+#: MeanIR 256; this preset: 4.39, 6,192, 246).
 DENSE_LIKE_PRESETS = {
     "yeast": dict(n_samples=2417, n_features=103, n_labels=14, cardinality=4.24, n_prototypes=120,
                   labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.6, n_factors=40,
@@ -71,7 +72,7 @@ DENSE_LIKE_PRESETS = {
                   factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.05,
                   noise_max=2.0, skew_loc=0.45, skew_scale=0.45, bounded=True),
     "mediamill": dict(n_samples=43907, n_features=120, n_labels=101, cardinality=4.38,
-                      n_prototypes=3000, labelset_zipf=1.0, labelset_noise=0.1, label_zipf=1.5,
+                      n_prototypes=3500, labelset_zipf=1.0, labelset_noise=0.1, label_zipf=2.2,
                       n_factors=30, factor_decay=0.5, label_signal=0.3, cluster_signal=0.3,
                       noise_min=0.05, noise_max=1.0, skew_loc=0.2, skew_scale=0.3, bounded=True),
 }
