@@ -1,19 +1,26 @@
-"""Scale benchmarks (issues 15, 31): real bundled sets beside text-like synthetic shapes.
+"""Scale benchmarks (issues 15, 31): real bundled sets beside synthetic twins and shapes.
 
 Data sets (``--sets``):
 
 - real, bundled: ``enron`` (1,702 x 1,001 sparse binary, 53 labels), ``medical``
-  (1,954 x 1,909 sparse binary, 45 labels), ``yeast`` (dense, 14 labels), ``scene``
-  (dense, 6 labels, the official train split); the seeded 2/3 training split of
+  (1,954 x 1,909 sparse binary, 45 labels), ``yeast`` (2,417 x 103 dense, 14 labels),
+  ``scene`` (2,407 x 294 dense, 6 labels); the seeded 2/3 training split of
   :func:`mlviz.data.load_sample_split`.
-- their synthetic twins ``enron-like``, ``medical-like`` and the shapes ``bibtex`` (7,395 x
-  1,836 x 159) and ``delicious`` (16,105 x 500 x 983), from
-  :func:`mlviz.data.synthetic.make_text_like` with :data:`TEXT_LIKE_PRESETS` (a latent
-  topic model: label co-occurrence, Zipf words, near-duplicate threads, digest rows), the
-  first 2/3 of the rows for training. (The session-15 generator -- independent Zipf labels
-  plus topic words -- said 0.4x for the sparse CDN where real bibtex-shaped text takes 11x;
-  it is kept only for ``describe``.)
+- their synthetic twins (:data:`TWINS`), the first 2/3 of the rows for training:
+  ``enron-like``, ``medical-like`` and the shapes ``bibtex`` (7,395 x 1,836 x 159) and
+  ``delicious`` (16,105 x 500 x 983), from :func:`mlviz.data.synthetic.make_text_like` with
+  :data:`TEXT_LIKE_PRESETS` (a latent topic model: label co-occurrence, Zipf words,
+  near-duplicate threads, digest rows); ``yeast-like`` and ``scene-like`` from
+  :func:`mlviz.data.synthetic.make_dense_like` with :data:`DENSE_LIKE_PRESETS` (Zipf-frequent
+  prototype label sets, features from a low-rank latent model of the labels and the set,
+  skewed and, for scene, clipped to [0, 1]). (The session-15 generator -- independent Zipf
+  labels plus topic words -- said 0.4x for the sparse CDN where real bibtex-shaped text takes
+  11x; it is kept only for ``describe``.)
 
+``twins [--sets enron,medical,yeast,scene]``
+    :func:`mlviz.data.describe` of each bundled file beside its twin's (whole sets,
+    ``random_state=0``), with the quotient synthetic / real; for the dense twins also the
+    median column sd and skewness and the top eigenvalue of the feature correlation matrix.
 ``describe [--old-rows N]``
     :func:`mlviz.data.describe` on the delicious-shaped label matrix (16,105 x 983),
     new (O(nnz)) vs the session-4 implementation (int64 ``Y^T Y``, ``np.unique(axis=0)``,
@@ -54,6 +61,8 @@ Targets (issue 15): bibtex shape <= 10x per-label LR and <= 2 GB; delicious shap
 <= 20x and <= 4 GB; describe on 16k x 983 <= 2 s.
 
 Usage: ``PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py describe``
+       ``PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py twins --sets yeast,scene``
+       ``OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py fit --sets yeast,yeast-like``
        ``PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py fit --sets enron,enron-like --methods cdn,mlrh``
 """
 
@@ -213,6 +222,40 @@ def bench_describe(old_rows):
     if m < n:
         print(f"old on all {n} rows, extrapolated linearly in n: ~{t_old_sub * n / m:.0f} s "
               f"(~{t_old_sub * n / m / t_new:.0f}x the new describe)")
+
+
+# ------------------------------------------------------------------ twins
+def _feature_stats(X):
+    """Median column sd and skewness, top eigenvalue of the column correlation matrix (dense)."""
+    from scipy.stats import skew
+
+    X = np.asarray(X.toarray() if sp.issparse(X) else X)
+    keep = X.std(axis=0) > 0
+    return {"median sd": float(np.median(X.std(axis=0))), "median skew": float(np.median(skew(X[:, keep], axis=0))),
+            "top corr eig": float(np.linalg.eigvalsh(np.corrcoef(X[:, keep].T))[-1])}
+
+
+def bench_twins(reals):
+    """describe() of each bundled real set (whole file) beside its twin's (whole generated set)."""
+    from mlviz.data import describe, load_sample
+    from mlviz.data.synthetic import DENSE_LIKE_PRESETS, TEXT_LIKE_PRESETS, make_dense_like, make_text_like
+
+    keys = ("n_samples", "n_features", "n_labels", "feature_density", "cardinality", "density", "n_labelsets",
+            "n_empty", "n_absent_labels", "mean_ir", "max_ir", "scumble")
+    for real in reals:
+        twin = TWINS[real]
+        make, presets = (make_dense_like, DENSE_LIKE_PRESETS) if twin in DENSE_SETS else (make_text_like,
+                                                                                          TEXT_LIKE_PRESETS)
+        a, b = load_sample(real), make(**presets[real], random_state=0)
+        ra, rb = describe(a), describe(b)
+        if twin in DENSE_SETS:
+            ra.update(_feature_stats(a.X))
+            rb.update(_feature_stats(b.X))
+        print(f"\n== {real} (bundled file) vs {twin} ({generator_name(twin)}, random_state=0)")
+        for key in keys + (("median sd", "median skew", "top corr eig") if twin in DENSE_SETS else ()):
+            x, y = ra[key], rb[key]
+            q = f"{y / x:6.2f}" if isinstance(x, (int, float)) and x else "     -"
+            print(f"  {key:<16} {x:>12.4g} {y:>12.4g}   synthetic/real {q}")
 
 
 # ------------------------------------------------------------------ fit
@@ -544,6 +587,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("describe")
     p.add_argument("--old-rows", type=int, default=2000)
+    p = sub.add_parser("twins")
+    p.add_argument("--sets", default="enron,medical,yeast,scene", help="real sets (each beside its twin)")
     p = sub.add_parser("fit")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--timeout", type=float, default=None)
@@ -564,6 +609,8 @@ def main(argv=None):
         return bench_cdn(args.quick, args.compare_tree, args.timeout, not args.no_dashboard)
     if args.command == "describe":
         return bench_describe(args.old_rows)
+    if args.command == "twins":
+        return bench_twins([s for s in args.sets.split(",") if s])
     timeout = args.timeout or (120.0 if args.quick else 600.0)
     sets = [s for s in args.sets.split(",") if s]
     methods = [m for m in args.methods.split(",") if m]
