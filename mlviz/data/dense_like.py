@@ -30,7 +30,9 @@ Generative process
    ``s_j ~ N(skew_loc, skew_scale)`` (right-skewed for s_j > 0, as variance and histogram
    descriptors are), then ``bounded=True`` maps each column's ``clip`` and ``1 - clip``
    quantiles to 0 and 1 and clips (as Mulan's scene and mediamill files are), else scales
-   to mean ``feature_loc`` and standard deviation ``feature_scale`` (yeast: 0 and 0.1).
+   to mean ``feature_loc`` and standard deviation ``feature_scale``.
+8. ``row_norm``: every row is scaled to this euclidean norm (yeast's rows all have norm 1,
+   which makes its distances concentrate: nearest-neighbour searches see near-ties).
 
 The presets :data:`DENSE_LIKE_PRESETS` reproduce the sizes and the label statistics of
 yeast and scene (checked against the bundled files: ``describe`` statistics in
@@ -59,14 +61,14 @@ __all__ = ["make_dense_like", "DENSE_LIKE_PRESETS"]
 
 #: name -> keyword arguments of :func:`make_dense_like`. yeast and scene: the whole bundled
 #: files' sizes, cardinality and distinct label sets (``describe``), feature marginals
-#: (yeast: mean 0, sd 0.1, mild skew; scene: [0, 1], right-skewed) and correlation spectra;
+#: (yeast: mean 0, rows of norm 1, so sd 0.1, mild skew; scene: [0, 1], right-skewed) and correlation spectra;
 #: mediamill: the published sizes and label statistics (cardinality 4.38, 6,555 label sets,
 #: MeanIR 256; this preset: 4.39, 6,192, 246).
 DENSE_LIKE_PRESETS = {
     "yeast": dict(n_samples=2417, n_features=103, n_labels=14, cardinality=4.24, n_prototypes=120,
                   labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.6, n_factors=40,
                   factor_decay=0.4, label_signal=0.25, cluster_signal=0.3, noise_min=0.5,
-                  noise_max=0.5, skew_loc=0.05, skew_scale=0.2, feature_scale=0.1),
+                  noise_max=0.5, skew_loc=0.05, skew_scale=0.2, row_norm=1.0),
     "scene": dict(n_samples=2407, n_features=294, n_labels=6, cardinality=1.07, n_prototypes=15,
                   labelset_zipf=0.3, labelset_noise=0.0, label_zipf=0.0, n_factors=60,
                   factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.05,
@@ -115,7 +117,7 @@ def _expected_size(sizes, weights, L, noise):
 def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=2.0, n_prototypes=None,
                     labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.0, n_factors=20, factor_decay=0.7,
                     label_signal=1.0, cluster_signal=1.0, n_modes=1, noise_min=0.1, noise_max=1.0, skew_loc=0.0,
-                    skew_scale=0.2, bounded=False, clip=0.005, feature_loc=0.0, feature_scale=1.0, name=None,
+                    skew_scale=0.2, bounded=False, clip=0.005, feature_loc=0.0, feature_scale=1.0, row_norm=None, name=None,
                     random_state=None):
     """A dense multi-label data set from a label-set mixture with low-rank correlated features.
 
@@ -154,6 +156,8 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
         the values beyond are clipped (scene: a median 15 zeros and 21 ones per column).
     feature_loc, feature_scale : float
         Column mean and standard deviation when not ``bounded``.
+    row_norm : float > 0 or None
+        Scale every row to this L2 norm last (step 8; yeast: 1).
     name : str or None
     random_state : int, numpy Generator or None
 
@@ -184,6 +188,8 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
                          f"got {labelset_noise!r}.")
     if not 0 <= clip < 0.5:
         raise ValueError(f"The 'clip' parameter of make_dense_like must be in [0, 0.5), got {clip!r}.")
+    if row_norm is not None and not row_norm > 0:
+        raise ValueError(f"The 'row_norm' parameter of make_dense_like must be > 0 or None, got {row_norm!r}.")
     if not 0 < noise_min <= noise_max:
         raise ValueError("make_dense_like needs 0 < noise_min <= noise_max.")
     rng = np.random.default_rng(random_state)
@@ -239,4 +245,6 @@ def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=
         X = np.clip((X - lo) / np.maximum(hi - lo, 1e-300), 0.0, 1.0)
     else:
         X = feature_loc + feature_scale * (X - X.mean(axis=0)) / X.std(axis=0)
+    if row_norm is not None:
+        X *= row_norm / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-300)
     return MultiLabelDataset(X, Y, name=name or f"dense-like {n}x{d}x{L}")
