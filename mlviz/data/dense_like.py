@@ -71,7 +71,7 @@ DENSE_LIKE_PRESETS = {
                   noise_max=0.5, skew_loc=0.05, skew_scale=0.2, row_norm=1.0),
     "scene": dict(n_samples=2407, n_features=294, n_labels=6, cardinality=1.07, n_prototypes=15,
                   labelset_zipf=0.3, labelset_noise=0.0, label_zipf=0.0, n_factors=60,
-                  factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.05,
+                  factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.14,
                   noise_max=2.0, skew_loc=0.45, skew_scale=0.45, bounded=True),
     "mediamill": dict(n_samples=43907, n_features=120, n_labels=101, cardinality=4.38,
                       n_prototypes=3500, labelset_zipf=1.0, labelset_noise=0.1, label_zipf=2.2,
@@ -117,7 +117,8 @@ def _expected_size(sizes, weights, L, noise):
 def make_dense_like(n_samples=2000, n_features=100, n_labels=10, *, cardinality=2.0, n_prototypes=None,
                     labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.0, n_factors=20, factor_decay=0.7,
                     label_signal=1.0, cluster_signal=1.0, n_modes=1, noise_min=0.1, noise_max=1.0, skew_loc=0.0,
-                    skew_scale=0.2, bounded=False, clip=0.005, feature_loc=0.0, feature_scale=1.0, row_norm=None, name=None,
+                    skew_scale=0.2, bounded=False, clip=0.005, feature_loc=0.0, feature_scale=1.0,
+                    row_norm=None, name=None,
                     random_state=None):
     """A dense multi-label data set from a label-set mixture with low-rank correlated features.
 
