@@ -67,8 +67,8 @@ __all__ = ["make_dense_like", "DENSE_LIKE_PRESETS"]
 DENSE_LIKE_PRESETS = {
     "yeast": dict(n_samples=2417, n_features=103, n_labels=14, cardinality=4.24, n_prototypes=120,
                   labelset_zipf=1.0, labelset_noise=0.05, label_zipf=1.6, n_factors=40,
-                  factor_decay=0.4, label_signal=0.25, cluster_signal=0.3, noise_min=0.5,
-                  noise_max=0.5, skew_loc=0.05, skew_scale=0.2, row_norm=1.0),
+                  factor_decay=0.4, label_signal=0.25, cluster_signal=0.3, noise_min=0.2,
+                  noise_max=0.6, skew_loc=0.05, skew_scale=0.2, row_norm=1.0),
     "scene": dict(n_samples=2407, n_features=294, n_labels=6, cardinality=1.07, n_prototypes=15,
                   labelset_zipf=0.3, labelset_noise=0.0, label_zipf=0.0, n_factors=60,
                   factor_decay=0.6, label_signal=0.2, cluster_signal=0.5, n_modes=8, noise_min=0.14,
