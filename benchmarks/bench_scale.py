@@ -20,7 +20,8 @@ Data sets (``--sets``):
 ``twins [--sets enron,medical,yeast,scene]``
     :func:`mlviz.data.describe` of each bundled file beside its twin's (whole sets,
     ``random_state=0``), with the quotient synthetic / real; for the dense twins also the
-    median column sd and skewness and the top eigenvalue of the feature correlation matrix.
+    median column sd and skewness, the top eigenvalue of the feature correlation matrix and
+    the mean iterations of the per-label LR reference (standardised first 2/3 of the rows).
 ``describe [--old-rows N]``
     :func:`mlviz.data.describe` on the delicious-shaped label matrix (16,105 x 983),
     new (O(nnz)) vs the session-4 implementation (int64 ``Y^T Y``, ``np.unique(axis=0)``,
@@ -225,14 +226,27 @@ def bench_describe(old_rows):
 
 
 # ------------------------------------------------------------------ twins
-def _feature_stats(X):
-    """Median column sd and skewness, top eigenvalue of the column correlation matrix (dense)."""
+def _feature_stats(X, Y):
+    """Median column sd and skewness, top eigenvalue of the column correlation matrix, and the
+    mean L-BFGS iterations of per-label ``LogisticRegression()`` on the first 2/3 of the rows,
+    standardised (the reference of ``fit``; dense X)."""
+    import warnings
+
     from scipy.stats import skew
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
 
     X = np.asarray(X.toarray() if sp.issparse(X) else X)
     keep = X.std(axis=0) > 0
+    n = int(round(2 * X.shape[0] / 3))
+    Xs, Ys = StandardScaler().fit_transform(X[:n]), np.asarray(Y)[:n]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        iters = [LogisticRegression().fit(Xs, Ys[:, j]).n_iter_[0] for j in range(Ys.shape[1])
+                 if 0 < Ys[:, j].sum() < n]
     return {"median sd": float(np.median(X.std(axis=0))), "median skew": float(np.median(skew(X[:, keep], axis=0))),
-            "top corr eig": float(np.linalg.eigvalsh(np.corrcoef(X[:, keep].T))[-1])}
+            "top corr eig": float(np.linalg.eigvalsh(np.corrcoef(X[:, keep].T))[-1]),
+            "LR iterations": float(np.mean(iters))}
 
 
 def bench_twins(reals):
@@ -249,10 +263,10 @@ def bench_twins(reals):
         a, b = load_sample(real), make(**presets[real], random_state=0)
         ra, rb = describe(a), describe(b)
         if twin in DENSE_SETS:
-            ra.update(_feature_stats(a.X))
-            rb.update(_feature_stats(b.X))
+            ra.update(_feature_stats(a.X, a.Y))
+            rb.update(_feature_stats(b.X, b.Y))
         print(f"\n== {real} (bundled file) vs {twin} ({generator_name(twin)}, random_state=0)")
-        for key in keys + (("median sd", "median skew", "top corr eig") if twin in DENSE_SETS else ()):
+        for key in keys + (("median sd", "median skew", "top corr eig", "LR iterations") if twin in DENSE_SETS else ()):
             x, y = ra[key], rb[key]
             q = f"{y / x:6.2f}" if isinstance(x, (int, float)) and x else "     -"
             print(f"  {key:<16} {x:>12.4g} {y:>12.4g}   synthetic/real {q}")
