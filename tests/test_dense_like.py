@@ -84,7 +84,7 @@ def test_presets_match_the_bundled_real_sets(name):
     # features: range, spread, skew and the correlation spectrum's top
     Xr, Xg = np.asarray(real.X), np.asarray(gen.X)
     assert (Xg.min() >= 0) == (Xr.min() >= 0)
-    # yeast's rows all have unit norm (distances concentrate; kNN searches see near-ties), scene's not
+    # every row of the yeast file has unit norm, scene's rows do not
     norms_r, norms_g = np.linalg.norm(Xr, axis=1), np.linalg.norm(Xg, axis=1)
     assert np.allclose(norms_g, 1.0) == np.allclose(norms_r, 1.0, atol=1e-4)
     assert 1 / 1.3 < np.median(Xg.std(axis=0)) / np.median(Xr.std(axis=0)) < 1.3

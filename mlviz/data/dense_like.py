@@ -31,8 +31,8 @@ Generative process
    descriptors are), then ``bounded=True`` maps each column's ``clip`` and ``1 - clip``
    quantiles to 0 and 1 and clips (as Mulan's scene and mediamill files are), else scales
    to mean ``feature_loc`` and standard deviation ``feature_scale``.
-8. ``row_norm``: every row is scaled to this euclidean norm (yeast's rows all have norm 1,
-   which makes its distances concentrate: nearest-neighbour searches see near-ties).
+8. ``row_norm``: every row is scaled to this euclidean norm (every row of the yeast file has
+   norm 1).
 
 The presets :data:`DENSE_LIKE_PRESETS` reproduce the sizes and the label statistics of
 yeast and scene (checked against the bundled files: ``describe`` statistics in

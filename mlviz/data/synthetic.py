@@ -23,13 +23,13 @@ from scipy.special import expit
 
 from .dataset import MultiLabelDataset
 
-# Text-like data from a latent topic model (label co-occurrence, Zipf words, near-duplicate
-# threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
-from .text_like import TEXT_LIKE_PRESETS, make_text_like
-
 # Dense data from a label-set mixture with low-rank correlated, skewed features, calibrated to
 # the Mulan dense sets (yeast, scene, mediamill); implemented in .dense_like.
 from .dense_like import DENSE_LIKE_PRESETS, make_dense_like
+
+# Text-like data from a latent topic model (label co-occurrence, Zipf words, near-duplicate
+# threads, digest rows), calibrated to the Mulan text sets; implemented in .text_like.
+from .text_like import TEXT_LIKE_PRESETS, make_text_like
 
 __all__ = [
     "make_rotated_toy", "rotated_toy_labels", "make_planted", "PlantedData", "parse_structure",
