@@ -103,11 +103,8 @@ def dominant_direction(Phi, *, max_iter=25, tol=1e-14):
     B = Phi.shape[1]
     v = np.full(B, 1.0 / np.sqrt(B))
     step = prev_step = np.inf
-    rho = 0.0
     for k in range(max_iter):
-        u = Phi @ v
-        rho = float(u @ u)
-        z = Phi.T @ u
+        z = Phi.T @ (Phi @ v)
         norm = np.linalg.norm(z)
         if norm == 0.0:
             break
