@@ -134,3 +134,15 @@ def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
         Xc, kc = _batched_pcg(lambda M, cols, e, c=c: H[c] @ M, G[:, [c]], prec[:, [c]], 200)
         assert kc == steps[c]  # as many products as when solved alone
         assert np.linalg.norm(H[c] @ Xc[:, 0] + G[:, c]) <= eta * np.linalg.norm(G[:, c]) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3])
+def test_stopped_early_reports_the_exact_gradient(max_iter):
+    """Labels stopped in the float32 far phase get the float64 KKT measure of the returned point."""
+    X, Y = _data(150, seed=5)
+    with pytest.warns(ConvergenceWarning):
+        m = KernelLogisticRegression(lam=1e-3, max_iter=max_iter).fit(X, Y)
+    params = np.vstack([m.coef_, m.intercept_]).ravel()
+    _, grad = klr_objective(params, _phi(X, m), Y.astype(float), 1e-3)
+    g = np.abs(grad.reshape(-1, Y.shape[1])).max(axis=0) / X.shape[0]
+    np.testing.assert_allclose(m.grad_max_, g, rtol=1e-6, atol=1e-14)

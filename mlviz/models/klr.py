@@ -270,7 +270,7 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
             out -= lam * np.outer(v, v @ Bm)
         return out
 
-    Psi32 = Psi.astype(np.float32)  # Hessian products of loose CG solves (see _hessian_product)
+    Psi32 = Psi.astype(np.float32)  # products of the far phase and of loose CG solves
     L = Y.shape[1]
     S = 2.0 * Y - 1.0
     U = np.zeros((Bp, L))
@@ -278,15 +278,35 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
     n_cg = 0
     grad_max = np.full(L, np.inf)
     act = np.arange(L)
+    # Far phase, per label: while ‖g‖₂/√p > max(10·gtol, 1e-4·‖g₀‖₂/√p) the label cannot be
+    # converged (max|g_j| >= ‖g‖₂/√p, and V is orthogonal), so its gradient and line-search
+    # products run in float32 (~1e-7 relative, far below the gradient) and the KKT map V·g is
+    # skipped. On leaving it, Z is recomputed exactly and everything is float64.
+    far = np.ones(L, bool)
+    far_floor = np.zeros(L)
     it = 0
     for it in range(max_iter + 1):
         # only the labels still moving: a converged label's U and gradient no longer change
         P = expit(Z[:, act])
         PUa = penalty(U[:, act])
-        Ga = Psi.T @ (P - Y[:, act]) + PUa
-        grad_max[act] = np.abs(V @ Ga).max(axis=0, initial=0.0)
-        keep = grad_max[act] > gtol
-        act, Ga, P, PUa = act[keep], Ga[:, keep], P[:, keep], PUa[:, keep]
+        f = far[act]
+        Ga = _products_T(Psi, Psi32, P - Y[:, act], f) + PUa
+        gnorm = np.linalg.norm(Ga, axis=0) / np.sqrt(Bp)
+        if it == 0:
+            far_floor[act] = 1e-4 * gnorm
+        near_now = f & (gnorm <= np.maximum(10.0 * gtol, far_floor[act]))
+        if near_now.any():  # leave the far phase: exact Z and gradient
+            cols = act[near_now]
+            far[cols] = False
+            Z[:, cols] = Psi @ U[:, cols]
+            P[:, near_now] = expit(Z[:, cols])
+            Ga[:, near_now] = Psi.T @ (P[:, near_now] - Y[:, cols]) + PUa[:, near_now]
+            f = far[act]
+        gm = np.full(act.size, np.inf)  # far labels: not converged
+        gm[~f] = np.abs(V @ Ga[:, ~f]).max(axis=0, initial=0.0)
+        grad_max[act] = gm
+        keep = gm > gtol
+        act, Ga, P, PUa, f = act[keep], Ga[:, keep], P[:, keep], PUa[:, keep], f[keep]
         if act.size == 0 or it == max_iter:
             break
         Dw = P * (1.0 - P)
@@ -294,7 +314,7 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
         step, k = _batched_pcg(_hessian_product(Psi, Psi32, Dw, penalty), Ga, prec, max_cg)
         n_cg += k
         # Armijo backtracking per label (the objective is separable across labels)
-        ZS = Psi @ step
+        ZS = _products(Psi, Psi32, step, f)
         PS = penalty(step)
         Ua, Za, Sa = U[:, act], Z[:, act], S[:, act]
         f0 = _label_objectives(Za, Sa, Ua, PUa)
@@ -310,9 +330,36 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
         t = np.where(todo, 0.0, t)  # no decrease found (round-off level): keep the point
         U[:, act] = Ua + t * step
         Z[:, act] = Za + t * ZS
-        if not t.any():
+        stuck = t == 0
+        if stuck.all() and not f.any():
             break
+        far[act[stuck & f]] = False  # a float32 step that found no decrease: retry in float64
+        Z[:, act[stuck & f]] = Psi @ U[:, act[stuck & f]]
+    rest = np.flatnonzero(np.isinf(grad_max))  # stopped while still far: the exact measure
+    if rest.size:
+        G = Psi.T @ (expit(Psi @ U[:, rest]) - Y[:, rest]) + penalty(U[:, rest])
+        grad_max[rest] = np.abs(V @ G).max(axis=0, initial=0.0)
     return NewtonCGResult(coef=V @ U, n_iter=int(it), n_cg=int(n_cg), grad_max=grad_max)
+
+
+def _products(Psi, Psi32, M, in32):
+    """``Ψ M``, the columns flagged by ``in32`` in float32 (result float64)."""
+    out = np.empty((Psi.shape[0], M.shape[1]))
+    if in32.any():
+        out[:, in32] = Psi32 @ M[:, in32].astype(np.float32)
+    if not in32.all():
+        out[:, ~in32] = Psi @ M[:, ~in32]
+    return out
+
+
+def _products_T(Psi, Psi32, R, in32):
+    """``Ψᵀ R``, the columns flagged by ``in32`` in float32 (result float64)."""
+    out = np.empty((Psi.shape[1], R.shape[1]))
+    if in32.any():
+        out[:, in32] = Psi32.T @ R[:, in32].astype(np.float32)
+    if not in32.all():
+        out[:, ~in32] = Psi.T @ R[:, ~in32]
+    return out
 
 
 def _hessian_product(Psi, Psi32, Dw, penalty):
