@@ -21,8 +21,12 @@ terms), batched so every Hessian product is two matrix–matrix products. The
 variables are rotated into the eigenbasis of ``Φ̃ᵀΦ̃ = V diag(s²) Vᵀ``
 (``Φ̃ = [Φ, 1]``), where the Hessian ``Ψᵀ D Ψ + VᵀRV`` (``Ψ = Φ̃V``) is close to
 ``c·diag(s²) + λ`` with ``c`` the mean logistic weight σ(z)(1 − σ(z)) of the
-label; that diagonal is the CG preconditioner. ``converged_`` is True iff every
-label's gradient in the original variables satisfies
+label; that diagonal is the CG preconditioner. Each CG solve multiplies only the
+labels whose solve is still running; the Hessian products of loose solves (forcing
+term ≥ 1e-3), and the gradient and line-search products of a label whose gradient is
+still far above the tolerance, run in float32 (:func:`newton_cg_klr`); the stopping
+test is float64. ``converged_`` is True iff every label's gradient in the original
+variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
 scikit-learn's scaling) — a first-order optimality (KKT) test, never a step size.
 
