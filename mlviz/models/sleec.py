@@ -75,11 +75,11 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     norms = np.sqrt((Yf * Yf).sum(axis=1))
     Yn = Yf / np.where(norms > 0, norms, 1.0)[:, None]
     cols = np.empty((N, k), dtype=np.int64)
+    negative = -Yn
     for s in range(0, N, chunk):
-        S = Yn[s:s + chunk] @ Yn.T
-        S[np.arange(S.shape[0]), np.arange(s, s + S.shape[0])] = -np.inf   # self is added below
-        part = np.argpartition(-S, k - 1, axis=1)[:, :k]
-        cols[s:s + chunk] = part
+        D = Yn[s:s + chunk] @ negative.T          # −similarity (exact negation: no extra copy)
+        D[np.arange(D.shape[0]), np.arange(s, s + D.shape[0])] = np.inf   # self is added below
+        cols[s:s + chunk] = np.argpartition(D, k - 1, axis=1)[:, :k]
     rows = np.repeat(np.arange(N), k)
     A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols.ravel())), shape=(N, N))
     A = (A + A.T + sp.identity(N, dtype=bool, format="csr")).tocsr()
@@ -87,8 +87,8 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     return A
 
 
-def _omega_values(Z, rows, cols, chunk=100_000):
-    """(Z Zᵀ)[rows, cols] without forming Z Zᵀ (in chunks)."""
+def _omega_values(Z, rows, cols, chunk=4096):
+    """(Z Zᵀ)[rows, cols] without forming Z Zᵀ (in chunks small enough to stay in cache)."""
     out = np.empty(rows.size)
     for s in range(0, rows.size, chunk):
         out[s:s + chunk] = np.einsum("ij,ij->i", Z[rows[s:s + chunk]], Z[cols[s:s + chunk]])
@@ -103,7 +103,7 @@ def _orthonormal(B):
             R = la.cholesky((G + G.T) / 2.0, lower=False)
         except la.LinAlgError:
             return la.qr(B, mode="economic")[0]
-        B = la.solve_triangular(R, B.T, trans="T", lower=False).T
+        B = la.blas.dtrsm(1.0, R, B, side=1, lower=0)   # B R⁻¹
     if np.abs(B.T @ B - np.eye(B.shape[1])).max() > 1e-8:
         return la.qr(B, mode="economic")[0]
     return B
@@ -171,8 +171,9 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         S = sp.csr_matrix((diff, (rows, cols)), shape=(N, N))
         S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
-        def apply(B, Z=Z, S=S):
-            return Z @ (Z.T @ B) - step * (S @ B)
+        def apply(B, Z=Z, S=S, zero=not Z.any()):
+            SB = S @ B
+            return -step * SB if zero else Z @ (Z.T @ B) - step * SB
 
         ev, U = _top_psd(apply, N, K, Q0, rng)
         Z = U * np.sqrt(ev)
