@@ -171,9 +171,8 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         S = sp.csr_matrix((diff, (rows, cols)), shape=(N, N))
         S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
-        def apply(B, Z=Z, S=S, zero=not Z.any()):
-            SB = S @ B
-            return -step * SB if zero else Z @ (Z.T @ B) - step * SB
+        def apply(B, Z=Z, S=S):
+            return Z @ (Z.T @ B) - step * (S @ B)
 
         ev, U = _top_psd(apply, N, K, Q0, rng)
         Z = U * np.sqrt(ev)
