@@ -94,13 +94,17 @@ def centred_gram(X):
     mean = np.asarray(X.mean(axis=0)).ravel()
     primal = F <= N
     G = X.T @ X if primal else X @ X.T
-    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=np.float64)   # a fresh array either way
     if primal:
-        G = G - N * np.outer(mean, mean)
+        G -= N * np.outer(mean, mean)
     else:
         Xmu = np.asarray(X @ mean).ravel()
-        G = G - Xmu[:, None] - Xmu[None, :] + mean @ mean
-    return mean, (G + G.T) / 2.0, primal
+        G -= Xmu[:, None]
+        G -= Xmu[None, :]
+        G += mean @ mean
+    G += G.T            # numpy buffers the overlapping transpose: exact symmetrisation
+    G *= 0.5
+    return mean, G, primal
 
 
 class CenteredGram:
@@ -216,8 +220,9 @@ class CenteredRidge:
         self.X = X
         self.lam = float(lam)
         self.mean, G, self.primal = centred_gram(X)
-        self.gram = G if keep_gram else None
-        self.factor = la.cho_factor(G + self.lam * np.eye(n))
+        self.gram = G.copy() if keep_gram else None
+        G[np.diag_indices(n)] += self.lam
+        self.factor = la.cho_factor(G, overwrite_a=True)
 
     xc_dot = CenteredGram.xc_dot
     xct_dot = CenteredGram.xct_dot
@@ -334,17 +339,15 @@ def shifted_tridiagonal_solve(d, e, shifts, lam, R):
     W : ndarray, shape (n, K)
     """
     n, K = R.shape
-    diag = (d[:, None] * shifts[None, :] + lam).ravel(order="F")
-    off = np.zeros((n, K))
-    off[:-1] = e[:, None] * shifts[None, :]
-    off = off.ravel(order="F")[:-1]
-    rhs = R.ravel(order="F")[:, None]
+    diag = np.outer(shifts, d).ravel() + lam                       # block k = s_k d + λ
+    off = np.outer(shifts, np.append(e, 0.0)).ravel()[:-1]         # block k = s_k e, then a 0 coupling
+    rhs = np.ascontiguousarray(R.T).reshape(-1, 1)
     _, _, x, info = lapack.dptsv(diag, off, rhs)
     if info != 0:
         x, info = lapack.dgtsv(off, diag, off, rhs)[3:5]
         if info != 0:
             raise la.LinAlgError(f"singular shifted tridiagonal system (info={info})")
-    return x[:, 0].reshape((n, K), order="F")
+    return x.reshape(K, n).T
 
 
 class ScoreCalibrationMixin:
