@@ -1,11 +1,19 @@
 """Shared pieces of the label-embedding baselines (CPLST, FaIE, LEML, SLEEC, InsDif).
 
-Two building blocks, numpy/scipy/scikit-learn only:
+Building blocks, numpy/scipy/scikit-learn only (X may be CSR: centring is
+implicit, X − 1 μᵀ is never formed; :func:`centred_gram`):
 
 * :class:`CenteredGram` — the eigendecomposition of the centred Gram matrix
   of X (primal F × F when F <= N, dual N × N otherwise), computed once and
   reused for ridge regressions with any λ and for the Kronecker-structured
-  solves of LEML. X may be CSR: centring is implicit (X − 1 μᵀ is never formed).
+  solves of LEML (the dual case).
+* :class:`CenteredRidge` — one Cholesky factor of Xcᵀ Xc + λI (or the dual)
+  for every right-hand side; ``whiten``/``unwhiten`` give the ridge hat
+  matrix's quadratic forms (CPLST, FaIE) without any eigendecomposition.
+* :class:`CenteredTridiagonal` and :func:`shifted_tridiagonal_solve` — the
+  Householder tridiagonalisation Xcᵀ Xc = Z T Zᵀ (LAPACK ``dsytrd``, about a
+  third of an eigendecomposition), in which LEML's shifted systems
+  (s_k Xcᵀ Xc + λI) w = c cost O(F) each.
 * :class:`ScoreCalibrationMixin` — turns a method's native real-valued label
   scores into probabilities. ``calibration="platt"`` reuses MLLEM's mechanism
   (:func:`mlviz.models.mllem.platt_fit` on cross-fitted training scores:

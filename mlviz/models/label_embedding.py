@@ -17,11 +17,17 @@ FaIE        C = top-K eigvecs of                     ridge W on C             ŷ
 LEML        Xc W (rank-K factor)                     W (learned jointly)      ŷ = ȳ + t Hᵀ
 ==========  ======================================  =======================  ========================
 
-H = Xc (Xcᵀ Xc + λ I)⁻¹ Xcᵀ is the ridge hat matrix. Every solve goes
-through one eigendecomposition of the centred Gram matrix
-(:class:`mlviz.models._embedding_base.CenteredGram`, min(N, F)³), so CSR X
-is supported and the iterations of LEML cost O(min(N, F)·L·K), independent
-of N. The decoded scores are real numbers (a regression onto 0/1 labels);
+H = Xc (Xcᵀ Xc + λ I)⁻¹ Xcᵀ is the ridge hat matrix. Every fit needs one
+O(min(N, F)³) factorisation of the centred Gram matrix and never forms
+Xc = X − 1 μᵀ, so CSR X is supported. When F <= N (the primal Gram Xcᵀ Xc)
+it is the cheapest factorisation that gives the exact answer: one Cholesky
+factor for CPLST (all L ridge right-hand sides at once) and FaIE (whose
+eigenproblem is then reduced by LAPACK ``dsygst`` and only its top K
+eigenpairs computed), the Householder tridiagonalisation for LEML
+(:class:`mlviz.models._embedding_base.CenteredTridiagonal`); when F > N the
+dual eigendecomposition (:class:`mlviz.models._embedding_base.CenteredGram`).
+The iterations of LEML cost O(min(N, F)·L·K), independent of N. The
+decoded scores are real numbers (a regression onto 0/1 labels);
 ``predict_proba`` calibrates them per label by Platt scaling on cross-fitted
 training scores (MLLEM's mechanism, :func:`mlviz.models.mllem.platt_fit`) or,
 with ``calibration="clip"``, clips them to [0, 1] so that ``threshold=0.5``
@@ -364,12 +370,17 @@ class LEML(_LinearEmbedding):
 
     Notes
     -----
-    Both steps are solved exactly in the coordinates of the centred Gram's
-    eigenbasis (Xcᵀ Xc → diag(ev), ‖W‖ preserved; :meth:`CenteredGram.rotate`):
-    with G the rotated Xcᵀ Yc (r × L) and P S Pᵀ = Hᵀ H,
+    Both steps are solved exactly in coordinates where the centred Gram is
+    diagonal (its eigenbasis, F > N: Xc Xcᵀ → diag(ev), ‖W‖ preserved;
+    :meth:`CenteredGram.rotate`) or tridiagonal (F <= N: Xcᵀ Xc = Z T Zᵀ,
+    :class:`~mlviz.models._embedding_base.CenteredTridiagonal`, a third of
+    the cost of the eigendecomposition). With G the rotated Xcᵀ Yc (r × L)
+    and P S Pᵀ = Hᵀ H,
 
     * W step (LEML's Kronecker system (Hᵀ H ⊗ Xcᵀ Xc + λ I) vec W = vec(Xcᵀ Yc H)):
-      W̃ = (G H P) ⊘ (ev sᵀ + λ), W = W̃ Pᵀ;
+      W̃ = (G H P) ⊘ (ev sᵀ + λ), W = W̃ Pᵀ; in the tridiagonal coordinates
+      column k of W̃ solves (s_k T + λ I) w̃_k = (G H P)_k (all K columns by
+      one banded LAPACK call);
     * H step (ridge for every label): H = Ycᵀ T (Tᵀ T + λ I)⁻¹, T = Xc W.
 
     Each round costs O(r·L·K), independent of N. At the optimum
