@@ -58,8 +58,9 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     Y : ndarray of {0, 1}, shape (N, L)
     n_neighbors : int
         n̄ (the row itself is always included; n̄ >= N − 1 gives all pairs).
-        Ties are broken by lower row index; a row without labels has
-        similarity 0 to every row.
+        A row without labels has similarity 0 to every row. Ties at the
+        n̄-th place are resolved by ``numpy.argpartition`` (deterministic,
+        not by row index).
     chunk : int
         Rows of the (chunk, N) similarity block held at once.
 
