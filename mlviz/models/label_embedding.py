@@ -297,11 +297,10 @@ class FaIE(_LinearEmbedding):
         core, info = lapack.dsygst(ridge.gram, c, itype=1, lower=int(lower))  # U⁻ᵀ (Xcᵀ Xc) U⁻¹
         if info != 0:
             raise la.LinAlgError(f"dsygst failed (info={info})")
-        core = np.tril(core) + np.tril(core, -1).T if lower else np.triu(core) + np.triu(core, 1).T
         cross = np.sqrt(alpha) * ridge.whiten(ridge.xct_dot(Yc)).T          # √α Ycᵀ B, (L, F)
-        MtM = np.block([[Yc.T @ Yc, cross], [cross.T, alpha * core]])
+        MtM = np.block([[Yc.T @ Yc, cross], [cross.T, alpha * core]])       # valid in core's triangle
         K = min(self.n_components_, n)
-        ev, U = la.eigh(MtM, subset_by_index=[n - K, n - 1])
+        ev, U = la.eigh(MtM, lower=bool(lower), subset_by_index=[n - K, n - 1], overwrite_a=True)
         order = np.argsort(-ev, kind="stable")
         ev, U = np.clip(ev[order], 1e-300, None), U[:, order]
         C = (Yc @ U[:L] + np.sqrt(alpha) * ridge.xc_dot(ridge.unwhiten(U[L:]))) / np.sqrt(ev)

@@ -180,7 +180,11 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
         def apply(B, Z=Z, S=S):
-            return Z @ (Z.T @ B) - step * (S @ B)
+            out = Z @ (Z.T @ B)
+            SB = S @ B
+            SB *= step
+            out -= SB          # Z Zᵀ B − η (S B), in place
+            return out
 
         ev, U = _top_psd(apply, N, K, Q0, rng)
         Z = U * np.sqrt(ev)
