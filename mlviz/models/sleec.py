@@ -179,8 +179,10 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         S = sp.csr_matrix((diff, (rows, cols)), shape=(N, N))
         S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
-        def apply(B, Z=Z, S=S):
-            out = Z @ (Z.T @ B)
+        zero = not Z.any()
+
+        def apply(B, Z=Z, S=S, zero=zero):
+            out = np.zeros((B.shape[0], B.shape[1])) if zero else Z @ (Z.T @ B)   # +0.0 like the GEMM
             SB = S @ B
             SB *= step
             out -= SB          # Z Zᵀ B − η (S B), in place
