@@ -101,8 +101,9 @@ def _orthonormal(B):
 
     The result is accepted when max |Bᵀ B − I| <= 1e-8. That test is only
     computed when the Gram of the second pass is farther than 1e-6 from I:
-    otherwise the second pass leaves an error of the order of its square plus
-    rounding (Yamamoto et al., ETNA 44, 2015, CholeskyQR2), far below 1e-8.
+    otherwise the second pass orthonormalises a matrix with condition number
+    about 1 + 1e-6, which CholeskyQR does to rounding error (Yamamoto,
+    Nakatsukasa, Yanagisawa, Fukaya, ETNA 44, 2015), far below 1e-8.
     """
     p = B.shape[1]
     for _ in range(2):
