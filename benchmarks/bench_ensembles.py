@@ -3,8 +3,9 @@
 For each bundled standard split (``sample_data/NAME-{train,test}.arff.gz`` with
 ``NAME.xml``: emotions, enron, scene, yeast) the features are scaled as
 :func:`mlviz.preprocessing.default_scaling` chooses, fitted on the training
-half; every method is fitted on the training half at its defaults
-(``random_state=0``) and scored on the test half with its own ``predict``.
+half; every method is fitted on the training half at its method-registry
+defaults (``METHODS[key].make()``: what the CLI and the dashboard fit, seed 0)
+and scored on the test half with its own ``predict``.
 Printed: micro-F1, Hamming loss, subset accuracy, fit seconds and the fit time
 as a ratio to BinaryRelevance of per-label LogisticRegression (C = 1, the BR-LR
 of the anchors) fitted in the same run, and the published micro-F1 of
@@ -31,8 +32,8 @@ from sklearn.linear_model import LogisticRegression
 from mlviz.data import load_dataset
 from mlviz.metrics import evaluate
 from mlviz.models import BinaryRelevance, TooLargeError
-from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain, EnsembleClassifierChains, RAkEL
-from mlviz.models.forest import RandomForestBR, RandomForestML
+from mlviz.models.chains import CalibratedLabelRanking, ClassifierChain
+from mlviz.models.registry import METHODS
 from mlviz.preprocessing import default_scaling, make_scaler
 
 DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -51,19 +52,13 @@ for _m in ("br", "cc", "clr"):
 
 
 def methods(quick):
-    """Method name -> factory of the estimator at its defaults (``--quick``: fewer trees / chains)."""
-    trees = {"n_estimators": 30} if quick else {}
-    chains = {"n_chains": 3} if quick else {}
-    return {
-        "br": lambda: BinaryRelevance(estimator=LogisticRegression(C=1.0, max_iter=2000)),
-        "rf-pct": lambda: RandomForestML(random_state=0, **trees),
-        "et-pct": lambda: RandomForestML(kind="extra", random_state=0, **trees),
-        "rf-br": lambda: RandomForestBR(random_state=0, **trees),
-        "cc": lambda: ClassifierChain(),
-        "ecc": lambda: EnsembleClassifierChains(random_state=0, **chains),
-        "rakel": lambda: RAkEL(random_state=0),
-        "clr": lambda: CalibratedLabelRanking(),
-    }
+    """Method name -> factory of the estimator at its registry defaults (``--quick``: fewer trees / chains)."""
+    smaller = {"rf-pct": {"n_estimators": 30}, "et-pct": {"n_estimators": 30}, "rf-br": {"n_estimators": 30},
+               "ecc": {"n_chains": 3}} if quick else {}
+    out = {"br": lambda: BinaryRelevance(estimator=LogisticRegression(C=1.0, max_iter=2000))}
+    for key in ("rf-pct", "et-pct", "rf-br", "gbt-br", "cc", "ecc", "rakel", "clr"):
+        out[key] = lambda key=key: METHODS[key].make(**smaller.get(key, {}))
+    return out
 
 
 def svm_methods():

@@ -389,7 +389,7 @@ def main(argv=None):
 
 
 EXTRA_APPLIED = (
-    "- Applied to the estimators (session 6, `mlviz/models`): `KernelLogisticRegression(lam=0.01)` (was 0.1; "
+    "- Applied to the estimators (`mlviz/models`): `KernelLogisticRegression(lam=0.01)` (was 0.1; "
     "σ stays the median distance); `MTLSPC(lam=1.0, gamma=1.0)` (λ was 0.1); `PCC(C=30, scale_C=True)`: its "
     "links' C = 30 / mean‖x‖² (was a raw C = 1; C = 30 is the end of the grid, C = 10 had a 0.006 lower mean "
     "micro-F1); `LabelPowerset(C=10, scale_C=True)`: C = 10 / mean‖x‖² (was a raw "
@@ -397,7 +397,9 @@ EXTRA_APPLIED = (
     "the text sets 1e-4; 1e-3 has the best worst case, 0.896). Also `MLLSPC(lam=0.01, gamma=0.1)` (were 0.1 / 1.0), "
     "the first sweep's choice (section `defaults-sweep`), which the dashboard already used. "
     "Held-out check on the test splits: "
-    "`benchmarks/check_defaults.py` (benchmarks/RESULTS.md, sweep, session 6).")
+    "`benchmarks/check_defaults.py` (benchmarks/RESULTS.md, \"sweep (session 6)\"). Since then LP's links take the "
+    "shared base learner (`base=\"auto\"`) and LP keeps at most 200 label sets (RESULTS.md, \"a kernel base learner\", "
+    "\"KLR and LP at the bibtex shape\").")
 
 WORST_RATIO = 0.9
 """``--extra`` choice: only candidates within 10 % of every data set's best micro-F1 are eligible."""

@@ -415,8 +415,8 @@ def test_callback_reports_every_iteration_and_can_abort_a_refit():
 def test_exact_marginals_equal_brute_force_stationary_distribution(L, direct, monkeypatch):
     """Both exact paths (dense solve; power iteration) against the eigenvector of the explicit
     2^L x 2^L kernel, for asymmetric strong label weights (slow mixing)."""
-    import mlviz.models._cdn_core as core
-    from mlviz.models._cdn_core import exact_marginals
+    import mlviz.models._cdn_inference as core
+    from mlviz.models._cdn_inference import exact_marginals
 
     if not direct:
         monkeypatch.setattr(core, "_DIRECT_MAX_LABELS", 0)
@@ -945,7 +945,7 @@ def test_power_iteration_in_blocks_with_packing_and_dense_fallback(monkeypatch):
     """The states-first power iteration (blocks of a few instances, running instances packed as
     others stop, the dense solve for those past ``max_sweeps``) against the eigenvector of the
     explicit kernel, on instances that mix at very different speeds."""
-    import mlviz.models._cdn_core as core
+    import mlviz.models._cdn_inference as core
 
     rng = np.random.default_rng(7)
     n, L = 24, 6

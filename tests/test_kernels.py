@@ -219,6 +219,60 @@ def test_factorise_design_is_stable_without_squaring():
         np.testing.assert_allclose(Phi @ theta[:, t], Phi @ ref, atol=1e-6)
 
 
+def test_deflated_factorisation_against_gram_and_least_squares():
+    """Splitting off Φ's dominant direction (a Householder reflection) and decomposing the
+    rest gives ΦᵀΦ's eigenpairs and Vᵀ Φᵀ [Π, 1]; with a tiny ridge g the Sylvester solution
+    matches a stacked least-squares reference and QR + SVD; a bound over ``max_error``
+    returns None and leaves Φ as it was."""
+    from mlviz.models._lspc_factor import dominant_direction, factorise_design, factorise_design_deflated
+    from mlviz.solvers.sylvester import SymmetricEig, solve_sylvester_eig
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200, 20))
+    Phi = _phi(x, x[::4], 6.0)  # 200 × 50, nearly constant (one dominant direction)
+    Pi = (x[:, :2] > 0).astype(float)
+    v, rho = dominant_direction(Phi)
+    s = np.linalg.svd(Phi, compute_uv=False)
+    assert rho == pytest.approx(s[0] ** 2, rel=1e-12) and s[1] ** 2 < 1e-2 * s[0] ** 2
+    eig, rhs, coupling = factorise_design_deflated(Phi.copy(), Pi, v)
+    A = Phi.T @ Phi
+    np.testing.assert_allclose(eig.matrix(), A, atol=1e-12 * np.abs(A).max())
+    np.testing.assert_allclose(eig.vectors.T @ eig.vectors, np.eye(50), atol=1e-13)
+    np.testing.assert_allclose(eig.vectors @ rhs[:, :2], Phi.T @ Pi, atol=1e-10)
+    np.testing.assert_allclose(eig.vectors @ rhs[:, 2], Phi.sum(0), atol=1e-10)
+    assert coupling < 1e-9 and (eig.abs_error > 0).all()
+    g = np.array([1e-9, 1.0])
+    theta = solve_sylvester_eig(eig, SymmetricEig(g, np.eye(2)), rhs[:, :2], rhs_in_eigbasis=True)
+    eig_qr, rhs_qr = factorise_design(Phi.copy(), Pi)
+    theta_qr = solve_sylvester_eig(eig_qr, SymmetricEig(g, np.eye(2)), rhs_qr[:, :2],
+                                   rhs_in_eigbasis=True)
+    np.testing.assert_allclose(Phi @ theta, Phi @ theta_qr, atol=1e-8)
+    for t in range(2):
+        M = np.vstack([Phi, np.sqrt(g[t]) * np.eye(50)])
+        ref = np.linalg.lstsq(M, np.concatenate([Pi[:, t], np.zeros(50)]), rcond=None)[0]
+        np.testing.assert_allclose(Phi @ theta[:, t], Phi @ ref, atol=1e-6)
+    work = Phi.copy()
+    assert factorise_design_deflated(work, Pi, v, overwrite=True, max_error=1e-30) is None
+    np.testing.assert_allclose(work, Phi, atol=1e-14)
+
+
+def test_landmark_deflated_choice_and_agreement():
+    """Near-constant kernel features and a small λ: plain eigh(ΦᵀΦ) is too coarse but the
+    deflated one is not (λ = 1e-8), and at λ = 1e-9 QR + SVD; each agrees with
+    scipy.linalg.solve_sylvester."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 30))
+    Y = (X[:, :3] + 0.5 * rng.normal(size=(120, 3)) > 0).astype(np.uint8)
+    for lam, how in ((1e-8, "deflated eigh(Phi'Phi)"), (1e-9, "qr+svd(Phi)")):
+        m = MLLSPC(lam=lam, gamma=0.1, n_centers=40, random_state=0).fit(X, Y)
+        assert m.factorisation_ == how
+        Phi = _phi(X, X[m.center_index_], m.sigma_)
+        ref = scipy.linalg.solve_sylvester(Phi.T @ Phi, m.coupling_matrix(), Phi.T @ Y)
+        np.testing.assert_allclose(Phi @ m.coef_, Phi @ ref, rtol=1e-6, atol=1e-8)
+        ref_neg = scipy.linalg.solve_sylvester(Phi.T @ Phi, m.coupling_matrix(), Phi.T @ (1 - Y))
+        np.testing.assert_allclose(Phi @ m.coef_neg_, Phi @ ref_neg, rtol=1e-6, atol=1e-8)
+
+
 def test_landmark_factorisation_choice_and_agreement():
     """Large λ: eigh(ΦᵀΦ) (its error is negligible against λ); tiny γ/T coupling in
     MT-LSPC: QR + SVD. Both agree with scipy.linalg.solve_sylvester."""

@@ -82,3 +82,67 @@ def test_landmark_centres_match_reference():
     ref = LogisticRegression(C=20.0, solver="newton-cholesky", tol=1e-12,
                              max_iter=1000).fit(Phi, Y[:, 1])
     np.testing.assert_allclose(m.coef_[:, 1], ref.coef_[0], atol=1e-5 * max(1, np.abs(ref.coef_).max()))
+
+
+def _spd_problem(seed=0, n=60, p=12, m=4):
+    rng = np.random.default_rng(seed)
+    Psi = rng.normal(size=(n, p)) * np.logspace(0, -2, p)  # decaying column scales, as Ψ = Φ̃V
+    Dw = rng.uniform(0.01, 0.25, size=(n, m))  # logistic weights p(1 - p)
+    lam = 0.05
+
+    def penalty(M):
+        return lam * M
+
+    H = [Psi.T @ (Dw[:, [c]] * Psi) + lam * np.eye(p) for c in range(m)]  # explicit Hessians
+    return rng, Psi, Dw, penalty, H
+
+
+def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian():
+    from mlviz.models.klr import _hessian_product
+
+    rng, Psi, Dw, penalty, H = _spd_problem()
+    hess = _hessian_product(Psi, Psi.astype(np.float32), Dw, penalty)
+    M = rng.normal(size=(Psi.shape[1], 2))
+    cols = np.array([3, 1])
+    exact = np.column_stack([H[c] @ M[:, j] for j, c in enumerate(cols)])
+    loose = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-7)
+    tight = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
+    np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(loose, exact, rtol=0, atol=1e-5 * np.abs(exact).max())
+
+
+def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
+    from mlviz.models.klr import _batched_pcg
+
+    rng, Psi, Dw, penalty, H = _spd_problem(seed=1)
+    p, m = Psi.shape[1], Dw.shape[1]
+    G = rng.normal(size=(p, m)) * np.array([1e-4, 1e-3, 10.0, 1e-2])  # column 2: eta = 0.5, stops first
+    prec = np.ones((p, m))
+    calls = []
+
+    def hess(M, cols, eta):  # explicit float64 Hessians, recording which systems were multiplied
+        calls.append(cols.copy())
+        return np.column_stack([H[c] @ M[:, j] for j, c in enumerate(cols)])
+
+    X, k = _batched_pcg(hess, G, prec, max_cg=200)
+    assert k == len(calls) and all(len(c) >= 1 for c in calls)
+    steps = np.array([sum(c in cols for cols in calls) for c in range(m)])
+    assert steps[2] < steps.max()  # the loose system left the batch before the others
+    for c in range(m):  # each column meets its own forcing term, batched and alone
+        eta = min(0.5, np.sqrt(np.linalg.norm(G[:, c])))
+        assert np.linalg.norm(H[c] @ X[:, c] + G[:, c]) <= eta * np.linalg.norm(G[:, c]) * (1 + 1e-9)
+        Xc, kc = _batched_pcg(lambda M, cols, e, c=c: H[c] @ M, G[:, [c]], prec[:, [c]], 200)
+        assert kc == steps[c]  # as many products as when solved alone
+        assert np.linalg.norm(H[c] @ Xc[:, 0] + G[:, c]) <= eta * np.linalg.norm(G[:, c]) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3])
+def test_stopped_early_reports_the_exact_gradient(max_iter):
+    """Labels stopped in the float32 far phase get the float64 KKT measure of the returned point."""
+    X, Y = _data(150, seed=5)
+    with pytest.warns(ConvergenceWarning):
+        m = KernelLogisticRegression(lam=1e-3, max_iter=max_iter).fit(X, Y)
+    params = np.vstack([m.coef_, m.intercept_]).ravel()
+    _, grad = klr_objective(params, _phi(X, m), Y.astype(float), 1e-3)
+    g = np.abs(grad.reshape(-1, Y.shape[1])).max(axis=0) / X.shape[0]
+    np.testing.assert_allclose(m.grad_max_, g, rtol=1e-6, atol=1e-14)

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 import scipy.linalg as la
+import scipy.sparse as sp
 from _embedding_contract import check_all_clauses
 from contract import contract_data
+from sklearn.base import clone
 from sklearn.linear_model import Ridge
 
 from mlviz.models import TooLargeError
@@ -165,3 +167,56 @@ def test_tune_picks_the_best_cv_point():
     X, Y = _data(n=90, seed=6)
     best = tune(CPLST(calibration="clip"), {"lam": (1e-3, 1e6)}, X, Y, random_state=0)
     assert best == {"lam": 1e-3}  # λ = 1e6 shrinks every score to ȳ: every row ranks labels alike
+
+
+# ------------------------------------------------- factorisation helpers
+@pytest.mark.parametrize("shape", [(50, 8), (30, 1), (30, 2)])
+def test_tridiagonal_coordinates_against_dense_algebra(shape):
+    rng = np.random.default_rng(7)
+    X = sp.random(*shape, density=0.4, random_state=3, format="csr")
+    Xc = X.toarray() - X.toarray().mean(axis=0)
+    tri = eb.CenteredTridiagonal(X)
+    F = shape[1]
+    T = np.diag(tri.d) + np.diag(tri.e, 1) + np.diag(tri.e, -1)
+    Z = tri.unrotate(np.eye(F))
+    np.testing.assert_allclose(Z.T @ Z, np.eye(F), atol=1e-12)                # Z orthogonal
+    np.testing.assert_allclose(Z @ T @ Z.T, Xc.T @ Xc, atol=1e-12)            # Xcᵀ Xc = Z T Zᵀ
+    R = rng.normal(size=(shape[0], 3))
+    np.testing.assert_allclose(tri.rotate(R), Z.T @ Xc.T @ R, atol=1e-12)
+    np.testing.assert_allclose(tri.t_dot(R[:F]), T @ R[:F], atol=1e-12)
+    shifts = np.array([0.0, 0.3, 50.0])
+    W = eb.shifted_tridiagonal_solve(tri.d, tri.e, shifts, 0.7, R[:F])
+    ref = np.column_stack([np.linalg.solve(s * T + 0.7 * np.eye(F), R[:F, k]) for k, s in enumerate(shifts)])
+    np.testing.assert_allclose(W, ref, atol=1e-12)
+
+
+def test_ridge_whitening_against_direct_solves():
+    X = sp.random(60, 7, density=0.5, random_state=4, format="csr")
+    Xc = X.toarray() - X.toarray().mean(axis=0)
+    C = Xc.T @ np.random.default_rng(8).normal(size=(60, 4))
+    A = Xc.T @ Xc + 0.4 * np.eye(7)
+    ridge = eb.CenteredRidge(X, 0.4, keep_gram=True)
+    B = ridge.whiten(C)
+    np.testing.assert_allclose(B.T @ B, C.T @ np.linalg.solve(A, C), atol=1e-12)
+    np.testing.assert_allclose(ridge.unwhiten(B), np.linalg.solve(A, C), atol=1e-12)
+    np.testing.assert_allclose(ridge.gram, Xc.T @ Xc, atol=1e-12)
+
+
+def test_primal_paths_match_the_eigendecomposition_paths(monkeypatch):
+    """The Cholesky / tridiagonal fits (F <= N) reproduce the fits through the full eigendecomposition."""
+    X, Y = _data(n=70, d=9, L=6, seed=11)
+    new = [m.fit(X, Y) for m in (CPLST(n_components=4, lam=0.3, calibration="clip"),
+                                 FaIE(n_components=4, alpha=2.0, lam=0.3, calibration="clip"),
+                                 LEML(n_components=3, lam=0.3, calibration="clip", random_state=0))]
+
+    def via_eigh(self, X, Yc):
+        gram = eb.CenteredGram(X)
+        self.feature_mean_ = gram.mean
+        self._fit_dual(gram, Yc)      # the eigenbasis code, primal eigendecomposition
+
+    for cls in (CPLST, FaIE, LEML):
+        monkeypatch.setattr(cls, "_fit_primal", via_eigh)
+    old = [clone(m).fit(X, Y) for m in new]
+    for a, b in zip(new, old):
+        np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
+        np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)

@@ -101,3 +101,19 @@ def test_bad_parameter_and_too_large(monkeypatch):
     monkeypatch.setattr(sleec_module, "MAX_OMEGA_ENTRIES", 100)
     with pytest.raises(TooLargeError, match="label-neighbour pairs"):
         SLEEC().fit(X, Y)
+
+
+@pytest.mark.parametrize("condition", [1e2, 1e12])
+def test_orthonormal_basis_matches_householder_qr(condition):
+    """CholeskyQR2 (with its skipped final check) or its QR fallback against scipy's Householder QR."""
+    rng = np.random.default_rng(5)
+    U, _ = np.linalg.qr(rng.normal(size=(500, 12)))
+    V, _ = np.linalg.qr(rng.normal(size=(12, 12)))
+    B = (U * np.geomspace(1.0, 1.0 / condition, 12)) @ V
+    Q = sleec_module._orthonormal(B)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(12), atol=1e-12)
+    Q_ref, R_ref = la.qr(B, mode="economic")
+    if condition < 1e6:    # well conditioned: B = Q R with R's diagonal > 0, as Householder QR up to signs
+        np.testing.assert_allclose(Q, Q_ref * np.sign(np.diag(R_ref)), atol=1e-10)
+    else:                  # the same column space
+        np.testing.assert_allclose(Q @ (Q.T @ Q_ref), Q_ref, atol=1e-8)

@@ -1,11 +1,19 @@
 """Shared pieces of the label-embedding baselines (CPLST, FaIE, LEML, SLEEC, InsDif).
 
-Two building blocks, numpy/scipy/scikit-learn only:
+Building blocks, numpy/scipy/scikit-learn only (X may be CSR: centring is
+implicit, X − 1 μᵀ is never formed; :func:`centred_gram`):
 
 * :class:`CenteredGram` — the eigendecomposition of the centred Gram matrix
   of X (primal F × F when F <= N, dual N × N otherwise), computed once and
   reused for ridge regressions with any λ and for the Kronecker-structured
-  solves of LEML. X may be CSR: centring is implicit (X − 1 μᵀ is never formed).
+  solves of LEML (the dual case).
+* :class:`CenteredRidge` — one Cholesky factor of Xcᵀ Xc + λI (or the dual)
+  for every right-hand side; ``whiten``/``unwhiten`` give the ridge hat
+  matrix's quadratic forms (CPLST, FaIE) without any eigendecomposition.
+* :class:`CenteredTridiagonal` and :func:`shifted_tridiagonal_solve` — the
+  Householder tridiagonalisation Xcᵀ Xc = Z T Zᵀ (LAPACK ``dsytrd``, about a
+  third of an eigendecomposition), in which LEML's shifted systems
+  (s_k Xcᵀ Xc + λI) w = c cost O(F) each.
 * :class:`ScoreCalibrationMixin` — turns a method's native real-valued label
   scores into probabilities. ``calibration="platt"`` reuses MLLEM's mechanism
   (:func:`mlviz.models.mllem.platt_fit` on cross-fitted training scores:
@@ -20,6 +28,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg as la
+import scipy.linalg.lapack as lapack
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import KFold
@@ -50,6 +59,62 @@ def resolve_n_components(owner, value, n_labels):
                      f"(0, 1], got {value!r}.")
 
 
+def check_gram_size(owner, n, flops, what):
+    """Refuse (:class:`TooLargeError`) a fit whose n × n Gram factorisation needs too much memory or time.
+
+    Parameters
+    ----------
+    owner : str
+    n : int
+        Order of the Gram matrix (min(N, F), or L + F for FaIE's eigenproblem).
+    flops : float
+        Floating-point operations of the factorisation (time estimate at
+        :data:`EIGH_FLOPS_PER_SECOND`).
+    what : str
+        The factorisation, for the message.
+    """
+    nbytes = 3 * 8.0 * n * n
+    seconds = flops / EIGH_FLOPS_PER_SECOND
+    if nbytes > GRAM_MAX_BYTES or seconds > MAX_EIGH_SECONDS:
+        raise TooLargeError(
+            f"{owner} needs {what} of a {n} × {n} Gram matrix: about "
+            f"{nbytes / 2 ** 30:.1f} GB and {seconds:.0f} s. Reduce the features (e.g. TruncatedSVD) "
+            f"or the training rows, or use BinaryRelevance.",
+            estimate_seconds=seconds, estimate_bytes=nbytes, alternative="reduce min(N, F)")
+
+
+def centred_gram(X):
+    """The Gram matrix of the centred X without forming X − 1 μᵀ.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix, shape (N, F)
+
+    Returns
+    -------
+    mean : ndarray, shape (F,)
+        μ, the column means.
+    G : ndarray, shape (F, F) if primal else (N, N)
+        Xcᵀ Xc (primal, F <= N) or Xc Xcᵀ (dual), exactly symmetric.
+    primal : bool
+    """
+    N, F = X.shape
+    mean = np.asarray(X.mean(axis=0)).ravel()
+    primal = F <= N
+    G = X.T @ X if primal else X @ X.T
+    G = G.toarray() if sp.issparse(G) else np.asarray(G, dtype=np.float64)   # a fresh array either way
+    if primal:
+        G -= N * np.outer(mean, mean)
+    else:
+        Xmu = np.asarray(X @ mean).ravel()
+        G -= Xmu[:, None]
+        G -= Xmu[None, :]
+        G += mean @ mean
+    G += G.T            # numpy buffers the overlapping transpose: exact symmetrisation
+    G *= 0.5
+    return mean, G, primal
+
+
 class CenteredGram:
     """Eigendecomposition of the centred Gram of X, for ridge solves with an intercept.
 
@@ -74,29 +139,11 @@ class CenteredGram:
     """
 
     def __init__(self, X, owner="estimator"):
-        N, F = X.shape
-        n = min(N, F)
-        nbytes = 3 * 8.0 * n * n
-        seconds = 9.0 * n ** 3 / EIGH_FLOPS_PER_SECOND
-        if nbytes > GRAM_MAX_BYTES or seconds > MAX_EIGH_SECONDS:
-            raise TooLargeError(
-                f"{owner} needs the eigendecomposition of a {n} × {n} Gram matrix: about "
-                f"{nbytes / 2 ** 30:.1f} GB and {seconds:.0f} s. Reduce the features (e.g. TruncatedSVD) "
-                f"or the training rows, or use BinaryRelevance.",
-                estimate_seconds=seconds, estimate_bytes=nbytes, alternative="reduce min(N, F)")
+        n = min(X.shape)
+        check_gram_size(owner, n, 9.0 * n ** 3, "the eigendecomposition")
         self.X = X
-        self.mean = np.asarray(X.mean(axis=0)).ravel()
-        self.primal = F <= N
-        if self.primal:
-            G = X.T @ X
-            G = G.toarray() if sp.issparse(G) else np.asarray(G)
-            G = G - N * np.outer(self.mean, self.mean)
-        else:
-            G = X @ X.T
-            G = G.toarray() if sp.issparse(G) else np.asarray(G)
-            Xmu = np.asarray(X @ self.mean).ravel()
-            G = G - Xmu[:, None] - Xmu[None, :] + self.mean @ self.mean
-        ev, V = la.eigh((G + G.T) / 2.0)
+        self.mean, G, self.primal = centred_gram(X)
+        ev, V = la.eigh(G)
         self.evals = np.clip(ev, 0.0, None)
         self.evecs = V
 
@@ -169,9 +216,8 @@ class CenteredRidge:
     owner : str
     """
 
-    def __init__(self, X, lam, owner="estimator"):
-        N, F = X.shape
-        n = min(N, F)
+    def __init__(self, X, lam, owner="estimator", keep_gram=False):
+        n = min(X.shape)
         nbytes = 2 * 8.0 * n * n
         seconds = n ** 3 / 3.0 / EIGH_FLOPS_PER_SECOND
         if nbytes > GRAM_MAX_BYTES or seconds > MAX_EIGH_SECONDS:
@@ -181,16 +227,10 @@ class CenteredRidge:
                 estimate_seconds=seconds, estimate_bytes=nbytes, alternative="reduce min(N, F)")
         self.X = X
         self.lam = float(lam)
-        self.mean = np.asarray(X.mean(axis=0)).ravel()
-        self.primal = F <= N
-        G = X.T @ X if self.primal else X @ X.T
-        G = G.toarray() if sp.issparse(G) else np.asarray(G)
-        if self.primal:
-            G = G - N * np.outer(self.mean, self.mean)
-        else:
-            Xmu = np.asarray(X @ self.mean).ravel()
-            G = G - Xmu[:, None] - Xmu[None, :] + self.mean @ self.mean
-        self.factor = la.cho_factor((G + G.T) / 2.0 + self.lam * np.eye(n))
+        self.mean, G, self.primal = centred_gram(X)
+        self.gram = G.copy() if keep_gram else None
+        G[np.diag_indices(n)] += self.lam
+        self.factor = la.cho_factor(G, overwrite_a=True)
 
     xc_dot = CenteredGram.xc_dot
     xct_dot = CenteredGram.xct_dot
@@ -202,6 +242,120 @@ class CenteredRidge:
         if self.primal:
             return la.cho_solve(self.factor, self.xct_dot(Rc))
         return self.xct_dot(la.cho_solve(self.factor, Rc))
+
+    def whiten(self, R):
+        """U⁻ᵀ R for the Cholesky factor Uᵀ U = Xcᵀ Xc + λI (primal only), shape (F, n_cols).
+
+        ``whiten(C)ᵀ whiten(C) = Cᵀ (Xcᵀ Xc + λI)⁻¹ C``; with C = Xcᵀ R this is
+        Rᵀ H R for the ridge hat matrix H = Xc (Xcᵀ Xc + λI)⁻¹ Xcᵀ.
+        """
+        c, lower = self.factor
+        return la.solve_triangular(c, R, lower=lower, trans="N" if lower else "T")
+
+    def unwhiten(self, B):
+        """U⁻¹ B (primal only): ``unwhiten(whiten(C)) = (Xcᵀ Xc + λI)⁻¹ C``, shape (F, n_cols)."""
+        c, lower = self.factor
+        return la.solve_triangular(c, B, lower=lower, trans="T" if lower else "N")
+
+
+class CenteredTridiagonal:
+    """Householder tridiagonalisation Xcᵀ Xc = Z T Zᵀ of the centred primal Gram (F <= N).
+
+    T is symmetric tridiagonal (diagonal ``d``, off-diagonal ``e``) and Z
+    orthogonal, kept as LAPACK's Householder reflectors (``dsytrd``) and
+    applied by ``dormqr`` — the eigenvectors are never formed. In the
+    coordinates W = Z Ŵ, Xcᵀ Xc acts as T and ‖W‖ = ‖Ŵ‖, so a family of
+    shifted systems (s_k Xcᵀ Xc + λI) w_k = c_k (LEML's W step) costs one
+    O(F) tridiagonal solve per column (:func:`shifted_tridiagonal_solve`)
+    after one O(F³) reduction (about a third of a full eigendecomposition).
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix, shape (N, F), F <= N
+    owner : str
+
+    Attributes
+    ----------
+    mean : ndarray, shape (F,)
+    d : ndarray, shape (F,); e : ndarray, shape (F − 1,)
+    """
+
+    def __init__(self, X, owner="estimator"):
+        n = X.shape[1]
+        if n > X.shape[0]:
+            raise ValueError("CenteredTridiagonal needs F <= N (the primal Gram).")
+        check_gram_size(owner, n, 3.0 * n ** 3, "the tridiagonal reduction")
+        self.X = X
+        self.mean, G, _ = centred_gram(X)
+        self.n = n
+        if n == 1:
+            self.d, self.e = G[0].copy(), np.zeros(0)
+            return
+        lwork = int(lapack.dsytrd_lwork(n, lower=1)[0])
+        c, self.d, self.e, self._tau, info = lapack.dsytrd(G, lower=1, lwork=lwork, overwrite_a=1)
+        if info != 0:
+            raise la.LinAlgError(f"dsytrd failed (info={info})")
+        self._reflectors = np.asfortranarray(c[1:, :n - 1])   # Z = diag(1, Ẑ), Ẑ's vectors below the diagonal
+
+    xc_dot = CenteredGram.xc_dot
+    xct_dot = CenteredGram.xct_dot
+
+    def _apply(self, M, trans):
+        M = np.array(M, dtype=np.float64, order="F")
+        if self.n == 1:
+            return M
+        lwork = 64 * M.shape[1] + 65 * 64          # LAPACK's optimal NW·NB + TSIZE for dormqr
+        out, _, info = lapack.dormqr(b"L", trans, self._reflectors, self._tau, M[1:], lwork)
+        if info != 0:
+            raise la.LinAlgError(f"dormqr failed (info={info})")
+        M[1:] = out
+        return M
+
+    def rotate(self, R):
+        """Zᵀ Xcᵀ R, shape (F, n_cols): Xcᵀ R in the tridiagonal coordinates."""
+        return self._apply(self.xct_dot(np.asarray(R, dtype=np.float64)), b"T")
+
+    def unrotate(self, W):
+        """Z W: feature-space coefficients of coordinates W (F, k)."""
+        return self._apply(W, b"N")
+
+    def t_dot(self, W):
+        """T W, shape (F, k)."""
+        out = self.d[:, None] * W
+        out[:-1] += self.e[:, None] * W[1:]
+        out[1:] += self.e[:, None] * W[:-1]
+        return out
+
+
+def shifted_tridiagonal_solve(d, e, shifts, lam, R):
+    """Columns w_k = (s_k T + λ I)⁻¹ r_k for the symmetric tridiagonal T = tridiag(e, d, e).
+
+    All columns are solved by one LAPACK ``dptsv`` call on the block-diagonal
+    system of the K tridiagonal blocks (uncoupled: the off-diagonal entry
+    between blocks is 0); ``dgtsv`` (partial pivoting) if rounding made a
+    block not numerically positive definite.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n,); e : ndarray, shape (n − 1,)
+    shifts : ndarray, shape (K,), >= 0
+    lam : float > 0
+    R : ndarray, shape (n, K)
+
+    Returns
+    -------
+    W : ndarray, shape (n, K)
+    """
+    n, K = R.shape
+    diag = np.outer(shifts, d).ravel() + lam                       # block k = s_k d + λ
+    off = np.outer(shifts, np.append(e, 0.0)).ravel()[:-1]         # block k = s_k e, then a 0 coupling
+    rhs = np.ascontiguousarray(R.T).reshape(-1, 1)
+    _, _, x, info = lapack.dptsv(diag, off, rhs)
+    if info != 0:
+        x, info = lapack.dgtsv(off, diag, off, rhs)[3:5]
+        if info != 0:
+            raise la.LinAlgError(f"singular shifted tridiagonal system (info={info})")
+    return x.reshape(K, n).T
 
 
 class ScoreCalibrationMixin:

@@ -9,7 +9,6 @@ import hashlib
 from numbers import Integral
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 from scipy.spatial.distance import squareform
 from sklearn.utils import check_random_state
@@ -25,6 +24,7 @@ from ._kernels import (
     select_centers,
     squared_distances,
 )
+from ._lspc_factor import dominant_direction, factorise_design, factorise_design_deflated
 
 _MEDIAN_MAX_SAMPLES = 1000  # rows used for the median-distance σ (as in median_sigma)
 
@@ -91,45 +91,6 @@ def normalise_posteriors(q_pos, q_neg):
     out = np.full(np.shape(a), 0.5)
     np.divide(a, s, out=out, where=s > 0)
     return np.clip(out, 0.0, 1.0)
-
-
-def factorise_design(Phi, Pi, *, overwrite=False):
-    """``ΦᵀΦ = V diag(s²) Vᵀ`` and ``Vᵀ Φᵀ [Π, 1]`` without forming ΦᵀΦ.
-
-    Householder QR ``Φ = Q R`` (with ``Qᵀ[Π, 1]`` applied on the fly, Q never
-    stored) and the SVD ``R = U diag(s) Vᵀ`` give ``ΦᵀΦ = V diag(s²) Vᵀ`` and
-    ``Vᵀ Φᵀ Π = diag(s) Uᵀ Qᵀ Π``. Unlike ``eigh(Φᵀ Φ)`` this does not square the
-    condition number: the computed s have absolute error ≲ B·eps·s_max, so an
-    eigenvalue s² carries ``2 s δs + δs²`` (tiny for small s) instead of B·eps·s_max²
-    for every eigenvalue — the small-eigenvalue directions the λ/γ coupling
-    regularises stay accurate (the landmark analogue of decomposing K itself).
-    Cost O(n B² + B³ + n B L), memory O(n B).
-
-    Parameters
-    ----------
-    Phi : ndarray, shape (n, B), n >= B
-    Pi : ndarray, shape (n, L)
-    overwrite : bool
-        Allow Phi's memory to be reused.
-
-    Returns
-    -------
-    eig : SymmetricEig
-        Of ``ΦᵀΦ`` (B × B), with per-eigenvalue error bounds.
-    rhs : ndarray, shape (B, L + 1)
-        ``Vᵀ Φᵀ [Π, 1]``.
-    """
-    n, B = Phi.shape
-    c = np.empty((Pi.shape[1] + 1, n))
-    c[:-1] = Pi.T
-    c[-1] = 1.0
-    cQ, R = scipy.linalg.qr_multiply(Phi, c, mode="right", overwrite_a=overwrite,
-                                     overwrite_c=True)
-    U, s, Vt = scipy.linalg.svd(R, full_matrices=False, check_finite=False)
-    delta = B * np.finfo(float).eps * s.max(initial=0.0)
-    eig = SymmetricEig(s * s, Vt.T, 2.0 * s * delta + delta * delta)
-    rhs = s[:, None] * (U.T @ cQ.T)
-    return eig, rhs
 
 
 def _fingerprint(X):
@@ -292,7 +253,8 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
     """
 
     _has_gamma = True
-    #: landmark path: eigh(ΦᵀΦ) when B·eps·||Φ||_F² <= _gram_rtol · min eig(C), else QR + SVD
+    #: landmark path: eigh(ΦᵀΦ) when B·eps·||Φ||_F² <= _gram_rtol · min eig(C), else the
+    #: deflated eigh when B·eps·(||Φ||_F² − s₁²) + coupling is, else QR + SVD
     _gram_rtol = 1e-4
 
     # ---- fitting -----------------------------------------------------------
@@ -332,18 +294,33 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
             # eigh(ΦᵀΦ) is ~3x cheaper than QR + SVD of Φ but its eigenvalues carry an
             # absolute error up to B·eps·||Φ||²; use it only when that is negligible
             # (< GRAM_RTOL) against the smallest coupling eigenvalue g_min = min eig(C),
-            # which bounds every Sylvester denominator f + g from below
+            # which bounds every Sylvester denominator f + g from below. Else split off
+            # Φ's dominant direction (kernel features at the median σ are nearly
+            # constant) and decompose the rest, whose error is B·eps·(||Φ||² − s₁²);
+            # QR + SVD only when that is not negligible either
             g_min = float(np.abs(self._coupling_eig(self.lam, self._gamma_value()).values).min())
-            gram_error = Phi.shape[1] * np.finfo(float).eps * np.einsum("ij,ij->", Phi, Phi)
-            if gram_error <= self._gram_rtol * g_min:
+            B = Phi.shape[1]
+            fro2 = float(np.einsum("ij,ij->", Phi, Phi))
+            max_error = self._gram_rtol * g_min
+            found = None
+            if B * np.finfo(float).eps * fro2 <= max_error:
                 self.factorisation_ = "eigh(Phi'Phi)"
                 eig = SymmetricEig.from_matrix(Phi.T @ Phi, check_symmetric=False)
                 eig = SymmetricEig(np.maximum(eig.values, 0.0), eig.vectors, eig.abs_error)
                 rhs_pos = eig.vectors.T @ (Phi.T @ Yf)
                 rhs_ones = eig.vectors.T @ Phi.sum(axis=0)
             else:
-                self.factorisation_ = "qr+svd(Phi)"
-                eig, rhs = factorise_design(Phi, Yf)
+                v, rho = dominant_direction(Phi)
+                if B * np.finfo(float).eps * (fro2 - rho) <= max_error:
+                    # Phi is fit's own array, dropped after this call: reuse its memory
+                    found = factorise_design_deflated(Phi, Yf, v, overwrite=True, fro2=fro2,
+                                                      max_error=max_error)
+                if found is not None:
+                    self.factorisation_ = "deflated eigh(Phi'Phi)"
+                    eig, rhs = found[:2]
+                else:
+                    self.factorisation_ = "qr+svd(Phi)"
+                    eig, rhs = factorise_design(Phi, Yf)
                 rhs_pos, rhs_ones = rhs[:, :-1], rhs[:, -1]
         self._eig = eig
         self._rhs_pos = rhs_pos

@@ -13,8 +13,8 @@ explained below)
           + \\gamma \\sum_k \\|V_{:k}\\|_1 + \\mu \\|W\\|_{2,1}
 
 with :func:`mlviz.solvers.fista` (Algorithm 1) and the proximal operators of
-:mod:`mlviz.solvers.prox` (eqs. (14)-(16), corrected); the objective and the sampler
-live in :mod:`mlviz.models._cdn_core`. The non-zero pattern
+:mod:`mlviz.solvers.prox` (eqs. (14)-(16), corrected); the objective lives in
+:mod:`mlviz.models._cdn_core`, the sampler in :mod:`mlviz.models._cdn_inference`. The non-zero pattern
 of ``V`` is a directed label graph: edge ``t -> k`` when label ``t`` is used
 to predict label ``k``. Test-time marginals are those of the stationary
 distribution of the Gibbs sampler: exact per connected component of the graph
@@ -53,7 +53,8 @@ from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
-from ._cdn_core import _inference_seed, _solve, exact_marginals, gibbs_marginals, gibbs_marginals_se
+from ._cdn_core import _solve
+from ._cdn_inference import _inference_seed, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
 try:
     from ._base import TooLargeError
@@ -185,7 +186,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         handled on its own: labels without edges get ``sigma(x w_k + b_k)``
         exactly; ``"auto"`` computes components of at most
         ``max_exact_labels`` labels *exactly* (their 2^size-state Markov
-        chain, see :func:`mlviz.models._cdn_core.exact_marginals`) and larger
+        chain, see :func:`mlviz.models._cdn_inference.exact_marginals`) and larger
         ones by Gibbs sampling to the standard error ``se_target``;
         ``"exact"`` raises :class:`TooLargeError` when a component has more
         than ``max_exact_labels`` labels; ``"gibbs"`` samples every

@@ -17,7 +17,7 @@ Two ways of computing it (:data:`METHODS`, the names the dashboard shows):
     The clamped chain lives on the labels of A's weakly connected component of the label graph
     other than A (labels outside it do not interact with A or B; if B is outside, ``Δ = 0``).  Its
     stationary distribution over the ``2^(c-1)`` states is computed as ``predict_proba`` does for
-    a component (:func:`mlviz.models._cdn_core.exact_marginals`: a dense solve or power iteration
+    a component (:func:`mlviz.models._cdn_inference.exact_marginals`: a dense solve or power iteration
     to 1e-9).  Cost ``O(n (c-1) 2^(c-1))`` per sweep; refused (``auto``: replaced by the
     approximation) for components of more than ``max_exact_labels`` labels (the model's, 12 by
     default, at most :data:`MAX_EXACT_LABELS`), the rule of ``SparseCDN.predict_proba``.
@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
-from ._cdn_core import exact_marginals
+from ._cdn_inference import exact_marginals
 
 try:
     from ._base import TooLargeError

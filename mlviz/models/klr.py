@@ -21,8 +21,12 @@ terms), batched so every Hessian product is two matrix–matrix products. The
 variables are rotated into the eigenbasis of ``Φ̃ᵀΦ̃ = V diag(s²) Vᵀ``
 (``Φ̃ = [Φ, 1]``), where the Hessian ``Ψᵀ D Ψ + VᵀRV`` (``Ψ = Φ̃V``) is close to
 ``c·diag(s²) + λ`` with ``c`` the mean logistic weight σ(z)(1 − σ(z)) of the
-label; that diagonal is the CG preconditioner. ``converged_`` is True iff every
-label's gradient in the original variables satisfies
+label; that diagonal is the CG preconditioner. Each CG solve multiplies only the
+labels whose solve is still running; the Hessian products of loose solves (forcing
+term ≥ 1e-3), and the gradient and line-search products of a label whose gradient is
+still far above the tolerance, run in float32 (:func:`newton_cg_klr`); the stopping
+test is float64. ``converged_`` is True iff every label's gradient in the original
+variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
 scikit-learn's scaling) — a first-order optimality (KKT) test, never a step size.
 
@@ -43,6 +47,7 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+from scipy.linalg.blas import dsyrk
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
@@ -247,13 +252,20 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
     NewtonCGResult
     """
     n = Phi.shape[0]
+    B = Phi.shape[1]
+    Bp = B + int(fit_intercept)
+    # Φ̃ᵀΦ̃ for Φ̃ = [Φ, 1] without forming Φ̃; dsyrk fills the upper triangle only
+    gram = np.zeros((Bp, Bp))
+    gram[:B, :B] = dsyrk(1.0, np.asarray(Phi, dtype=np.float64, order="C").T)
     if fit_intercept:
-        Phi = np.hstack([Phi, np.ones((n, 1))])
-    Bp = Phi.shape[1]
-    s2, V = np.linalg.eigh(Phi.T @ Phi)
+        gram[:B, B] = Phi.sum(axis=0)
+        gram[B, B] = n
+    s2, V = np.linalg.eigh(gram, UPLO="U")
+    del gram
     s2 = np.maximum(s2, 0.0)
-    Psi = Phi @ V  # Φ̃ w = Ψ β with β = Vᵀ w; ΨᵀΨ = diag(s²)
-    del Phi
+    Psi = Phi @ V[:B]  # Φ̃ w = Ψ β with β = Vᵀ w; ΨᵀΨ = diag(s²)
+    if fit_intercept:
+        Psi += V[B]
     v = V[-1].copy() if fit_intercept else None  # Vᵀ e_intercept
 
     def penalty(Bm):  # Vᵀ R V β with R = λ·diag(1, …, 1, 0)
@@ -262,30 +274,53 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
             out -= lam * np.outer(v, v @ Bm)
         return out
 
+    Psi32 = Psi.astype(np.float32)  # products of the far phase and of loose CG solves
     L = Y.shape[1]
     S = 2.0 * Y - 1.0
     U = np.zeros((Bp, L))
     Z = np.zeros((n, L))
     n_cg = 0
     grad_max = np.full(L, np.inf)
+    act = np.arange(L)
+    # Far phase, per label: while ‖g‖₂/√p > max(10·gtol, 1e-4·‖g₀‖₂/√p) the label cannot be
+    # converged (max|g_j| >= ‖g‖₂/√p, and V is orthogonal), so its gradient and line-search
+    # products run in float32 (~1e-7 relative, far below the gradient) and the KKT map V·g is
+    # skipped. On leaving it, Z is recomputed exactly and everything is float64.
+    far = np.ones(L, bool)
+    far_floor = np.zeros(L)
     it = 0
     for it in range(max_iter + 1):
-        P = expit(Z)
-        PU = penalty(U)
-        G = Psi.T @ (P - Y) + PU
-        grad_max = np.abs(V @ G).max(axis=0, initial=0.0)
-        act = np.flatnonzero(grad_max > gtol)
+        # only the labels still moving: a converged label's U and gradient no longer change
+        P = expit(Z[:, act])
+        PUa = penalty(U[:, act])
+        f = far[act]
+        Ga = _products_T(Psi, Psi32, P - Y[:, act], f) + PUa
+        gnorm = np.linalg.norm(Ga, axis=0) / np.sqrt(Bp)
+        if it == 0:
+            far_floor[act] = 1e-4 * gnorm
+        near_now = f & (gnorm <= np.maximum(10.0 * gtol, far_floor[act]))
+        if near_now.any():  # leave the far phase: exact Z and gradient
+            cols = act[near_now]
+            far[cols] = False
+            Z[:, cols] = Psi @ U[:, cols]
+            P[:, near_now] = expit(Z[:, cols])
+            Ga[:, near_now] = Psi.T @ (P[:, near_now] - Y[:, cols]) + PUa[:, near_now]
+            f = far[act]
+        gm = np.full(act.size, np.inf)  # far labels: not converged
+        gm[~f] = np.abs(V @ Ga[:, ~f]).max(axis=0, initial=0.0)
+        grad_max[act] = gm
+        keep = gm > gtol
+        act, Ga, P, PUa, f = act[keep], Ga[:, keep], P[:, keep], PUa[:, keep], f[keep]
         if act.size == 0 or it == max_iter:
             break
-        Ga = G[:, act]
-        Dw = P[:, act] * (1.0 - P[:, act])
+        Dw = P * (1.0 - P)
         prec = s2[:, None] * Dw.mean(axis=0) + lam
-        step, k = _batched_pcg(lambda M: Psi.T @ (Dw * (Psi @ M)) + penalty(M), Ga, prec, max_cg)
+        step, k = _batched_pcg(_hessian_product(Psi, Psi32, Dw, penalty), Ga, prec, max_cg)
         n_cg += k
         # Armijo backtracking per label (the objective is separable across labels)
-        ZS = Psi @ step
+        ZS = _products(Psi, Psi32, step, f)
         PS = penalty(step)
-        Ua, Za, PUa, Sa = U[:, act], Z[:, act], PU[:, act], S[:, act]
+        Ua, Za, Sa = U[:, act], Z[:, act], S[:, act]
         f0 = _label_objectives(Za, Sa, Ua, PUa)
         slope = np.sum(Ga * step, axis=0)
         t = np.ones(act.size)
@@ -299,9 +334,57 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
         t = np.where(todo, 0.0, t)  # no decrease found (round-off level): keep the point
         U[:, act] = Ua + t * step
         Z[:, act] = Za + t * ZS
-        if not t.any():
+        stuck = t == 0
+        if stuck.all() and not f.any():
             break
+        far[act[stuck & f]] = False  # a float32 step that found no decrease: retry in float64
+        Z[:, act[stuck & f]] = Psi @ U[:, act[stuck & f]]
+    rest = np.flatnonzero(np.isinf(grad_max))  # stopped while still far: the exact measure
+    if rest.size:
+        G = Psi.T @ (expit(Psi @ U[:, rest]) - Y[:, rest]) + penalty(U[:, rest])
+        grad_max[rest] = np.abs(V @ G).max(axis=0, initial=0.0)
     return NewtonCGResult(coef=V @ U, n_iter=int(it), n_cg=int(n_cg), grad_max=grad_max)
+
+
+def _products(Psi, Psi32, M, in32):
+    """``Ψ M``, the columns flagged by ``in32`` in float32 (result float64)."""
+    out = np.empty((Psi.shape[0], M.shape[1]))
+    if in32.any():
+        out[:, in32] = Psi32 @ M[:, in32].astype(np.float32)
+    if not in32.all():
+        out[:, ~in32] = Psi @ M[:, ~in32]
+    return out
+
+
+def _products_T(Psi, Psi32, R, in32):
+    """``Ψᵀ R``, the columns flagged by ``in32`` in float32 (result float64)."""
+    out = np.empty((Psi.shape[1], R.shape[1]))
+    if in32.any():
+        out[:, in32] = Psi32.T @ R[:, in32].astype(np.float32)
+    if not in32.all():
+        out[:, ~in32] = Psi.T @ R[:, ~in32]
+    return out
+
+
+def _hessian_product(Psi, Psi32, Dw, penalty):
+    """``hess(M, cols, eta)``: Hessian products ``Ψᵀ D_c Ψ m + pen(m)`` for :func:`_batched_pcg`.
+
+    ``M`` holds one direction per entry of ``cols`` (columns of ``Dw``, the logistic weights).
+    While every such column's CG stopping ratio ``eta`` is at least ``1e-3`` (the usual case:
+    the forcing term is ``min(0.5, √‖g‖)``) the two ``Ψ`` products run in float32. They are
+    then right to ~1e-6 relative, far below the residual the CG solve has to reach, and the
+    step is still accepted only by the float64 line search and gradient. Tighter solves run
+    in float64 throughout.
+    """
+    Dw32 = Dw.astype(np.float32)
+
+    def hess(M, cols, eta):
+        if eta.min(initial=1.0) >= 1e-3:
+            Q = Psi32.T @ (Dw32[:, cols] * (Psi32 @ M.astype(np.float32)))
+            return Q.astype(np.float64) + penalty(M)
+        return Psi.T @ (Dw[:, cols] * (Psi @ M)) + penalty(M)
+
+    return hess
 
 
 def _batched_pcg(hess, G, prec, max_cg):
@@ -310,7 +393,9 @@ def _batched_pcg(hess, G, prec, max_cg):
     Parameters
     ----------
     hess : callable
-        ``hess(M)`` returns the Hessian products of the columns of M, shape (p, m).
+        ``hess(M, cols, eta)`` returns the Hessian products of the columns of M, shape
+        (p, len(cols)), for the systems ``cols``, whose relative residual targets are ``eta``.
+        Only the systems whose CG has not stopped are multiplied.
     G : ndarray, shape (p, m)
         Gradients.
     prec : ndarray, shape (p, m)
@@ -331,7 +416,9 @@ def _batched_pcg(hess, G, prec, max_cg):
     live = gnorm > 0
     k = 0
     while live.any() and k < max_cg:
-        HD = hess(D)
+        cols = np.flatnonzero(live)
+        HD = np.zeros_like(D)
+        HD[:, cols] = hess(D[:, cols], cols, eta[cols])
         k += 1
         dHd = np.sum(D * HD, axis=0)
         alpha = np.where(live & (dHd > 0), rz / np.where(dHd > 0, dHd, 1.0), 0.0)

@@ -17,11 +17,17 @@ FaIE        C = top-K eigvecs of                     ridge W on C             ŷ
 LEML        Xc W (rank-K factor)                     W (learned jointly)      ŷ = ȳ + t Hᵀ
 ==========  ======================================  =======================  ========================
 
-H = Xc (Xcᵀ Xc + λ I)⁻¹ Xcᵀ is the ridge hat matrix. Every solve goes
-through one eigendecomposition of the centred Gram matrix
-(:class:`mlviz.models._embedding_base.CenteredGram`, min(N, F)³), so CSR X
-is supported and the iterations of LEML cost O(min(N, F)·L·K), independent
-of N. The decoded scores are real numbers (a regression onto 0/1 labels);
+H = Xc (Xcᵀ Xc + λ I)⁻¹ Xcᵀ is the ridge hat matrix. Every fit needs one
+O(min(N, F)³) factorisation of the centred Gram matrix and never forms
+Xc = X − 1 μᵀ, so CSR X is supported. When F <= N (the primal Gram Xcᵀ Xc)
+it is the cheapest factorisation that gives the exact answer: one Cholesky
+factor for CPLST (all L ridge right-hand sides at once) and FaIE (whose
+eigenproblem is then reduced by LAPACK ``dsygst`` and only its top K
+eigenpairs computed), the Householder tridiagonalisation for LEML
+(:class:`mlviz.models._embedding_base.CenteredTridiagonal`); when F > N the
+dual eigendecomposition (:class:`mlviz.models._embedding_base.CenteredGram`).
+The iterations of LEML cost O(min(N, F)·L·K), independent of N. The
+decoded scores are real numbers (a regression onto 0/1 labels);
 ``predict_proba`` calibrates them per label by Platt scaling on cross-fitted
 training scores (MLLEM's mechanism, :func:`mlviz.models.mllem.platt_fit`) or,
 with ``calibration="clip"``, clips them to [0, 1] so that ``threshold=0.5``
@@ -55,9 +61,19 @@ References
 """
 
 import numpy as np
+import scipy.linalg as la
+import scipy.linalg.lapack as lapack
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from ._embedding_base import CenteredGram, ScoreCalibrationMixin, resolve_n_components
+from ._embedding_base import (
+    CenteredGram,
+    CenteredRidge,
+    CenteredTridiagonal,
+    ScoreCalibrationMixin,
+    check_gram_size,
+    resolve_n_components,
+    shifted_tridiagonal_solve,
+)
 
 __all__ = ["CPLST", "LEML", "FaIE"]
 
@@ -89,9 +105,13 @@ class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEst
         self.n_labels_ = Y.shape[1]
         self.n_components_ = resolve_n_components(type(self).__name__, self.n_components, Y.shape[1])
         self.label_mean_ = Y.mean(axis=0)
-        gram = CenteredGram(X, owner=type(self).__name__)
-        self.feature_mean_ = gram.mean
-        self._fit_core(gram, Y - self.label_mean_)
+        Yc = Y - self.label_mean_
+        if X.shape[1] <= X.shape[0]:
+            self._fit_primal(X, Yc)
+        else:
+            gram = CenteredGram(X, owner=type(self).__name__)
+            self.feature_mean_ = gram.mean
+            self._fit_dual(gram, Yc)
         self.decision_rule_ = self._describe_rule(self._native)
         self._fit_calibration(X, Y)
         return self
@@ -179,18 +199,33 @@ class CPLST(_LinearEmbedding):
     def _validate_params(self):
         self._validate_common()
 
-    def _fit_core(self, gram, Yc):
-        lam, K = float(self.lam), self.n_components_
+    def _fit_primal(self, X, Yc):
+        """F <= N: one Cholesky factor Uᵀ U = Xcᵀ Xc + λI serves all L columns of Yc."""
+        F = X.shape[1]
+        check_gram_size(type(self).__name__, F, F ** 3 / 3.0, "a Cholesky factorisation")
+        ridge = CenteredRidge(X, float(self.lam), owner=type(self).__name__)
+        self.feature_mean_ = ridge.mean
+        B = ridge.whiten(ridge.xct_dot(Yc))                  # (F, L), Bᵀ B = Ycᵀ H Yc
+        V = self._fit_subspace(B.T @ B, Yc)
+        self.coef_ = ridge.unwhiten(B @ V)                   # (Xcᵀ Xc + λI)⁻¹ Xcᵀ Yc V
+
+    def _fit_dual(self, gram, Yc):
+        """F > N: the dual eigendecomposition of Xc Xcᵀ."""
+        lam = float(self.lam)
         G = gram.rotate(Yc)                                   # (r, L)
-        M = G.T @ (G / (gram.evals + lam)[:, None])           # Ycᵀ H Yc
+        V = self._fit_subspace(G.T @ (G / (gram.evals + lam)[:, None]), Yc)   # Ycᵀ H Yc
+        self.coef_ = gram.unrotate((G / (gram.evals + lam)[:, None]) @ V)
+
+    def _fit_subspace(self, M, Yc):
+        """V = top-K eigenvectors of M = Ycᵀ H Yc (L × L); sets the label-side attributes."""
         ev, V = np.linalg.eigh((M + M.T) / 2.0)
-        order = np.argsort(-ev, kind="stable")[:K]
+        order = np.argsort(-ev, kind="stable")[:self.n_components_]
         V = _fix_signs(V[:, order])
         self.eigenvalues_ = ev[order]
         self.label_codes_ = V
         self.embedding_ = Yc @ V
-        self.coef_ = gram.unrotate((G / (gram.evals + lam)[:, None]) @ V)
-        self.code_intercept_ = np.zeros(K)
+        self.code_intercept_ = np.zeros(V.shape[1])
+        return V
 
 
 class FaIE(_LinearEmbedding):
@@ -249,7 +284,31 @@ class FaIE(_LinearEmbedding):
         check_param(self, "alpha", self.alpha, low=0.0)
         self._validate_common()
 
-    def _fit_core(self, gram, Yc):
+    def _fit_primal(self, X, Yc):
+        """F <= N: B = Xc U⁻¹ with Uᵀ U = Xcᵀ Xc + λI, so Bᵀ B = U⁻ᵀ Xcᵀ Xc U⁻¹ (LAPACK ``dsygst``)
+        and only the top K eigenpairs of Mᵀ M are computed (``subset_by_index``)."""
+        lam, alpha = float(self.lam), float(self.alpha)
+        L, F = Yc.shape[1], X.shape[1]
+        n = L + F
+        check_gram_size(type(self).__name__, n, 4.0 * n ** 3 / 3.0 + F ** 3, "an eigendecomposition")
+        ridge = CenteredRidge(X, lam, owner=type(self).__name__, keep_gram=True)
+        self.feature_mean_ = ridge.mean
+        c, lower = ridge.factor
+        core, info = lapack.dsygst(ridge.gram, c, itype=1, lower=int(lower))  # U⁻ᵀ (Xcᵀ Xc) U⁻¹
+        if info != 0:
+            raise la.LinAlgError(f"dsygst failed (info={info})")
+        cross = np.sqrt(alpha) * ridge.whiten(ridge.xct_dot(Yc)).T          # √α Ycᵀ B, (L, F)
+        MtM = np.block([[Yc.T @ Yc, cross], [cross.T, alpha * core]])       # valid in core's triangle
+        K = min(self.n_components_, n)
+        ev, U = la.eigh(MtM, lower=bool(lower), subset_by_index=[n - K, n - 1], overwrite_a=True)
+        order = np.argsort(-ev, kind="stable")
+        ev, U = np.clip(ev[order], 1e-300, None), U[:, order]
+        C = (Yc @ U[:L] + np.sqrt(alpha) * ridge.xc_dot(ridge.unwhiten(U[L:]))) / np.sqrt(ev)
+        self._set_codes(ev, C, Yc)
+        self.coef_ = ridge.solve(self.embedding_)
+
+    def _fit_dual(self, gram, Yc):
+        """F > N: B from the dual eigendecomposition (:meth:`CenteredGram.hat_apply`)."""
         lam, alpha, K = float(self.lam), float(self.alpha), self.n_components_
         L = Yc.shape[1]
         G = gram.rotate(Yc)                                    # (r, L)
@@ -262,11 +321,14 @@ class FaIE(_LinearEmbedding):
         order = np.argsort(-ev, kind="stable")[:K]
         ev, U = np.clip(ev[order], 1e-300, None), U[:, order]
         C = (Yc @ U[:L] + np.sqrt(alpha) * gram.hat_apply(U[L:], lam)) / np.sqrt(ev)
+        self._set_codes(ev, C, Yc)
+        self.coef_ = gram.ridge(self.embedding_, lam)
+
+    def _set_codes(self, ev, C, Yc):
         C = _fix_signs(C)
         self.eigenvalues_ = ev
         self.embedding_ = C
         self.label_codes_ = Yc.T @ C
-        self.coef_ = gram.ridge(C, lam)
         self.code_intercept_ = C.mean(axis=0)
 
 
@@ -307,12 +369,17 @@ class LEML(_LinearEmbedding):
 
     Notes
     -----
-    Both steps are solved exactly in the coordinates of the centred Gram's
-    eigenbasis (Xcᵀ Xc → diag(ev), ‖W‖ preserved; :meth:`CenteredGram.rotate`):
-    with G the rotated Xcᵀ Yc (r × L) and P S Pᵀ = Hᵀ H,
+    Both steps are solved exactly in coordinates where the centred Gram is
+    diagonal (its eigenbasis, F > N: Xc Xcᵀ → diag(ev), ‖W‖ preserved;
+    :meth:`CenteredGram.rotate`) or tridiagonal (F <= N: Xcᵀ Xc = Z T Zᵀ,
+    :class:`~mlviz.models._embedding_base.CenteredTridiagonal`, a third of
+    the cost of the eigendecomposition). With G the rotated Xcᵀ Yc (r × L)
+    and P S Pᵀ = Hᵀ H,
 
     * W step (LEML's Kronecker system (Hᵀ H ⊗ Xcᵀ Xc + λ I) vec W = vec(Xcᵀ Yc H)):
-      W̃ = (G H P) ⊘ (ev sᵀ + λ), W = W̃ Pᵀ;
+      W̃ = (G H P) ⊘ (ev sᵀ + λ), W = W̃ Pᵀ; in the tridiagonal coordinates
+      column k of W̃ solves (s_k T + λ I) w̃_k = (G H P)_k (all K columns by
+      one banded LAPACK call);
     * H step (ridge for every label): H = Ycᵀ T (Tᵀ T + λ I)⁻¹, T = Xc W.
 
     Each round costs O(r·L·K), independent of N. At the optimum
@@ -346,14 +413,50 @@ class LEML(_LinearEmbedding):
         check_param(self, "tol", self.tol, low=0.0)
         self._validate_common()
 
-    def _fit_core(self, gram, Yc):
+    def _fit_primal(self, X, Yc):
+        """F <= N: the same rounds in the tridiagonal coordinates of Xcᵀ Xc = Z T Zᵀ.
+
+        With G = Zᵀ Xcᵀ Yc and Ŵ the W step in the eigenbasis P of Hᵀ H
+        (W = Z Ŵ Pᵀ), column k of Ŵ solves (s_k T + λI) ŵ_k = (G H P)_k — one
+        tridiagonal solve each — and Tᵀ T = P Ŵᵀ T Ŵ Pᵀ, Wᵀ Xcᵀ Yc = P Ŵᵀ G,
+        ‖W‖ = ‖Ŵ‖: the eigenvectors of Xcᵀ Xc are never needed.
+        """
+        lam, K = float(self.lam), self.n_components_
+        tri = CenteredTridiagonal(X, owner=type(self).__name__)
+        self.feature_mean_ = tri.mean
+        G = tri.rotate(Yc)                                     # (F, L)
+        yy = float((Yc * Yc).sum())
+        H = self._initial_codes(Yc.shape[1], K)
+        self.objective_ = []
+        for it in range(int(self.max_iter)):
+            S, P = np.linalg.eigh(H.T @ H)
+            What = shifted_tridiagonal_solve(tri.d, tri.e, np.clip(S, 0.0, None), lam, G @ (H @ P))
+            TtT = P @ (What.T @ tri.t_dot(What)) @ P.T
+            WG = P @ (What.T @ G)                              # Wᵀ Xcᵀ Yc, (K, L)
+            H = np.linalg.solve(TtT + lam * np.eye(K), WG).T
+            J = 0.5 * (yy - 2.0 * np.sum(WG.T * H) + np.sum((H @ TtT) * H)) \
+                + 0.5 * lam * (np.sum(What * What) + np.sum(H * H))
+            self.objective_.append(float(J))
+            if it and self.objective_[-2] - J <= float(self.tol) * abs(J):
+                break
+        self.n_iter_ = len(self.objective_)
+        self.coef_ = tri.unrotate(What @ P.T)
+        self.label_codes_ = H
+        self.embedding_ = tri.xc_dot(self.coef_)
+        self.code_intercept_ = np.zeros(K)
+
+    def _initial_codes(self, L, K):
         from sklearn.utils import check_random_state
 
+        return check_random_state(self.random_state).standard_normal((L, K)) / np.sqrt(K)
+
+    def _fit_dual(self, gram, Yc):
+        """F > N: the rounds in the eigenbasis of the dual Gram (:meth:`CenteredGram.rotate`)."""
         lam, K = float(self.lam), self.n_components_
         ev = gram.evals
         G = gram.rotate(Yc)                                    # (r, L)
         yy = float((Yc * Yc).sum())
-        H = check_random_state(self.random_state).standard_normal((Yc.shape[1], K)) / np.sqrt(K)
+        H = self._initial_codes(Yc.shape[1], K)
         self.objective_ = []
         for it in range(int(self.max_iter)):
             S, P = np.linalg.eigh(H.T @ H)

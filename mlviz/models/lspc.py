@@ -11,7 +11,8 @@ the posterior is ``p(y_l = 1 | x) = max(0, q⁺) / (max(0, q⁺) + max(0, q⁻))
 N ≤ 2000 (the kernel model, B = N, paper 000 §2), else 2000 landmark training
 points chosen at random under ``random_state`` (paper 004's "b basis functions";
 ``center_selection="kmeans++"`` for k-means++ seeding). Memory is O(N·B): the
-landmark path factorises Φ (N × B) by QR + SVD and never forms an N × N array.
+landmark path factorises Φ (N × B) (:mod:`mlviz.models._lspc_factor`) and never
+forms an N × N array.
 ``n_centers_``, ``centers_mode_`` and ``centers_note_`` report the choice. On the
 bundled sets B = 1000 landmarks stay within 0.01 test micro-F1 of the exact
 kernel (``benchmarks/bench_kernels.py accuracy``).
@@ -93,8 +94,10 @@ class LSPC(_LSPCBase):
         One line for a user ("2000 of 7395 training points as kernel centres, …").
     factorisation_ : str
         How ΦᵀΦ was decomposed: "eigh(K)" (exact model), "eigh(Phi'Phi)" (landmarks,
-        when its round-off is negligible against min eig C) or "qr+svd(Phi)"
-        (landmarks, stable for weak coupling, e.g. MT-LSPC with many labels).
+        when its round-off is negligible against min eig C), "deflated eigh(Phi'Phi)"
+        (landmarks, Φ's dominant direction split off first: the round-off of the rest
+        is negligible, the usual case for kernel features at the median σ) or
+        "qr+svd(Phi)" (landmarks, stable for any coupling).
     decision_rule_ : str
         ``predict`` = ``predict_proba(X) >= 0.5``.
 

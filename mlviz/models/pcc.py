@@ -23,7 +23,7 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
-from ._cdn_core import _inference_seed
+from ._cdn_inference import _inference_seed
 from .baselines import mean_squared_norm
 
 try:

@@ -58,8 +58,9 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     Y : ndarray of {0, 1}, shape (N, L)
     n_neighbors : int
         n̄ (the row itself is always included; n̄ >= N − 1 gives all pairs).
-        Ties are broken by lower row index; a row without labels has
-        similarity 0 to every row.
+        A row without labels has similarity 0 to every row. Ties at the
+        n̄-th place are resolved by ``numpy.argpartition`` (deterministic,
+        not by row index).
     chunk : int
         Rows of the (chunk, N) similarity block held at once.
 
@@ -75,11 +76,11 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     norms = np.sqrt((Yf * Yf).sum(axis=1))
     Yn = Yf / np.where(norms > 0, norms, 1.0)[:, None]
     cols = np.empty((N, k), dtype=np.int64)
+    negative = -Yn
     for s in range(0, N, chunk):
-        S = Yn[s:s + chunk] @ Yn.T
-        S[np.arange(S.shape[0]), np.arange(s, s + S.shape[0])] = -np.inf   # self is added below
-        part = np.argpartition(-S, k - 1, axis=1)[:, :k]
-        cols[s:s + chunk] = part
+        D = Yn[s:s + chunk] @ negative.T          # −similarity (exact negation: no extra copy)
+        D[np.arange(D.shape[0]), np.arange(s, s + D.shape[0])] = np.inf   # self is added below
+        cols[s:s + chunk] = np.argpartition(D, k - 1, axis=1)[:, :k]
     rows = np.repeat(np.arange(N), k)
     A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols.ravel())), shape=(N, N))
     A = (A + A.T + sp.identity(N, dtype=bool, format="csr")).tocsr()
@@ -87,8 +88,8 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     return A
 
 
-def _omega_values(Z, rows, cols, chunk=100_000):
-    """(Z Zᵀ)[rows, cols] without forming Z Zᵀ (in chunks)."""
+def _omega_values(Z, rows, cols, chunk=4096):
+    """(Z Zᵀ)[rows, cols] without forming Z Zᵀ (in chunks small enough to stay in cache)."""
     out = np.empty(rows.size)
     for s in range(0, rows.size, chunk):
         out[s:s + chunk] = np.einsum("ij,ij->i", Z[rows[s:s + chunk]], Z[cols[s:s + chunk]])
@@ -96,15 +97,23 @@ def _omega_values(Z, rows, cols, chunk=100_000):
 
 
 def _orthonormal(B):
-    """Orthonormal basis of the columns of B (CholeskyQR2; Householder QR if B is ill-conditioned)."""
+    """Orthonormal basis of the columns of B (CholeskyQR2; Householder QR if B is ill-conditioned).
+
+    The result is accepted when max |Bᵀ B − I| <= 1e-8. That test is only
+    computed when the Gram of the second pass is farther than 1e-6 from I:
+    otherwise the second pass orthonormalises a matrix with condition number
+    about 1 + 1e-6, which CholeskyQR does to rounding error (Yamamoto,
+    Nakatsukasa, Yanagisawa, Fukaya, ETNA 44, 2015), far below 1e-8.
+    """
+    p = B.shape[1]
     for _ in range(2):
         G = B.T @ B
         try:
             R = la.cholesky((G + G.T) / 2.0, lower=False)
         except la.LinAlgError:
             return la.qr(B, mode="economic")[0]
-        B = la.solve_triangular(R, B.T, trans="T", lower=False).T
-    if np.abs(B.T @ B - np.eye(B.shape[1])).max() > 1e-8:
+        B = la.blas.dtrsm(1.0, R, B.T, trans_a=1).T     # B R⁻¹ = (R⁻ᵀ Bᵀ)ᵀ, C-ordered for the CSR products
+    if np.abs(G - np.eye(p)).max() > 1e-6 and np.abs(B.T @ B - np.eye(p)).max() > 1e-8:
         return la.qr(B, mode="economic")[0]
     return B
 
@@ -171,8 +180,14 @@ def svp_embedding(Y, omega, n_components, *, n_iter=8, step=1.0, random_state=No
         S = sp.csr_matrix((diff, (rows, cols)), shape=(N, N))
         S = (S + S.T - sp.diags(S.diagonal())).tocsr()
 
-        def apply(B, Z=Z, S=S):
-            return Z @ (Z.T @ B) - step * (S @ B)
+        zero = not Z.any()
+
+        def apply(B, Z=Z, S=S, zero=zero):
+            out = np.zeros((B.shape[0], B.shape[1])) if zero else Z @ (Z.T @ B)   # +0.0 like the GEMM
+            SB = S @ B
+            SB *= step
+            out -= SB          # Z Zᵀ B − η (S B), in place
+            return out
 
         ev, U = _top_psd(apply, N, K, Q0, rng)
         Z = U * np.sqrt(ev)
