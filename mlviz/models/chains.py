@@ -290,6 +290,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "max_samples", self.max_samples, low=0.0, high=1.0, low_inclusive=False)
         check_param(self, "voting", self.voting, options=("soft", "hard"))
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
+        check_param(self, "label_scale", self.label_scale, low=0.0, low_inclusive=False)
         X, Y = check_X_Y(X, Y)
         n, L = Y.shape
         self.n_features_in_ = X.shape[1]
@@ -309,8 +310,9 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
             self.samples_.append(rows)
         self.n_labels_ = L
         what = "mean link probability" if self.voting == "soft" else "vote share"
+        scale = "" if float(self.label_scale) == 1.0 else f", earlier labels × {float(self.label_scale):g}"
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} "
-                               f"greedy chains{note}")
+                               f"greedy chains{scale}{note}")
         return self
 
     def predict_proba(self, X):
