@@ -150,13 +150,16 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         self.C_ = None if self.estimator is not None else float(self.C) / (self.x_scale_ if self.scale_C else 1.0)
         base = self.estimator if self.estimator is not None else LogisticRegression(C=self.C_, max_iter=1000)
         Yf = Y[:, order].astype(float)
+        # (sparse X: the label prefix as CSC columns, sliced per link in O(nnz) instead of converting an
+        # n × j dense block per link, which made the chain O(n L²) at hundreds of labels)
+        prefixes = sp.csc_matrix(Yf) if sp.issparse(X) else Yf
         self.estimators_ = []
         for j in range(L):
             y = Y[:, order[j]]
             if y.min() == y.max():
                 self.estimators_.append(float(y[0]))
                 continue
-            self.estimators_.append(clone(base).fit(self._augment(X, Yf[:, :j]), y))
+            self.estimators_.append(clone(base).fit(self._augment(X, prefixes[:, :j]), y))
         self.order_ = order
         self.inference_seed_ = _inference_seed(self.random_state)
         exact = self.inference == "exact" or (self.inference == "auto" and L <= 10)
@@ -187,11 +190,12 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     label_scale = 1.0
 
     def _augment(self, X, prefix):
-        """The link's features: X beside ``label_scale`` × the earlier labels ``prefix``."""
-        prefix = float(self.label_scale) * np.asarray(prefix, dtype=float)
+        """The link's features: X beside ``label_scale`` × the earlier labels ``prefix`` (array or sparse)."""
+        scale = float(self.label_scale)
         if sp.issparse(X):
-            return sp.hstack([X, sp.csr_matrix(prefix)], format="csr")
-        return np.hstack([X, prefix])
+            prefix = sp.csr_matrix(prefix) if sp.issparse(prefix) else sp.csr_matrix(np.asarray(prefix, dtype=float))
+            return sp.hstack([X, scale * prefix], format="csr")
+        return np.hstack([X, scale * np.asarray(prefix, dtype=float)])
 
     def _link_proba(self, j, X, base, prefixes):
         """P(y_{order[j]} = 1) for prefixes of shape (m, j) (shared) or (n, m, j).
