@@ -194,9 +194,28 @@ def attach_upload(page, arff, xml):
 
 def load_upload(page, name, timeout=240):
     """Click "Load uploaded data", wait until Home shows ``Data set: <name>`` and its figures, fold the form away
-    and :func:`settle`; return settle's time."""
-    page.get_by_role("button", name="Load uploaded data").click()
-    page.get_by_text(f"Data set: {name}").first.wait_for(timeout=timeout * 1000)
+    and :func:`settle`; return settle's time.
+
+    A click that lands while the form re-renders can be lost: when the app has gone idle without the
+    data set and without an error, the button is clicked again (loading the same upload twice is
+    idempotent). An error on the page fails at once with its text."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    target = page.get_by_text(f"Data set: {name}").first
+    deadline = time.monotonic() + timeout
+    while True:
+        page.get_by_role("button", name="Load uploaded data").click()
+        try:
+            target.wait_for(timeout=min(60.0, max(1.0, deadline - time.monotonic())) * 1000)
+            break
+        except PlaywrightTimeout:
+            if time.monotonic() >= deadline:
+                raise
+            page.wait_for_selector(IDLE, timeout=max(1.0, deadline - time.monotonic()) * 1000)
+            if target.is_visible():
+                break
+            errors = page.locator("[data-testid='stAlertContentError']")
+            assert errors.count() == 0, f"the upload failed: {errors.all_inner_texts()}"
     page.get_by_text("Upload your own data set").click()  # fold the form away again
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=timeout * 1000)
     return settle(page, timeout)
