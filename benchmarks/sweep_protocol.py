@@ -88,6 +88,14 @@ KERNEL_CS = (1.0, 10.0, 100.0)
 CC_CS = (10.0, 30.0, 100.0)
 LABEL_SCALES = (1.0, 0.3, 0.1, 0.03)
 LP_CAPS = (500, 200, 100)
+#: candidate set -> (registry key, the one parameter swept, its values): cc-thr, cc-c, cc-ls, ecc-ls, lp-cap
+REGISTRY_SWEEPS = {
+    "cc-thr": ("cc", "threshold", THRESHOLDS),
+    "cc-c": ("cc", "C", CC_CS),
+    "cc-ls": ("cc", "label_scale", LABEL_SCALES),
+    "ecc-ls": ("ecc", "label_scale", LABEL_SCALES),
+    "lp-cap": ("lp", "max_label_sets", LP_CAPS),
+}
 PUBLISHED = {  # Bogatinovski et al. 2022, ESWA 203:117215, micro-F1 on the standard splits
     "br-svc": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
     "br": {"emotions": .685, "enron": .421, "scene": .741, "yeast": .601},
@@ -190,23 +198,11 @@ def _second_pass(method, steps, scaled, X=None):
         out.update({f"SVC rbf C={c:g}": scaled(steps, LabelPowerset(SVC(C=c, gamma="scale")))
                     for c in (1.0, 10.0)})
         return out
-    if method == "cc-thr":  # the registry's CC (base="auto") with the greedy threshold t
+    if method in REGISTRY_SWEEPS:  # a registry method with one parameter swept (its default first)
         from mlviz.models.registry import METHODS
 
-        return {f"threshold={t:g}": scaled(steps, METHODS["cc"].make(threshold=t)) for t in THRESHOLDS}
-    if method == "cc-c":  # the registry's CC (base="auto", threshold 0.35) with C in CC_CS
-        from mlviz.models.registry import METHODS
-
-        return {f"C={c:g}": scaled(steps, METHODS["cc"].make(C=c)) for c in CC_CS}
-    if method in ("cc-ls", "ecc-ls"):  # the registry's CC / ECC with label_scale s
-        from mlviz.models.registry import METHODS
-
-        return {f"label_scale={v:g}": scaled(steps, METHODS[method.split("-")[0]].make(label_scale=v))
-                for v in LABEL_SCALES}
-    if method == "lp-cap":  # the registry's LP with fewer kept label sets
-        from mlviz.models.registry import METHODS
-
-        return {f"max_label_sets={k}": scaled(steps, METHODS["lp"].make(max_label_sets=k)) for k in LP_CAPS}
+        key, param, values = REGISTRY_SWEEPS[method]
+        return {f"{param}={v:g}": scaled(steps, METHODS[key].make(**{param: v})) for v in values}
     if method in ("br-auto", "cc-auto", "lp-auto"):  # the registry default, base="auto"
         from mlviz.models.registry import METHODS
 

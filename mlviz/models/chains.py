@@ -51,6 +51,11 @@ and stayed within 2.6 % of the best C on every set.
 """
 
 
+def _label_scale_note(label_scale):
+    """The ``decision_rule_`` words for ``label_scale`` (none for Read et al.'s 1)."""
+    return "" if float(label_scale) == 1.0 else f", earlier labels × {float(label_scale):g}"
+
+
 @base_learner_doc('all links (link j: on [φ(x), earlier labels])')
 class ClassifierChain(PCC):
     """Classifier chain with greedy inference (CC; Read et al. 2011, §4).
@@ -162,7 +167,7 @@ class ClassifierChain(PCC):
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         check_param(self, "label_scale", self.label_scale, low=0.0, low_inclusive=False)
         super().fit(X, Y)
-        scale = "" if float(self.label_scale) == 1.0 else f", earlier labels × {float(self.label_scale):g}"
+        scale = _label_scale_note(self.label_scale)
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on each link, predictions fed down the chain "
                                "(greedy CC)" + scale + self.base_note_)
         return self
@@ -310,7 +315,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
             self.samples_.append(rows)
         self.n_labels_ = L
         what = "mean link probability" if self.voting == "soft" else "vote share"
-        scale = "" if float(self.label_scale) == 1.0 else f", earlier labels × {float(self.label_scale):g}"
+        scale = _label_scale_note(self.label_scale)
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} "
                                f"greedy chains{scale}{note}")
         return self
