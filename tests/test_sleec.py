@@ -61,6 +61,7 @@ def test_label_neighbourhood_against_brute_force():
         assert omega[i, sure].all()
     np.testing.assert_array_equal(omega, omega.T)
     assert omega.diagonal().all()
+    np.testing.assert_array_equal(label_neighbourhood(Y, 3, chunk=7).toarray(), omega)   # blocks of rows
 
 
 def test_svp_reduces_the_local_objective():

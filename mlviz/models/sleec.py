@@ -72,6 +72,10 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     chunk : int
         Rows of the (chunk, N) similarity block held at once.
 
+    Returns
+    -------
+    omega : csr_matrix of bool, shape (N, N), symmetric, diagonal set
+
     Notes
     -----
     The cosine similarity of 0/1 vectors is c_ij / (‖y_i‖ ‖y_j‖) with c_ij
@@ -79,10 +83,6 @@ def label_neighbourhood(Y, n_neighbors, *, chunk=1024):
     (O(Σ_l n_l²) for label counts n_l, instead of the dense O(N² L)), and the
     value is formed as (c_ij · 1/‖y_i‖) · 1/‖y_j‖, so pairs with equal
     counts and norms get bitwise-equal similarities.
-
-    Returns
-    -------
-    omega : csr_matrix of bool, shape (N, N), symmetric, diagonal set
     """
     N = Y.shape[0]
     k = min(int(n_neighbors), N - 1)
