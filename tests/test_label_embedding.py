@@ -249,3 +249,17 @@ def test_leml_rank_above_the_feature_rank_runs_the_same_rounds(shape):
     np.testing.assert_allclose(m.objective_, objective, rtol=1e-12)
     np.testing.assert_allclose(m.coef_, W, atol=1e-10)
     np.testing.assert_allclose(m.label_codes_, H, atol=1e-10)
+
+
+def test_the_ranking_reproductions_seed_every_randomised_method():
+    """Every estimator of the embedding-baselines and mllem-ranking experiments that takes a
+    ``random_state`` gets the run's seed (BR-LR's Nyström features were drawn unseeded, so its rows
+    changed from run to run)."""
+    from mlviz.reproductions import embedding_baselines, mllem_ranking
+
+    params = dict(alpha=0.1, beta=0.1, k_instances=10, k_labels=5, n_components=10)
+    best = {"nonlinear": dict(params, mapping="nonlinear"), "linear": dict(params, mapping="linear")}
+    methods = {**embedding_baselines._methods(7), **mllem_ranking._methods(best, 7)}
+    seeded = {name: est.get_params()["random_state"] for name, est in methods.items()
+              if "random_state" in est.get_params()}
+    assert seeded["BR-LR"] == 7 and set(seeded.values()) == {7}, seeded
