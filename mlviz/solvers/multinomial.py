@@ -44,7 +44,14 @@ import scipy.sparse as sp
 from scipy.linalg.blas import daxpy
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["multinomial_lbfgs", "multinomial_objective", "MultinomialResult"]
+__all__ = ["multinomial_lbfgs", "multinomial_objective", "MultinomialResult", "FLOAT32_MIN_WORK"]
+
+FLOAT32_MIN_WORK = 1e6
+"""``float32_phase="auto"`` uses float32 products when nnz(X) × n_classes is at least this.
+
+Below it a product takes well under a millisecond, so the float32 copies of X and the float64
+re-evaluation at the switch cost about what they save; and small problems then follow one
+float64 path whatever the storage of X (dense and CSR copies of X agree to rounding)."""
 
 
 @dataclass
@@ -91,6 +98,10 @@ class _Problem:
         self.lam = 1.0 / (float(C) * self.n)
         self.binary = bool(binary)
         self._X32 = self._Xt32 = None
+
+    def nnz(self):
+        """Stored entries of X (all of them for dense X)."""
+        return self.X.nnz if self.sparse else self.X.size
 
     def max_column_mean(self):
         """max_j mean_i |x_ij|."""
@@ -190,7 +201,7 @@ def _direction(g, S, Yd, rho, count, head):
 
 
 def multinomial_lbfgs(X, y, n_classes, C, *, tol=1e-4, max_iter=2000, memory=10, coef_init=None,
-                      intercept_init=None, binary=False, float32_phase=True, warn=True):
+                      intercept_init=None, binary=False, float32_phase="auto", warn=True):
     """Minimise F (module docstring) by L-BFGS.
 
     Parameters
@@ -214,8 +225,9 @@ def multinomial_lbfgs(X, y, n_classes, C, *, tol=1e-4, max_iter=2000, memory=10,
         ``coef_init`` is None, else 0.
     binary : bool, default False
         Hold class 0's coefficients and intercept at 0 (needs n_classes = 2).
-    float32_phase : bool, default True
-        Run the products in float32 until the float32 gradient meets ``tol``.
+    float32_phase : bool or "auto", default "auto"
+        Run the products in float32 until the float32 gradient meets ``tol`` (module
+        docstring); ``"auto"``: when nnz(X) × n_classes ≥ :data:`FLOAT32_MIN_WORK`.
     warn : bool, default True
         ``ConvergenceWarning`` when ``max_iter`` is reached or the line search fails.
 
@@ -244,7 +256,12 @@ def multinomial_lbfgs(X, y, n_classes, C, *, tol=1e-4, max_iter=2000, memory=10,
         theta[d] = logf - logf[0] if binary else logf - logf.mean()
     if binary:
         theta[:, 0] = 0.0
-    single = bool(float32_phase)
+    if isinstance(float32_phase, str):
+        if float32_phase != "auto":
+            raise ValueError(f"float32_phase must be True, False or 'auto', got {float32_phase!r}.")
+        single = prob.nnz() * K >= FLOAT32_MIN_WORK
+    else:
+        single = bool(float32_phase)
     # float32 products round at ~1e-7 relative; a gradient entry is at most max_j mean_i |x_ij|
     # (|P - Y| <= 1; 1 for the intercepts), so the float32 phase ends 100x above that rounding
     float32_tol = max(tol, 1e-5 * max(1.0, prob.max_column_mean()))
