@@ -136,8 +136,8 @@ class _Problem:
         return 0.5 * self.lam * float(np.vdot(W, W))
 
     def gradient(self, P, theta, single):
-        """∂F/∂θ at the point θ whose probabilities are P, shape (d + 1, K)."""
-        G = P.copy()
+        """∂F/∂θ at the point θ whose probabilities are P, shape (d + 1, K); P is overwritten by P - Y."""
+        G = P
         G[self.rows, self.y] -= 1.0
         g = np.empty((self.d + 1, self.K))
         if single:
@@ -309,9 +309,10 @@ def multinomial_lbfgs(X, y, n_classes, C, *, tol=1e-4, max_iter=2000, memory=10,
         WD, DD = float(np.vdot(W, DW)), float(np.vdot(DW, DW))
         base_pen = prob.penalty(theta)
         XDy = float(XD[prob.rows, prob.y].sum())
-        step, accepted = 1.0, False
+        step, accepted, Zt = 1.0, False, None
         for _ in range(40):  # Armijo backtracking; secant on φ'(α) (cheap: XD is known)
-            Zt = Z + step * XD
+            Zt = np.multiply(XD, step, out=Zt if Zt is not None else None)
+            Zt += Z
             lt, Pt = prob.loss_prob(Zt)
             ft = lt + base_pen + prob.lam * (step * WD + 0.5 * step * step * DD)
             slope = (float(np.vdot(Pt, XD)) - XDy) / prob.n + prob.lam * (WD + step * DD)  # φ'(α)
