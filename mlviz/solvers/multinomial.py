@@ -16,11 +16,12 @@ backtracking line search. What makes it cheaper than scipy's L-BFGS-B on this pr
 - the scores are linear in the step, Z(α) = Z + α X D, so one product X D per iteration
   serves every trial step of the line search, and the gradient's product Xᵀ(P - Y) is the only
   other one;
-- while the gradient is above the tolerance, both products run in float32 (X and the
-  direction cast once per iteration; the scores Z are accumulated, the softmax, the loss and
-  the L-BFGS memory stay float64). Rounding is ~1e-7 relative, far below what the early
-  iterations need. When the float32 gradient meets the tolerance (or a float32 line search
-  fails) the point is re-evaluated exactly in float64, Z recomputed from scratch, and the
+- while the gradient is above the tolerance, both products run in float32 (X cast once, the
+  direction and P - Y once per iteration; the scores Z are accumulated, the softmax, the loss
+  and the L-BFGS memory stay float64). Rounding is ~1e-7 relative, far below what the early
+  iterations need. When the float32 gradient meets the tolerance, or 100× the rounding scale
+  1e-7 · max(1, max_j mean_i |x_ij|) if that is larger, or a float32 line search fails, the
+  point is re-evaluated exactly in float64, Z recomputed from scratch, and the
   iterations continue in float64 with the same memory; convergence is only ever declared
   on a float64 gradient;
 - the intercepts start at the log class frequencies (the exact minimiser over b at W = 0),
@@ -289,10 +290,7 @@ def multinomial_lbfgs(X, y, n_classes, C, *, tol=1e-4, max_iter=2000, memory=10,
         if single and kkt <= float32_tol:
             to_double()
             continue
-        if kkt <= tol:
-            if single:
-                to_double()
-                continue
+        if kkt <= tol:  # float64 here (float32_tol >= tol)
             converged = True
             break
         if it >= max_iter:
