@@ -142,3 +142,8 @@ def test_errors():
         MultinomialLR(C=0.0).fit(X, y)
     with pytest.warns(Warning, match="did not converge"):
         MultinomialLR(max_iter=1).fit(X, y)
+    with pytest.raises(ValueError, match="float32_phase must be"):
+        multinomial_lbfgs(X, y, 3, 1.0, float32_phase="yes")
+    with pytest.raises(ValueError, match="binary=True needs n_classes = 2"):
+        multinomial_lbfgs(X, y, 3, 1.0, binary=True)
+    assert multinomial_lbfgs(X, y, 3, 1.0).n_iter_float32 == 0  # "auto": 60 x 3 x 3 is below FLOAT32_MIN_WORK
