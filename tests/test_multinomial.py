@@ -146,4 +146,4 @@ def test_errors():
         multinomial_lbfgs(X, y, 3, 1.0, float32_phase="yes")
     with pytest.raises(ValueError, match="binary=True needs n_classes = 2"):
         multinomial_lbfgs(X, y, 3, 1.0, binary=True)
-    assert multinomial_lbfgs(X, y, 3, 1.0).n_iter_float32 == 0  # "auto": 20 rows x 3 features x 3 classes, below FLOAT32_MIN_WORK
+    assert multinomial_lbfgs(X, y, 3, 1.0).n_iter_float32 == 0  # "auto": 20 x 3 X, 3 classes: below the work bound
