@@ -97,18 +97,41 @@ def _spd_problem(seed=0, n=60, p=12, m=4):
     return rng, Psi, Dw, penalty, H
 
 
-def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian():
-    from mlviz.models.klr import _hessian_product
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_intercept):
+    """Both paths against the explicit Hessian of ``klr_objective`` (Φ̃ᵀ D Φ̃ + λ diag(1, …, 1, 0))
+    carried into the basis by its own change of variables T: (β, b') ↦ (Vβ, b' − μᵀVβ)."""
+    from mlviz.models.klr import _Basis, _hessian_product
 
-    rng, Psi, Dw, penalty, H = _spd_problem()
-    hess = _hessian_product(Psi, Psi.astype(np.float32), Dw, penalty)
-    M = rng.normal(size=(Psi.shape[1], 2))
+    rng = np.random.default_rng(0)
+    n, B, m, lam = 60, 12, 4, 0.05
+    Phi = np.exp(-rng.uniform(0, 1.5, size=(n, B)))  # positive, correlated kernel-like features
+    Dw = rng.uniform(0.01, 0.25, size=(n, m))  # logistic weights p(1 - p)
+    basis = _Basis.build(Phi, fit_intercept)
+    fi = int(fit_intercept)
+    T = np.zeros((B + fi, B + fi))
+    T[:B, :B] = basis.V
+    if fi:
+        T[B, :B] = -basis.mu @ basis.V
+        T[B, B] = 1.0
+    Phit = np.hstack([Phi, np.ones((n, fi))])
+    pen = lam * np.diag([1.0] * B + [0.0] * fi)
+    H = [T.T @ (Phit.T @ (Dw[:, [c]] * Phit) + pen) @ T for c in range(m)]
+    hess = _hessian_product(Phi, basis, Dw, lam, fit_intercept)
+    M = rng.normal(size=(B + fi, 2))
     cols = np.array([3, 1])
     exact = np.column_stack([H[c] @ M[:, j] for j, c in enumerate(cols)])
-    loose = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-7)
+    loose = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-6)
     tight = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
-    np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-13 * np.abs(exact).max())
     np.testing.assert_allclose(loose, exact, rtol=0, atol=1e-5 * np.abs(exact).max())
+    # the basis: Φ_c V ≈ Ψ, and the exact maps are the change of variables T and its adjoint
+    np.testing.assert_allclose(basis.Psi32, (Phi - basis.mu) @ basis.V, atol=1e-5)
+    dA, db = basis.to_original(M, fit_intercept)
+    np.testing.assert_allclose(np.vstack([dA, db]) if fi else dA, T @ M, rtol=1e-13, atol=1e-14)
+    g = rng.normal(size=(B + fi, 2))
+    gt = basis.from_original(g[:B], g[B] if fi else None)
+    np.testing.assert_allclose(gt, T.T @ g, rtol=1e-13, atol=1e-14)
 
 
 def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
