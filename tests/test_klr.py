@@ -121,10 +121,13 @@ def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_in
     M = rng.normal(size=(B + fi, 2))
     cols = np.array([3, 1])
     exact = np.column_stack([H[c] @ M[:, j] for j, c in enumerate(cols)])
-    loose = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-6)
-    tight = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
+    loose, zl = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-6)
+    tight, zt = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
     np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-13 * np.abs(exact).max())
     np.testing.assert_allclose(loose, exact, rtol=0, atol=1e-5 * np.abs(exact).max())
+    z = Phit @ (T @ M)  # the logit directions Φ̃ (T m) the products pass through
+    np.testing.assert_allclose(zt, z, rtol=1e-12, atol=1e-13 * np.abs(z).max())
+    np.testing.assert_allclose(zl, z, rtol=0, atol=1e-5 * np.abs(z).max())
     # the basis: Φ_c V ≈ Ψ, and the exact maps are the change of variables T and its adjoint
     np.testing.assert_allclose(basis.Psi32, (Phi - basis.mu) @ basis.V, atol=1e-5)
     dA, db = basis.to_original(M, fit_intercept)
@@ -157,6 +160,12 @@ def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
         Xc, kc = _batched_pcg(lambda M, cols, e, c=c: H[c] @ M, G[:, [c]], prec[:, [c]], 200)
         assert kc == steps[c]  # as many products as when solved alone
         assert np.linalg.norm(H[c] @ Xc[:, 0] + G[:, c]) <= eta * np.linalg.norm(G[:, c]) * (1 + 1e-9)
+    # with n_rows, the solve also returns Ψ X, accumulated from the products' Ψ D
+    X2, k2, PX = _batched_pcg(lambda M, cols, e: (hess(M, cols, e), Psi @ M), G, prec, 200,
+                              n_rows=Psi.shape[0])
+    np.testing.assert_array_equal(X2, X)
+    assert k2 == k
+    np.testing.assert_allclose(PX, Psi @ X, rtol=1e-10, atol=1e-12 * np.abs(Psi @ X).max())
 
 
 @pytest.mark.parametrize("max_iter", [1, 3])

@@ -364,14 +364,11 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
         prec[:B] = s2[:, None] * c + lam
         if fi:
             prec[B] = n * c
-        step, k = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg)
+        step, k, ZS = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg,
+                                   n_rows=n)
         n_cg += k
         dA, db = basis.to_original(step, fi)
-        ZS = np.empty((n, act.size))
-        if f.any():  # far: Ψ dβ + db' in float32
-            ZS[:, f] = Psi32 @ step[:B, f].astype(np.float32)
-            if fi:
-                ZS[:, f] += step[B, f]
+        # far: ZS = Ψ dβ + db' as the CG accumulated it from its products' Ψ d (float32 rounding)
         if not f.all():
             ZS[:, ~f] = Phi @ dA[:, ~f]
             if fi:
@@ -442,12 +439,12 @@ def _hessian_product(Phi, basis, Dw, lam, fit_intercept):
             out[:B] = basis.V.T @ (Phi.T @ Wd - np.outer(basis.mu, sw) + lam * dA)
         if fit_intercept:
             out[B] = Wd.sum(axis=0)
-        return out
+        return out, Zd
 
     return hess
 
 
-def _batched_pcg(hess, G, prec, max_cg):
+def _batched_pcg(hess, G, prec, max_cg, n_rows=None):
     """Solve ``H_l x_l = −g_l`` for every column l by preconditioned CG, to ‖r‖ ≤ η‖g‖.
 
     Parameters
@@ -460,15 +457,22 @@ def _batched_pcg(hess, G, prec, max_cg):
         Gradients.
     prec : ndarray, shape (p, m)
         Positive diagonal preconditioner per column.
+    n_rows : int or None
+        If given, ``hess`` returns ``(HM, ZM)`` with ``ZM = Ψ̃ M``, shape (n_rows, len(cols)), the
+        inner products the Hessian product ``Ψ̃ᵀ D Ψ̃ M`` computes on the way, and the solve also
+        returns ``Ψ̃ X``, accumulated from them as X is from the directions (no extra product).
 
     Returns
     -------
     X : ndarray, shape (p, m)
     n_steps : int
+    ZX : ndarray, shape (n_rows, m)
+        Only if ``n_rows`` is given.
     """
     gnorm = np.linalg.norm(G, axis=0)
-    eta = np.minimum(0.5, np.sqrt(gnorm))  # Nocedal & Wright Alg. 7.1
+    eta = np.minimum(0.1, np.sqrt(gnorm))  # Nocedal & Wright Alg. 7.1, capped at 0.1
     X = np.zeros_like(G)
+    ZX = None if n_rows is None else np.zeros((n_rows, G.shape[1]))
     R = -G
     Zr = R / prec
     D = Zr.copy()
@@ -478,11 +482,16 @@ def _batched_pcg(hess, G, prec, max_cg):
     while live.any() and k < max_cg:
         cols = np.flatnonzero(live)
         HD = np.zeros_like(D)
-        HD[:, cols] = hess(D[:, cols], cols, eta[cols])
+        out = hess(D[:, cols], cols, eta[cols])
+        if ZX is not None:
+            out, ZD = out
+        HD[:, cols] = out
         k += 1
         dHd = np.sum(D * HD, axis=0)
         alpha = np.where(live & (dHd > 0), rz / np.where(dHd > 0, dHd, 1.0), 0.0)
         X += alpha * D
+        if ZX is not None:
+            ZX[:, cols] += alpha[cols] * ZD
         R -= alpha * HD
         live &= (np.linalg.norm(R, axis=0) > eta * gnorm) & (dHd > 0)
         Zr = R / prec
@@ -490,4 +499,4 @@ def _batched_pcg(hess, G, prec, max_cg):
         beta = np.where(live, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         D = Zr + beta * D
         rz = rz_new
-    return X, k
+    return (X, k) if ZX is None else (X, k, ZX)
