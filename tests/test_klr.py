@@ -178,3 +178,17 @@ def test_stopped_early_reports_the_exact_gradient(max_iter):
     _, grad = klr_objective(params, _phi(X, m), Y.astype(float), 1e-3)
     g = np.abs(grad.reshape(-1, Y.shape[1])).max(axis=0) / X.shape[0]
     np.testing.assert_allclose(m.grad_max_, g, rtol=1e-6, atol=1e-14)
+
+
+def test_label_chunks_solve_the_same_independent_problems(monkeypatch):
+    """The labels are independent problems: chunks of one label give the all-labels solution."""
+    from mlviz.models import klr
+
+    X, Y = _data(120, L=4, seed=6)
+    m = KernelLogisticRegression(lam=0.01, tol=1e-10).fit(X, Y)
+    Phi = _phi(X, m)
+    monkeypatch.setattr(klr, "LABEL_CHUNK", 1)
+    res = klr.newton_cg_klr(Phi, Y.astype(float), 0.01, gtol=1e-10 * X.shape[0])
+    assert (res.grad_max <= 1e-10 * X.shape[0]).all()
+    np.testing.assert_allclose(res.coef[:-1], m.coef_, rtol=1e-6, atol=1e-8 * np.abs(m.coef_).max())
+    np.testing.assert_allclose(res.coef[-1], m.intercept_, rtol=1e-6, atol=1e-8)

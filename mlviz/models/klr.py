@@ -13,18 +13,22 @@ sum of independent per-label terms, so the minimiser is that of the per-label pr
 ΦᵀΦ decays fast, and every feature is positive, so it is strongly correlated with
 the intercept): L-BFGS on (α, b) stalls at its iteration limit on real data.
 We use a line-search Newton–CG method (Nocedal & Wright, *Numerical
-Optimization*, 2nd ed., §7.1, Alg. 7.1, forcing term η = min(0.5, √‖g‖);
+Optimization*, 2nd ed., §7.1, Alg. 7.1, forcing term η = min(0.1, √‖g‖);
 the truncated-Newton approach LIBLINEAR uses for logistic regression, Lin, Weng &
 Keerthi, JMLR 9, 2008) run for all labels at once: each label gets its own CG
 solve and its own Armijo backtracking step (the objective is a sum of per-label
 terms), batched so every Hessian product is two matrix–matrix products. The
-variables are rotated into the eigenbasis of ``Φ̃ᵀΦ̃ = V diag(s²) Vᵀ``
-(``Φ̃ = [Φ, 1]``), where the Hessian ``Ψᵀ D Ψ + VᵀRV`` (``Ψ = Φ̃V``) is close to
-``c·diag(s²) + λ`` with ``c`` the mean logistic weight σ(z)(1 − σ(z)) of the
-label; that diagonal is the CG preconditioner. Each CG solve multiplies only the
-labels whose solve is still running; the Hessian products of loose solves (forcing
-term ≥ 1e-3), and the gradient and line-search products of a label whose gradient is
-still far above the tolerance, run in float32 (:func:`newton_cg_klr`); the stopping
+variables are rotated into the eigenbasis of the centred Gram matrix
+``Φ_cᵀΦ_c = V diag(s²) Vᵀ`` (``Φ_c = Φ − 1μᵀ``, μ the column means, with the shifted
+intercept ``b' = b + μᵀα``, which decouples from the Gram matrix), where the Hessian
+``Ψᵀ D Ψ + λ`` (``Ψ = Φ_c V``) is close to ``c·diag(s²) + λ`` (and ``n·c`` for b') with
+``c`` the mean logistic weight σ(z)(1 − σ(z)) of the label; that diagonal is the CG
+preconditioner. The basis is computed and applied in float32 (the CG's Hessian products
+and the steps of a label whose gradient is still far above the tolerance); gradients,
+the stopping test and the steps of the labels near it are computed exactly, in float64
+on Φ in the original variables (:func:`newton_cg_klr`). Each CG solve multiplies only
+the labels whose solve is still running; labels are solved in chunks of
+``LABEL_CHUNK``. The stopping
 test is float64. ``converged_`` is True iff every label's gradient in the original
 variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
@@ -304,6 +308,29 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
     fi = bool(fit_intercept)
     Bp = B + int(fi)
     basis = _Basis.build(Phi, fi)
+    L = Y.shape[1]
+    # labels in chunks of at most LABEL_CHUNK: the per-label state is a few n × chunk arrays
+    # (the labels are independent problems; the chunks share Φ and the basis)
+    chunks = np.array_split(np.arange(L), -(-L // LABEL_CHUNK)) if L else [np.arange(0)]
+    coef = np.empty((Bp, L))
+    grad_max = np.empty(L)
+    n_iter = n_cg = 0
+    for cols in chunks:
+        c, it, k, g = _newton_labels(Phi, basis, np.asarray(Y[:, cols], dtype=np.float64), lam,
+                                     fi, gtol, max_iter, max_cg)
+        coef[:, cols], grad_max[cols] = c, g
+        n_iter, n_cg = max(n_iter, it), n_cg + k
+    return NewtonCGResult(coef=coef, n_iter=int(n_iter), n_cg=int(n_cg), grad_max=grad_max)
+
+
+#: labels solved together by :func:`newton_cg_klr` (memory: ~12 float64 arrays of n × chunk)
+LABEL_CHUNK = 256
+
+
+def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
+    """The Newton–CG loop of :func:`newton_cg_klr` for the labels (columns) of Y."""
+    n, B = Phi.shape
+    Bp = B + int(fi)
     mu, s2, Psi32 = basis.mu, basis.s2, basis.Psi32
     mu_norm = float(np.linalg.norm(mu))
     L = Y.shape[1]
@@ -403,8 +430,7 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
         R = expit(Phi @ A[:, rest] + (b[rest] if fi else 0.0)) - Y[:, rest]
         gm = np.abs(Phi.T @ R + lam * A[:, rest]).max(axis=0, initial=0.0)
         grad_max[rest] = np.maximum(gm, np.abs(R.sum(axis=0))) if fi else gm
-    coef = np.vstack([A, b]) if fi else A
-    return NewtonCGResult(coef=coef, n_iter=int(it), n_cg=int(n_cg), grad_max=grad_max)
+    return (np.vstack([A, b]) if fi else A), it, n_cg, grad_max
 
 
 def _hessian_product(Phi, basis, Dw, lam, fit_intercept):
