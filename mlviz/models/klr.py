@@ -254,6 +254,7 @@ class _Basis:
     V: np.ndarray  # (B, B) float64 copy of the eigenvectors
     s2: np.ndarray  # (B,)
     Psi32: np.ndarray  # (n, B) float32, Φ_c V
+    V32: np.ndarray  # (B, B) float32 V
 
     @classmethod
     def build(cls, Phi, fit_intercept):
@@ -268,12 +269,18 @@ class _Basis:
         del gram
         Psi32 = (Phc @ V).astype(np.float32, copy=False)
         return cls(mu=mu, V=V.astype(np.float64), s2=np.maximum(s2.astype(np.float64), 0.0),
-                   Psi32=Psi32)
+                   Psi32=Psi32, V32=V.astype(np.float32, copy=False))
 
-    def to_original(self, Mb, fit_intercept):
-        """``(dα, db)`` of basis directions ``Mb`` (rows β, then b')."""
+    def to_original(self, Mb, fit_intercept, in32=None):
+        """``(dα, db)`` of basis directions ``Mb`` (rows β, then b'); the columns flagged by
+        ``in32`` with a float32 product (far-phase steps, whose Z is recomputed exactly later)."""
         B = self.V.shape[0]
-        dA = self.V @ Mb[:B]
+        if in32 is not None and in32.any():
+            dA = np.empty((B, Mb.shape[1]))
+            dA[:, in32] = self.V32 @ Mb[:B, in32].astype(np.float32)
+            dA[:, ~in32] = self.V @ Mb[:B, ~in32]
+        else:
+            dA = self.V @ Mb[:B]
         db = Mb[B] - self.mu @ dA if fit_intercept else None
         return dA, db
 
@@ -394,7 +401,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         step, k, ZS = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg,
                                    n_rows=n)
         n_cg += k
-        dA, db = basis.to_original(step, fi)
+        dA, db = basis.to_original(step, fi, f)
         # far: ZS = Ψ dβ + db' as the CG accumulated it from its products' Ψ d (float32 rounding)
         if not f.all():
             ZS[:, ~f] = Phi @ dA[:, ~f]
