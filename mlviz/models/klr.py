@@ -163,7 +163,9 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         self.random_state = random_state
 
     def _memory_estimate(self, n, b, L):
-        return 8.0 * (3 * n * b + 3 * b * b + 10 * n * L + 8 * (b + 1) * L)
+        # Φ, the float32 Ψ and centred Φ; the basis; Y; the state of one chunk of labels
+        return 8.0 * (2 * n * b + 3 * b * b + 2 * n * L + 12 * n * min(L, LABEL_CHUNK)
+                      + 8 * (b + 1) * L)
 
     def fit(self, X, Y):
         """Fit on X (n, d) dense or CSR and a 0/1 label matrix Y (n, L); returns self."""
