@@ -351,10 +351,12 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
     n_cg = 0
     grad_max = np.full(L, np.inf)
     act = np.arange(L)
-    # Far phase, per label: while a lower bound of ‖g‖₂/√p (original variables) is above
-    # max(10·gtol, 1e-4 × its first value) the label cannot be converged (max|g_j| >= ‖g‖₂/√p),
-    # so its gradient and line-search products run in float32 on Ψ = Φ_c V and the exact
-    # gradient is skipped. On leaving it, Z is recomputed exactly and everything is float64.
+    # Far phase, per label: while a lower bound of ‖g‖₂/√p (original variables) is above gtol
+    # the label cannot be converged (max|g_j| >= ‖g‖₂/√p), so its gradient runs in float32 on
+    # Ψ = Φ_c V, its logit steps are those the CG accumulated, and the exact gradient is
+    # skipped; also once the bound is below 1e-6 × its first value (float32 rounding would
+    # start to show), and after a step without decrease. On leaving it, Z is recomputed
+    # exactly and everything is float64, so a label is declared converged only by the exact test.
     far = np.ones(L, bool)
     far_floor = np.zeros(L)
     it = 0
@@ -371,8 +373,8 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
             lower = np.sqrt(np.maximum(np.linalg.norm(Gt[:B, f], axis=0) - mu_norm * np.abs(gb), 0)
                             ** 2 + gb ** 2) / np.sqrt(Bp)
             if it == 0:
-                far_floor[act[f]] = 1e-4 * lower
-            leave = lower <= np.maximum(10.0 * gtol, far_floor[act[f]])
+                far_floor[act[f]] = 1e-6 * lower
+            leave = lower <= np.maximum(gtol, far_floor[act[f]])
             if leave.any():  # leave the far phase: exact Z from here on
                 cols = act[f][leave]
                 far[cols] = False
