@@ -517,23 +517,28 @@ def _batched_pcg(hess, G, prec, max_cg, n_rows=None):
     live = gnorm > 0
     k = 0
     while live.any() and k < max_cg:
+        # only the live systems: every update below is column-wise, so each system follows
+        # exactly the iteration it would alone
         cols = np.flatnonzero(live)
-        HD = np.zeros_like(D)
-        out = hess(D[:, cols], cols, eta[cols])
+        Dc = D[:, cols]
+        out = hess(Dc, cols, eta[cols])
         if ZX is not None:
             out, ZD = out
-        HD[:, cols] = out
         k += 1
-        dHd = np.sum(D * HD, axis=0)
-        alpha = np.where(live & (dHd > 0), rz / np.where(dHd > 0, dHd, 1.0), 0.0)
-        X += alpha * D
+        dHd = np.sum(Dc * out, axis=0)
+        pos = dHd > 0
+        alpha = np.where(pos, rz[cols] / np.where(pos, dHd, 1.0), 0.0)
+        X[:, cols] += alpha * Dc
         if ZX is not None:
-            ZX[:, cols] += alpha[cols] * ZD
-        R -= alpha * HD
-        live &= (np.linalg.norm(R, axis=0) > eta * gnorm) & (dHd > 0)
-        Zr = R / prec
-        rz_new = np.sum(R * Zr, axis=0)
-        beta = np.where(live, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        D = Zr + beta * D
-        rz = rz_new
+            ZX[:, cols] += alpha * ZD
+        Rc = R[:, cols] - alpha * out
+        R[:, cols] = Rc
+        go = (np.linalg.norm(Rc, axis=0) > eta[cols] * gnorm[cols]) & pos
+        live[cols] = go
+        Zc = Rc / prec[:, cols]
+        rz_new = np.sum(Rc * Zc, axis=0)
+        rzc = rz[cols]
+        beta = np.where(go, rz_new / np.where(rzc > 0, rzc, 1.0), 0.0)
+        D[:, cols] = Zc + beta * Dc
+        rz[cols] = rz_new
     return (X, k) if ZX is None else (X, k, ZX)
