@@ -221,9 +221,9 @@ class NewtonCGResult:
     coef : ndarray, shape (B + fit_intercept, L)
         ``[α; b]`` per label.
     n_iter : int
-        Newton iterations.
+        Newton iterations (the most of any chunk of labels).
     n_cg : int
-        Batched Hessian products (CG steps).
+        Batched Hessian products (CG steps), summed over the chunks of labels.
     grad_max : ndarray, shape (L,)
         ``max_j |∂f_l/∂w_j|`` per label at ``coef`` (original variables).
     """
