@@ -97,18 +97,47 @@ def _spd_problem(seed=0, n=60, p=12, m=4):
     return rng, Psi, Dw, penalty, H
 
 
-def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian():
-    from mlviz.models.klr import _hessian_product
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_intercept):
+    """Both paths against the explicit Hessian of ``klr_objective`` (Φ̃ᵀ D Φ̃ + λ diag(1, …, 1, 0))
+    carried into the basis by its own change of variables T: (β, b') ↦ (Vβ, b' − μᵀVβ)."""
+    from mlviz.models.klr import _Basis, _hessian_product
 
-    rng, Psi, Dw, penalty, H = _spd_problem()
-    hess = _hessian_product(Psi, Psi.astype(np.float32), Dw, penalty)
-    M = rng.normal(size=(Psi.shape[1], 2))
+    rng = np.random.default_rng(0)
+    n, B, m, lam = 60, 12, 4, 0.05
+    Phi = np.exp(-rng.uniform(0, 1.5, size=(n, B)))  # positive, correlated kernel-like features
+    Dw = rng.uniform(0.01, 0.25, size=(n, m))  # logistic weights p(1 - p)
+    basis = _Basis.build(Phi, fit_intercept)
+    fi = int(fit_intercept)
+    T = np.zeros((B + fi, B + fi))
+    T[:B, :B] = basis.V
+    if fi:
+        T[B, :B] = -basis.mu @ basis.V
+        T[B, B] = 1.0
+    Phit = np.hstack([Phi, np.ones((n, fi))])
+    pen = lam * np.diag([1.0] * B + [0.0] * fi)
+    H = [T.T @ (Phit.T @ (Dw[:, [c]] * Phit) + pen) @ T for c in range(m)]
+    hess = _hessian_product(Phi, basis, Dw, lam, fit_intercept)
+    M = rng.normal(size=(B + fi, 2))
     cols = np.array([3, 1])
     exact = np.column_stack([H[c] @ M[:, j] for j, c in enumerate(cols)])
-    loose = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-7)
-    tight = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
-    np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-14)
+    loose, zl = hess(M, cols, np.array([0.5, 0.1]))  # float32 products (relative rounding ~1e-6)
+    tight, zt = hess(M, cols, np.array([0.5, 1e-4]))  # any column with eta < 1e-3: float64
+    np.testing.assert_allclose(tight, exact, rtol=1e-12, atol=1e-13 * np.abs(exact).max())
     np.testing.assert_allclose(loose, exact, rtol=0, atol=1e-5 * np.abs(exact).max())
+    z = Phit @ (T @ M)  # the logit directions Φ̃ (T m) the products pass through
+    np.testing.assert_allclose(zt, z, rtol=1e-12, atol=1e-13 * np.abs(z).max())
+    np.testing.assert_allclose(zl, z, rtol=0, atol=1e-5 * np.abs(z).max())
+    # the basis: Φ_c V ≈ Ψ, and the exact maps are the change of variables T and its adjoint
+    np.testing.assert_allclose(basis.Psi32, (Phi - basis.mu) @ basis.V, atol=1e-5)
+    dA, db = basis.to_original(M, fit_intercept)
+    np.testing.assert_allclose(np.vstack([dA, db]) if fi else dA, T @ M, rtol=1e-13, atol=1e-14)
+    dA32, db32 = basis.to_original(M, fit_intercept, np.array([True, False]))  # column 0: float32
+    np.testing.assert_allclose(dA32[:, 1], dA[:, 1], rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(dA32[:, 0], dA[:, 0], rtol=0, atol=1e-5 * np.abs(dA).max())
+    g = rng.normal(size=(B + fi, 2))
+    gt = basis.from_original(g[:B], g[B] if fi else None)
+    np.testing.assert_allclose(gt, T.T @ g, rtol=1e-13, atol=1e-14)
 
 
 def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
@@ -134,6 +163,12 @@ def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
         Xc, kc = _batched_pcg(lambda M, cols, e, c=c: H[c] @ M, G[:, [c]], prec[:, [c]], 200)
         assert kc == steps[c]  # as many products as when solved alone
         assert np.linalg.norm(H[c] @ Xc[:, 0] + G[:, c]) <= eta * np.linalg.norm(G[:, c]) * (1 + 1e-9)
+    # with n_rows, the solve also returns Ψ X, accumulated from the products' Ψ D
+    X2, k2, PX = _batched_pcg(lambda M, cols, e: (hess(M, cols, e), Psi @ M), G, prec, 200,
+                              n_rows=Psi.shape[0])
+    np.testing.assert_array_equal(X2, X)
+    assert k2 == k
+    np.testing.assert_allclose(PX, Psi @ X, rtol=1e-10, atol=1e-12 * np.abs(Psi @ X).max())
 
 
 @pytest.mark.parametrize("max_iter", [1, 3])
@@ -146,3 +181,17 @@ def test_stopped_early_reports_the_exact_gradient(max_iter):
     _, grad = klr_objective(params, _phi(X, m), Y.astype(float), 1e-3)
     g = np.abs(grad.reshape(-1, Y.shape[1])).max(axis=0) / X.shape[0]
     np.testing.assert_allclose(m.grad_max_, g, rtol=1e-6, atol=1e-14)
+
+
+def test_label_chunks_solve_the_same_independent_problems(monkeypatch):
+    """The labels are independent problems: chunks of one label give the all-labels solution."""
+    from mlviz.models import klr
+
+    X, Y = _data(120, L=4, seed=6)
+    m = KernelLogisticRegression(lam=0.01, tol=1e-10).fit(X, Y)
+    Phi = _phi(X, m)
+    monkeypatch.setattr(klr, "LABEL_CHUNK", 1)
+    res = klr.newton_cg_klr(Phi, Y.astype(float), 0.01, gtol=1e-10 * X.shape[0])
+    assert (res.grad_max <= 1e-10 * X.shape[0]).all()
+    np.testing.assert_allclose(res.coef[:-1], m.coef_, rtol=1e-6, atol=1e-8 * np.abs(m.coef_).max())
+    np.testing.assert_allclose(res.coef[-1], m.intercept_, rtol=1e-6, atol=1e-8)

@@ -13,18 +13,22 @@ sum of independent per-label terms, so the minimiser is that of the per-label pr
 ΦᵀΦ decays fast, and every feature is positive, so it is strongly correlated with
 the intercept): L-BFGS on (α, b) stalls at its iteration limit on real data.
 We use a line-search Newton–CG method (Nocedal & Wright, *Numerical
-Optimization*, 2nd ed., §7.1, Alg. 7.1, forcing term η = min(0.5, √‖g‖);
+Optimization*, 2nd ed., §7.1, Alg. 7.1, forcing term η = min(0.1, √‖g‖);
 the truncated-Newton approach LIBLINEAR uses for logistic regression, Lin, Weng &
 Keerthi, JMLR 9, 2008) run for all labels at once: each label gets its own CG
 solve and its own Armijo backtracking step (the objective is a sum of per-label
 terms), batched so every Hessian product is two matrix–matrix products. The
-variables are rotated into the eigenbasis of ``Φ̃ᵀΦ̃ = V diag(s²) Vᵀ``
-(``Φ̃ = [Φ, 1]``), where the Hessian ``Ψᵀ D Ψ + VᵀRV`` (``Ψ = Φ̃V``) is close to
-``c·diag(s²) + λ`` with ``c`` the mean logistic weight σ(z)(1 − σ(z)) of the
-label; that diagonal is the CG preconditioner. Each CG solve multiplies only the
-labels whose solve is still running; the Hessian products of loose solves (forcing
-term ≥ 1e-3), and the gradient and line-search products of a label whose gradient is
-still far above the tolerance, run in float32 (:func:`newton_cg_klr`); the stopping
+variables are rotated into the eigenbasis of the centred Gram matrix
+``Φ_cᵀΦ_c = V diag(s²) Vᵀ`` (``Φ_c = Φ − 1μᵀ``, μ the column means, with the shifted
+intercept ``b' = b + μᵀα``, which decouples from the Gram matrix), where the Hessian
+``Ψᵀ D Ψ + λ`` (``Ψ = Φ_c V``) is close to ``c·diag(s²) + λ`` (and ``n·c`` for b') with
+``c`` the mean logistic weight σ(z)(1 − σ(z)) of the label; that diagonal is the CG
+preconditioner. The basis is computed and applied in float32 (the CG's Hessian products
+and the steps of a label whose gradient is still far above the tolerance); gradients,
+the stopping test and the steps of the labels near it are computed exactly, in float64
+on Φ in the original variables (:func:`newton_cg_klr`). Each CG solve multiplies only
+the labels whose solve is still running; labels are solved in chunks of
+``LABEL_CHUNK``. The stopping
 test is float64. ``converged_`` is True iff every label's gradient in the original
 variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
@@ -47,7 +51,8 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from scipy.linalg.blas import dsyrk
+from scipy.linalg import eigh
+from scipy.linalg.blas import dsyrk, ssyrk
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
@@ -158,7 +163,9 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         self.random_state = random_state
 
     def _memory_estimate(self, n, b, L):
-        return 8.0 * (3 * n * b + 3 * b * b + 10 * n * L + 8 * (b + 1) * L)
+        # Φ, the float32 Ψ and centred Φ; the basis; Y; the state of one chunk of labels
+        return 8.0 * (2 * n * b + 3 * b * b + 2 * n * L + 12 * n * min(L, LABEL_CHUNK)
+                      + 8 * (b + 1) * L)
 
     def fit(self, X, Y):
         """Fit on X (n, d) dense or CSR and a 0/1 label matrix Y (n, L); returns self."""
@@ -214,9 +221,9 @@ class NewtonCGResult:
     coef : ndarray, shape (B + fit_intercept, L)
         ``[α; b]`` per label.
     n_iter : int
-        Newton iterations.
+        Newton iterations (the most of any chunk of labels).
     n_cg : int
-        Batched Hessian products (CG steps).
+        Batched Hessian products (CG steps), summed over the chunks of labels.
     grad_max : ndarray, shape (L,)
         ``max_j |∂f_l/∂w_j|`` per label at ``coef`` (original variables).
     """
@@ -227,9 +234,63 @@ class NewtonCGResult:
     grad_max: np.ndarray
 
 
-def _label_objectives(Z, S, U, PU):
-    """Per-label objective ``Σ_n log(1 + exp(−s z)) + ½ uᵀ(pen u)``, shape (L,)."""
-    return np.logaddexp(0.0, -S * Z).sum(axis=0) + 0.5 * np.sum(U * PU, axis=0)
+def _label_objectives(Z, S, pen):
+    """Per-label objective ``Σ_n log(1 + exp(−s z)) + pen``, shape (L,)."""
+    return np.logaddexp(0.0, -S * Z).sum(axis=0) + pen
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """The preconditioning basis of :func:`newton_cg_klr`.
+
+    With the column means ``μ`` of Φ (zero without an intercept) and the centred features
+    ``Φ_c = Φ − 1μᵀ``, the variables are ``(β, b')`` with ``α = V β`` and ``b' = b + μᵀα``,
+    so ``Φα + b = Φ_c V β + b'``; ``Φ_cᵀΦ_c ≈ V diag(s²) Vᵀ``. Centring decouples the
+    intercept from the Gram matrix and removes its dominant (near-constant) direction, so
+    the eigendecomposition is taken in float32; ``V`` is then only orthogonal to ~1e-6, which
+    the solver never assumes for anything exact (gradients and steps are mapped with ``V``
+    itself), only for the CG's Hessian model and preconditioner.
+    """
+
+    mu: np.ndarray  # (B,)
+    V: np.ndarray  # (B, B) float64 copy of the eigenvectors
+    s2: np.ndarray  # (B,)
+    Psi32: np.ndarray  # (n, B) float32, Φ_c V
+    V32: np.ndarray  # (B, B) float32 V
+
+    @classmethod
+    def build(cls, Phi, fit_intercept):
+        n, B = Phi.shape
+        mu = Phi.mean(axis=0) if fit_intercept else np.zeros(B)
+        # without an intercept Φ keeps its dominant direction: float64 eigenvalues then
+        dt = np.float32 if fit_intercept else np.float64
+        Phc = np.empty((n, B), dtype=dt)
+        np.subtract(Phi, mu, out=Phc, casting="same_kind")
+        gram = (ssyrk if dt is np.float32 else dsyrk)(1.0, Phc.T)  # upper triangle
+        s2, V = eigh(gram, lower=False, driver="evd", overwrite_a=True, check_finite=False)
+        del gram
+        Psi32 = (Phc @ V).astype(np.float32, copy=False)
+        return cls(mu=mu, V=V.astype(np.float64), s2=np.maximum(s2.astype(np.float64), 0.0),
+                   Psi32=Psi32, V32=V.astype(np.float32, copy=False))
+
+    def to_original(self, Mb, fit_intercept, in32=None):
+        """``(dα, db)`` of basis directions ``Mb`` (rows β, then b'); the columns flagged by
+        ``in32`` with a float32 product (far-phase steps, whose Z is recomputed exactly later)."""
+        B = self.V.shape[0]
+        if in32 is not None and in32.any():
+            dA = np.empty((B, Mb.shape[1]))
+            dA[:, in32] = self.V32 @ Mb[:B, in32].astype(np.float32)
+            dA[:, ~in32] = self.V @ Mb[:B, ~in32]
+        else:
+            dA = self.V @ Mb[:B]
+        db = Mb[B] - self.mu @ dA if fit_intercept else None
+        return dA, db
+
+    def from_original(self, gA, gb):
+        """Basis gradient ``[Vᵀ(g_α − μ g_b); g_b]`` of the original gradient ``(g_α, g_b)``."""
+        if gb is None:
+            return self.V.T @ gA
+        return np.vstack([self.V.T @ (gA - np.outer(self.mu, gb)), gb])
 
 
 def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, max_cg=250):
@@ -251,143 +312,176 @@ def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, m
     -------
     NewtonCGResult
     """
-    n = Phi.shape[0]
-    B = Phi.shape[1]
-    Bp = B + int(fit_intercept)
-    # Φ̃ᵀΦ̃ for Φ̃ = [Φ, 1] without forming Φ̃; dsyrk fills the upper triangle only
-    gram = np.zeros((Bp, Bp))
-    gram[:B, :B] = dsyrk(1.0, np.asarray(Phi, dtype=np.float64, order="C").T)
-    if fit_intercept:
-        gram[:B, B] = Phi.sum(axis=0)
-        gram[B, B] = n
-    s2, V = np.linalg.eigh(gram, UPLO="U")
-    del gram
-    s2 = np.maximum(s2, 0.0)
-    Psi = Phi @ V[:B]  # Φ̃ w = Ψ β with β = Vᵀ w; ΨᵀΨ = diag(s²)
-    if fit_intercept:
-        Psi += V[B]
-    v = V[-1].copy() if fit_intercept else None  # Vᵀ e_intercept
+    Phi = np.asarray(Phi, dtype=np.float64)
+    n, B = Phi.shape
+    fi = bool(fit_intercept)
+    Bp = B + int(fi)
+    basis = _Basis.build(Phi, fi)
+    L = Y.shape[1]
+    # labels in chunks of at most LABEL_CHUNK: the per-label state is a few n × chunk arrays
+    # (the labels are independent problems; the chunks share Φ and the basis)
+    chunks = np.array_split(np.arange(L), -(-L // LABEL_CHUNK)) if L else [np.arange(0)]
+    coef = np.empty((Bp, L))
+    grad_max = np.empty(L)
+    n_iter = n_cg = 0
+    for cols in chunks:
+        c, it, k, g = _newton_labels(Phi, basis, np.asarray(Y[:, cols], dtype=np.float64), lam,
+                                     fi, gtol, max_iter, max_cg)
+        coef[:, cols], grad_max[cols] = c, g
+        n_iter, n_cg = max(n_iter, it), n_cg + k
+    return NewtonCGResult(coef=coef, n_iter=int(n_iter), n_cg=int(n_cg), grad_max=grad_max)
 
-    def penalty(Bm):  # Vᵀ R V β with R = λ·diag(1, …, 1, 0)
-        out = lam * Bm
-        if fit_intercept:
-            out -= lam * np.outer(v, v @ Bm)
-        return out
 
-    Psi32 = Psi.astype(np.float32)  # products of the far phase and of loose CG solves
+#: labels solved together by :func:`newton_cg_klr` (memory: ~12 float64 arrays of n × chunk)
+LABEL_CHUNK = 256
+
+
+def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
+    """The Newton–CG loop of :func:`newton_cg_klr` for the labels (columns) of Y."""
+    n, B = Phi.shape
+    Bp = B + int(fi)
+    mu, s2, Psi32 = basis.mu, basis.s2, basis.Psi32
+    mu_norm = float(np.linalg.norm(mu))
     L = Y.shape[1]
     S = 2.0 * Y - 1.0
-    U = np.zeros((Bp, L))
+    A = np.zeros((B, L))  # α, original variables (exact)
+    b = np.zeros(L)
+    Beta = np.zeros((B, L))  # β ≈ Vᵀα, tracked for the float32 gradients of the far phase
     Z = np.zeros((n, L))
     n_cg = 0
     grad_max = np.full(L, np.inf)
     act = np.arange(L)
-    # Far phase, per label: while ‖g‖₂/√p > max(10·gtol, 1e-4·‖g₀‖₂/√p) the label cannot be
-    # converged (max|g_j| >= ‖g‖₂/√p, and V is orthogonal), so its gradient and line-search
-    # products run in float32 (~1e-7 relative, far below the gradient) and the KKT map V·g is
-    # skipped. On leaving it, Z is recomputed exactly and everything is float64.
+    # Far phase, per label: while a lower bound of ‖g‖₂/√p (original variables) is above gtol
+    # the label cannot be converged (max|g_j| >= ‖g‖₂/√p), so its gradient runs in float32 on
+    # Ψ = Φ_c V, its logit steps are those the CG accumulated, and the exact gradient is
+    # skipped; also once the bound is below 1e-6 × its first value (float32 rounding would
+    # start to show), and after a step without decrease. On leaving it, Z is recomputed
+    # exactly and everything is float64, so a label is declared converged only by the exact test.
     far = np.ones(L, bool)
     far_floor = np.zeros(L)
     it = 0
     for it in range(max_iter + 1):
-        # only the labels still moving: a converged label's U and gradient no longer change
         P = expit(Z[:, act])
-        PUa = penalty(U[:, act])
         f = far[act]
-        Ga = _products_T(Psi, Psi32, P - Y[:, act], f) + PUa
-        gnorm = np.linalg.norm(Ga, axis=0) / np.sqrt(Bp)
-        if it == 0:
-            far_floor[act] = 1e-4 * gnorm
-        near_now = f & (gnorm <= np.maximum(10.0 * gtol, far_floor[act]))
-        if near_now.any():  # leave the far phase: exact Z and gradient
-            cols = act[near_now]
-            far[cols] = False
-            Z[:, cols] = Psi @ U[:, cols]
-            P[:, near_now] = expit(Z[:, cols])
-            Ga[:, near_now] = Psi.T @ (P[:, near_now] - Y[:, cols]) + PUa[:, near_now]
-            f = far[act]
+        Gt = np.empty((Bp, act.size))
+        if f.any():  # basis gradient in float32, and a lower bound of the original ‖g‖/√p
+            Rf = P[:, f] - Y[:, act[f]]
+            Gt[:B, f] = (Psi32.T @ Rf.astype(np.float32)) + lam * Beta[:, act[f]]
+            gb = Rf.sum(axis=0) if fi else np.zeros(int(f.sum()))
+            if fi:
+                Gt[B, f] = gb
+            lower = np.sqrt(np.maximum(np.linalg.norm(Gt[:B, f], axis=0) - mu_norm * np.abs(gb), 0)
+                            ** 2 + gb ** 2) / np.sqrt(Bp)
+            if it == 0:
+                far_floor[act[f]] = 1e-6 * lower
+            leave = lower <= np.maximum(gtol, far_floor[act[f]])
+            if leave.any():  # leave the far phase: exact Z from here on
+                cols = act[f][leave]
+                far[cols] = False
+                Z[:, cols] = Phi @ A[:, cols] + (b[cols] if fi else 0.0)
+                P[:, np.flatnonzero(f)[leave]] = expit(Z[:, cols])
+                f = far[act]
         gm = np.full(act.size, np.inf)  # far labels: not converged
-        gm[~f] = np.abs(V @ Ga[:, ~f]).max(axis=0, initial=0.0)
+        if not f.all():  # exact gradient in the original variables: the KKT test
+            cols = act[~f]
+            R = P[:, ~f] - Y[:, cols]
+            gA = Phi.T @ R + lam * A[:, cols]
+            gb = R.sum(axis=0) if fi else None
+            gm[~f] = np.abs(gA).max(axis=0, initial=0.0)
+            if fi:
+                gm[~f] = np.maximum(gm[~f], np.abs(gb))
+            Gt[:, ~f] = basis.from_original(gA, gb)
         grad_max[act] = gm
         keep = gm > gtol
-        act, Ga, P, PUa, f = act[keep], Ga[:, keep], P[:, keep], PUa[:, keep], f[keep]
+        act, Gt, P, f = act[keep], Gt[:, keep], P[:, keep], f[keep]
         if act.size == 0 or it == max_iter:
             break
         Dw = P * (1.0 - P)
-        prec = s2[:, None] * Dw.mean(axis=0) + lam
-        step, k = _batched_pcg(_hessian_product(Psi, Psi32, Dw, penalty), Ga, prec, max_cg)
+        c = Dw.mean(axis=0)
+        prec = np.empty((Bp, act.size))
+        prec[:B] = s2[:, None] * c + lam
+        if fi:
+            prec[B] = n * c
+        step, k, ZS = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg,
+                                   n_rows=n)
         n_cg += k
+        dA, db = basis.to_original(step, fi, f)
+        # far: ZS = Ψ dβ + db' as the CG accumulated it from its products' Ψ d (float32 rounding)
+        if not f.all():
+            ZS[:, ~f] = Phi @ dA[:, ~f]
+            if fi:
+                ZS[:, ~f] += db[~f]
         # Armijo backtracking per label (the objective is separable across labels)
-        ZS = _products(Psi, Psi32, step, f)
-        PS = penalty(step)
-        Ua, Za, Sa = U[:, act], Z[:, act], S[:, act]
-        f0 = _label_objectives(Za, Sa, Ua, PUa)
-        slope = np.sum(Ga * step, axis=0)
+        Aa, Za, Sa = A[:, act], Z[:, act], S[:, act]
+        aa, ad, dd = (np.sum(Aa * Aa, axis=0), np.sum(Aa * dA, axis=0), np.sum(dA * dA, axis=0))
+        f0 = _label_objectives(Za, Sa, 0.5 * lam * aa)
+        slope = np.sum(Gt * step, axis=0)
         t = np.ones(act.size)
         todo = np.ones(act.size, bool)
         for _ in range(50):
-            ft = _label_objectives(Za + t * ZS, Sa, Ua + t * step, PUa + t * PS)
+            ft = _label_objectives(Za + t * ZS, Sa, 0.5 * lam * (aa + 2 * t * ad + t * t * dd))
             todo &= ~(ft <= f0 + 1e-4 * t * slope)
             if not todo.any():
                 break
             t = np.where(todo, 0.5 * t, t)
         t = np.where(todo, 0.0, t)  # no decrease found (round-off level): keep the point
-        U[:, act] = Ua + t * step
+        A[:, act] = Aa + t * dA
+        if fi:
+            b[act] += t * db
+        Beta[:, act] += t * step[:B]
         Z[:, act] = Za + t * ZS
         stuck = t == 0
         if stuck.all() and not f.any():
             break
-        far[act[stuck & f]] = False  # a float32 step that found no decrease: retry in float64
-        Z[:, act[stuck & f]] = Psi @ U[:, act[stuck & f]]
+        back = act[stuck & f]  # a float32 step that found no decrease: retry in float64
+        far[back] = False
+        Z[:, back] = Phi @ A[:, back] + (b[back] if fi else 0.0)
     rest = np.flatnonzero(np.isinf(grad_max))  # stopped while still far: the exact measure
     if rest.size:
-        G = Psi.T @ (expit(Psi @ U[:, rest]) - Y[:, rest]) + penalty(U[:, rest])
-        grad_max[rest] = np.abs(V @ G).max(axis=0, initial=0.0)
-    return NewtonCGResult(coef=V @ U, n_iter=int(it), n_cg=int(n_cg), grad_max=grad_max)
+        R = expit(Phi @ A[:, rest] + (b[rest] if fi else 0.0)) - Y[:, rest]
+        gm = np.abs(Phi.T @ R + lam * A[:, rest]).max(axis=0, initial=0.0)
+        grad_max[rest] = np.maximum(gm, np.abs(R.sum(axis=0))) if fi else gm
+    return (np.vstack([A, b]) if fi else A), it, n_cg, grad_max
 
 
-def _products(Psi, Psi32, M, in32):
-    """``Ψ M``, the columns flagged by ``in32`` in float32 (result float64)."""
-    out = np.empty((Psi.shape[0], M.shape[1]))
-    if in32.any():
-        out[:, in32] = Psi32 @ M[:, in32].astype(np.float32)
-    if not in32.all():
-        out[:, ~in32] = Psi @ M[:, ~in32]
-    return out
+def _hessian_product(Phi, basis, Dw, lam, fit_intercept):
+    """``hess(M, cols, eta)``: Hessian products in the basis of :class:`_Basis`, for
+    :func:`_batched_pcg`.
 
-
-def _products_T(Psi, Psi32, R, in32):
-    """``Ψᵀ R``, the columns flagged by ``in32`` in float32 (result float64)."""
-    out = np.empty((Psi.shape[1], R.shape[1]))
-    if in32.any():
-        out[:, in32] = Psi32.T @ R[:, in32].astype(np.float32)
-    if not in32.all():
-        out[:, ~in32] = Psi.T @ R[:, ~in32]
-    return out
-
-
-def _hessian_product(Psi, Psi32, Dw, penalty):
-    """``hess(M, cols, eta)``: Hessian products ``Ψᵀ D_c Ψ m + pen(m)`` for :func:`_batched_pcg`.
-
-    ``M`` holds one direction per entry of ``cols`` (columns of ``Dw``, the logistic weights).
-    While every such column's CG stopping ratio ``eta`` is at least ``1e-3`` (the usual case:
-    the forcing term is ``min(0.5, √‖g‖)``) the two ``Ψ`` products run in float32. They are
-    then right to ~1e-6 relative, far below the residual the CG solve has to reach, and the
-    step is still accepted only by the float64 line search and gradient. Tighter solves run
-    in float64 throughout.
+    For a basis direction ``m = (m_β, m_b')`` and logistic weights ``d`` (a column of ``Dw``)
+    the product is ``[Ψᵀ(d ∘ z) + λ VᵀV m_β; 1ᵀ(d ∘ z)]`` with ``z = Ψ m_β + m_b'``
+    (``Ψ = Φ_c V``; without an intercept the last row and ``m_b'`` are absent). While every
+    column's CG stopping ratio ``eta`` is at least ``1e-3`` (the usual case: the forcing term
+    is ``min(0.5, √‖g‖)``) it runs in float32 on the stored ``Ψ`` with ``VᵀV = I``: right to
+    ~1e-6 relative, far below the residual the CG has to reach, and a step is still accepted
+    only by the float64 line search and gradient. Tighter solves run in float64 through
+    ``Φ`` and ``V`` (``Ψ m = Φ(V m) − 1 μᵀ(V m)``), the exact Hessian in the basis.
     """
+    B = basis.V.shape[0]
     Dw32 = Dw.astype(np.float32)
 
     def hess(M, cols, eta):
+        out = np.empty_like(M)
         if eta.min(initial=1.0) >= 1e-3:
-            Q = Psi32.T @ (Dw32[:, cols] * (Psi32 @ M.astype(np.float32)))
-            return Q.astype(np.float64) + penalty(M)
-        return Psi.T @ (Dw[:, cols] * (Psi @ M)) + penalty(M)
+            Zd = basis.Psi32 @ M[:B].astype(np.float32)
+            if fit_intercept:
+                Zd += M[B].astype(np.float32)
+            Wd = Dw32[:, cols] * Zd
+            out[:B] = basis.Psi32.T @ Wd + lam * M[:B]
+        else:
+            dA = basis.V @ M[:B]
+            Zd = Phi @ dA + ((M[B] - basis.mu @ dA) if fit_intercept else 0.0)
+            Wd = Dw[:, cols] * Zd
+            sw = Wd.sum(axis=0)
+            out[:B] = basis.V.T @ (Phi.T @ Wd - np.outer(basis.mu, sw) + lam * dA)
+        if fit_intercept:
+            out[B] = Wd.sum(axis=0)
+        return out, Zd
 
     return hess
 
 
-def _batched_pcg(hess, G, prec, max_cg):
+def _batched_pcg(hess, G, prec, max_cg, n_rows=None):
     """Solve ``H_l x_l = −g_l`` for every column l by preconditioned CG, to ‖r‖ ≤ η‖g‖.
 
     Parameters
@@ -400,15 +494,22 @@ def _batched_pcg(hess, G, prec, max_cg):
         Gradients.
     prec : ndarray, shape (p, m)
         Positive diagonal preconditioner per column.
+    n_rows : int or None
+        If given, ``hess`` returns ``(HM, ZM)`` with ``ZM = Ψ̃ M``, shape (n_rows, len(cols)), the
+        inner products the Hessian product ``Ψ̃ᵀ D Ψ̃ M`` computes on the way, and the solve also
+        returns ``Ψ̃ X``, accumulated from them as X is from the directions (no extra product).
 
     Returns
     -------
     X : ndarray, shape (p, m)
     n_steps : int
+    ZX : ndarray, shape (n_rows, m)
+        Only if ``n_rows`` is given.
     """
     gnorm = np.linalg.norm(G, axis=0)
-    eta = np.minimum(0.5, np.sqrt(gnorm))  # Nocedal & Wright Alg. 7.1
+    eta = np.minimum(0.1, np.sqrt(gnorm))  # Nocedal & Wright Alg. 7.1, capped at 0.1
     X = np.zeros_like(G)
+    ZX = None if n_rows is None else np.zeros((n_rows, G.shape[1]))
     R = -G
     Zr = R / prec
     D = Zr.copy()
@@ -416,18 +517,28 @@ def _batched_pcg(hess, G, prec, max_cg):
     live = gnorm > 0
     k = 0
     while live.any() and k < max_cg:
+        # only the live systems: every update below is column-wise, so each system follows
+        # exactly the iteration it would alone
         cols = np.flatnonzero(live)
-        HD = np.zeros_like(D)
-        HD[:, cols] = hess(D[:, cols], cols, eta[cols])
+        Dc = D[:, cols]
+        out = hess(Dc, cols, eta[cols])
+        if ZX is not None:
+            out, ZD = out
         k += 1
-        dHd = np.sum(D * HD, axis=0)
-        alpha = np.where(live & (dHd > 0), rz / np.where(dHd > 0, dHd, 1.0), 0.0)
-        X += alpha * D
-        R -= alpha * HD
-        live &= (np.linalg.norm(R, axis=0) > eta * gnorm) & (dHd > 0)
-        Zr = R / prec
-        rz_new = np.sum(R * Zr, axis=0)
-        beta = np.where(live, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        D = Zr + beta * D
-        rz = rz_new
-    return X, k
+        dHd = np.sum(Dc * out, axis=0)
+        pos = dHd > 0
+        alpha = np.where(pos, rz[cols] / np.where(pos, dHd, 1.0), 0.0)
+        X[:, cols] += alpha * Dc
+        if ZX is not None:
+            ZX[:, cols] += alpha * ZD
+        Rc = R[:, cols] - alpha * out
+        R[:, cols] = Rc
+        go = (np.linalg.norm(Rc, axis=0) > eta[cols] * gnorm[cols]) & pos
+        live[cols] = go
+        Zc = Rc / prec[:, cols]
+        rz_new = np.sum(Rc * Zc, axis=0)
+        rzc = rz[cols]
+        beta = np.where(go, rz_new / np.where(rzc > 0, rzc, 1.0), 0.0)
+        D[:, cols] = Zc + beta * Dc
+        rz[cols] = rz_new
+    return (X, k) if ZX is None else (X, k, ZX)
