@@ -29,7 +29,6 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
-from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
@@ -38,6 +37,7 @@ __all__ = ["WarmLinks"]
 #: scikit-learn's LogisticRegression defaults, whose solver this module repeats
 TOL = 1e-4
 MAX_ITER = 1000
+FTOL = 64 * np.finfo(float).eps
 
 
 class WarmLinks:
@@ -105,43 +105,158 @@ class WarmLinks:
         # λ w alone), so they start at 0, not at another sample's weight that the loose stopping rule would keep
         present = np.asarray((A != 0).sum(axis=0)).ravel() > 0
         lam = 1.0 / (float(C) * n)
-        wfull = np.zeros(A.shape[1])
-        links = []
-        for j, label in enumerate(order):
-            y = Yo[:, j]
-            if y.min() == y.max():
-                links.append(float(y[0]))
-                continue
-            p = d + j
-            cols = np.concatenate([np.arange(d), d + np.asarray(order[:j], dtype=int)])
+        links = [float(Yo[0, j]) if Yo[:, j].min() == Yo[:, j].max() else None for j in range(len(order))]
+        todo = [j for j, link in enumerate(links) if link is None]
+        cols = {j: np.concatenate([np.arange(d), d + np.asarray(order[:j], dtype=int)]) for j in todo}
+        x0 = []
+        for j in todo:
+            label, p = order[j], d + j
+            x0.append(np.append(np.where(present[:p], self.coef[label, cols[j]], 0.0), self.intercept[label])
+                      if self.warm else np.zeros(p + 1))
 
-            def fun(theta, p=p, y=y):
-                wfull[:p] = theta[:p]
-                wfull[p:] = 0.0
-                z = A @ wfull + theta[p]
-                # log(1 + e^z) - y z, stable for either sign of z
-                loss = (np.logaddexp(0.0, z) - y * z).sum() / n + 0.5 * lam * theta[:p] @ theta[:p]
-                r = (expit(z) - y) / n
-                grad = np.empty(p + 1)
-                grad[:p] = (AT @ r)[:p] + lam * theta[:p]
-                grad[p] = r.sum()
-                return loss, grad
+        def fg(which, thetas):
+            """Loss and gradient of the links ``todo[which]`` at ``thetas`` (one sparse product for all)."""
+            js = [todo[i] for i in which]
+            W = np.zeros((A.shape[1], len(js)))  # link j's weights, 0 on the columns after its own d + j
+            for c, (j, th) in enumerate(zip(js, thetas)):
+                W[:d + j, c] = th[:-1]
+            Z = np.asarray(A @ W) + np.array([th[-1] for th in thetas])
+            Yb = Yo[:, js]
+            # log(1 + e^z) - y z and the sigmoid, stable for either sign of z, from one exponential
+            E = np.exp(-np.abs(Z))
+            loss = (np.log1p(E) + np.maximum(Z, 0.0) - Yb * Z).sum(axis=0) / n
+            inv = 1.0 / (1.0 + E)
+            R = (np.where(Z >= 0.0, inv, E * inv) - Yb) / n
+            G = np.asarray(AT @ R)
+            out = []
+            for c, (j, th) in enumerate(zip(js, thetas)):
+                w = th[:-1]
+                out.append((loss[c] + 0.5 * lam * (w @ w), np.append(G[:d + j, c] + lam * w, R[:, c].sum())))
+            return out
 
-            if self.warm:
-                theta0 = np.append(np.where(present[:p], self.coef[label, cols], 0.0), self.intercept[label])
-            else:
-                theta0 = np.zeros(p + 1)
-            res = minimize(fun, theta0, method="L-BFGS-B", jac=True,
-                           options={"maxiter": self.max_iter, "maxls": 50, "gtol": self.tol,
-                                    "ftol": 64 * np.finfo(float).eps})
-            if not res.success:
-                warnings.warn(f"WarmLinks: L-BFGS-B did not converge for label {label} ({res.message}).",
+        results = lbfgs_many(fg, x0, tol=self.tol, max_iter=self.max_iter)
+        for j, (x, nit, ok, msg) in zip(todo, results):
+            label, p = order[j], d + j
+            if not ok:
+                warnings.warn(f"WarmLinks: L-BFGS-B did not converge for label {label} ({msg}).",
                               ConvergenceWarning, stacklevel=2)
-            self.coef[label, cols] = res.x[:p]
-            self.intercept[label] = res.x[p]
-            self.n_iter.append(int(res.nit))
-            links.append(_fitted_lr(C, self.max_iter, self.tol, res.x[:p], res.x[p], int(res.nit)))
+            self.coef[label, cols[j]] = x[:p]
+            self.intercept[label] = x[p]
+            self.n_iter.append(nit)
+            links[j] = _fitted_lr(C, self.max_iter, self.tol, x[:p], x[p], nit)
         return links
+
+
+#: problems advanced together by :func:`lbfgs_many` (bounds its L-BFGS memory: ~25 floats per unknown each)
+BLOCK = 64
+
+
+def _setulb():
+    """scipy's reverse-communication L-BFGS-B step (``scipy.optimize._lbfgsb.setulb``, scipy >= 1.15), or None."""
+    import scipy
+
+    try:
+        major, minor = (int(v) for v in scipy.__version__.split(".")[:2])
+        from scipy.optimize import _lbfgsb
+    except (ImportError, ValueError):
+        return None
+    return _lbfgsb.setulb if (major, minor) >= (1, 15) and hasattr(_lbfgsb, "setulb") else None
+
+
+def lbfgs_many(fg, x0s, *, tol=TOL, max_iter=MAX_ITER, ftol=FTOL, maxls=50, maxcor=10,
+               maxfun=15000):
+    """Minimise independent smooth problems with scipy's L-BFGS-B, their evaluations batched.
+
+    Each problem goes through exactly the calls of
+    ``scipy.optimize.minimize(method="L-BFGS-B", jac=True, options=dict(maxiter=max_iter,
+    maxls=maxls, gtol=tol, ftol=ftol))`` -- the options of scikit-learn's
+    ``LogisticRegression(solver="lbfgs")`` by default -- so it takes the same
+    iterates; but the problems advance in lockstep, blocks of :data:`BLOCK`, and
+    ``fg`` evaluates all problems that ask for a point at once (for the links of
+    a chain: one sparse matrix product instead of one per link). Without scipy's
+    reverse-communication routine (scipy < 1.15) the problems are solved one by one
+    with ``scipy.optimize.minimize``.
+
+    Parameters
+    ----------
+    fg : callable ``fg(which, thetas) -> list of (f, grad)``
+        Objective and gradient of the problems ``which`` (indices into ``x0s``) at ``thetas``.
+    x0s : list of ndarray
+        Starting points (the sizes may differ).
+
+    Returns
+    -------
+    results : list of (x, n_iter, success, message)
+    """
+    setulb = _setulb()
+    options = {"maxiter": max_iter, "maxls": maxls, "gtol": tol, "ftol": ftol, "maxcor": maxcor, "maxfun": maxfun}
+    if setulb is None:
+        out = []
+        for i, x0 in enumerate(x0s):
+            res = minimize(lambda th, i=i: fg([i], [th])[0], x0, method="L-BFGS-B", jac=True, options=options)
+            out.append((res.x, int(res.nit), bool(res.success), str(res.message)))
+        return out
+    out = [None] * len(x0s)
+    for lo in range(0, len(x0s), BLOCK):
+        block = list(range(lo, min(len(x0s), lo + BLOCK)))
+        for i, r in zip(block, _lockstep(setulb, fg, block, [x0s[i] for i in block], options)):
+            out[i] = r
+    return out
+
+
+def _lockstep(setulb, fg, ids, x0s, options):
+    """:func:`lbfgs_many` on one block: scipy's ``_minimize_lbfgsb`` loop, one state per problem."""
+    from scipy.optimize._lbfgsb_py import status_messages, task_messages
+
+    m, factr, pgtol = options["maxcor"], options["ftol"] / np.finfo(float).eps, options["gtol"]
+    states = []
+    for x0 in x0s:
+        n = x0.size
+        states.append(dict(
+            x=np.array(x0, dtype=np.float64), f=0.0, g=np.zeros(n), nit=0, nfev=0, n=n,
+            low=np.zeros(n), up=np.zeros(n), nbd=np.zeros(n, np.int32),
+            wa=np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m), iwa=np.zeros(3 * n, np.int32),
+            task=np.zeros(2, np.int32), ln_task=np.zeros(2, np.int32), lsave=np.zeros(4, np.int32),
+            isave=np.zeros(44, np.int32), dsave=np.zeros(29)))
+    # scipy evaluates the start once before the first step (ScalarFunction), then reuses it
+    for st, (f, g) in zip(states, fg(ids, [st["x"].copy() for st in states])):
+        st["f"], st["g"], st["nfev"] = float(f), np.asarray(g, dtype=np.float64), 1
+    first = [True] * len(states)
+    active = list(range(len(states)))
+    while active:
+        pending = []
+        for k in active:
+            st = states[k]
+            while True:
+                setulb(m, st["x"], st["low"], st["up"], st["nbd"], st["f"], st["g"], factr, pgtol, st["wa"],
+                       st["iwa"], st["task"], st["lsave"], st["isave"], st["dsave"], options["maxls"], st["ln_task"])
+                task = st["task"]
+                if task[0] == 3:
+                    if first[k]:  # the start, already evaluated
+                        first[k] = False
+                        continue
+                    pending.append(k)
+                    break
+                if task[0] == 1:
+                    st["nit"] += 1
+                    if st["nit"] >= options["maxiter"]:
+                        task[0], task[1] = 5, 504
+                    elif st["nfev"] > options["maxfun"]:
+                        task[0], task[1] = 5, 502
+                    continue
+                break
+        if pending:
+            for k, (f, g) in zip(pending, fg([ids[k] for k in pending], [states[k]["x"].copy() for k in pending])):
+                st = states[k]
+                st["f"], st["g"] = float(f), np.asarray(g, dtype=np.float64)
+                st["nfev"] += 1
+        active = pending
+    results = []
+    for st in states:
+        task = st["task"]
+        ok = task[0] == 4
+        results.append((st["x"], st["nit"], bool(ok), status_messages[task[0]] + ": " + task_messages[task[1]]))
+    return results
 
 
 def _fitted_lr(C, max_iter, tol, coef, intercept, n_iter):
