@@ -47,6 +47,7 @@ def test_lbfgs_many_takes_scipys_iterates(monkeypatch, max_iter, lockstep):
     elif wl._setulb() is None:
         pytest.skip("scipy without the reverse-communication L-BFGS-B")
     monkeypatch.setattr(wl, "BLOCK", 3)  # two blocks
+    monkeypatch.setattr(wl, "BLOCK_BYTES", 200.0 * 13)  # and by memory: (3, 5), (8), (2)
     fg, x0s = _ridge_logistic_problems()
     got = wl.lbfgs_many(fg, x0s, tol=1e-9, max_iter=max_iter)
     for i, (x, nit, ok, msg) in enumerate(got):

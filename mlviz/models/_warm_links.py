@@ -145,8 +145,10 @@ class WarmLinks:
         return links
 
 
-#: problems advanced together by :func:`lbfgs_many` (bounds its L-BFGS memory: ~25 floats per unknown each)
+#: most problems advanced together by :func:`lbfgs_many`
 BLOCK = 64
+#: bound on the L-BFGS-B work arrays of one block (2 m + 5 = 25 doubles per unknown of each problem), bytes
+BLOCK_BYTES = 64e6
 
 
 def _setulb():
@@ -169,7 +171,8 @@ def lbfgs_many(fg, x0s, *, tol=TOL, max_iter=MAX_ITER, ftol=FTOL, maxls=50, maxc
     ``scipy.optimize.minimize(method="L-BFGS-B", jac=True, options=dict(maxiter=max_iter,
     maxls=maxls, gtol=tol, ftol=ftol))`` -- the options of scikit-learn's
     ``LogisticRegression(solver="lbfgs")`` by default -- so it takes the same
-    iterates; but the problems advance in lockstep, blocks of :data:`BLOCK`, and
+    iterates; but the problems advance in lockstep, in blocks of at most :data:`BLOCK` problems
+    and :data:`BLOCK_BYTES` of work arrays, and
     ``fg`` evaluates all problems that ask for a point at once (for the links of
     a chain: one sparse matrix product instead of one per link). Without scipy's
     reverse-communication routine (scipy < 1.15) the problems are solved one by one
@@ -195,10 +198,16 @@ def lbfgs_many(fg, x0s, *, tol=TOL, max_iter=MAX_ITER, ftol=FTOL, maxls=50, maxc
             out.append((res.x, int(res.nit), bool(res.success), str(res.message)))
         return out
     out = [None] * len(x0s)
-    for lo in range(0, len(x0s), BLOCK):
-        block = list(range(lo, min(len(x0s), lo + BLOCK)))
+    lo = 0
+    while lo < len(x0s):
+        hi, size = lo, 0.0
+        while hi < len(x0s) and hi - lo < BLOCK and (hi == lo or size + 200.0 * x0s[hi].size <= BLOCK_BYTES):
+            size += 200.0 * x0s[hi].size
+            hi += 1
+        block = list(range(lo, hi))
         for i, r in zip(block, _lockstep(setulb, fg, block, [x0s[i] for i in block], options)):
             out[i] = r
+        lo = hi
     return out
 
 
