@@ -141,32 +141,3 @@ def test_ecc_warm_start_contract():
     check_estimator_contract(est, sparse=True)
     check_clone_of_fitted(est)
     check_random_state_determinism(est)
-
-
-@pytest.mark.parametrize("sparse", [False, True])
-def test_fit_multinomials_are_logistic_regressions_fits(sparse):
-    rng = np.random.default_rng(6)
-    X = rng.normal(size=(90, 5)) * (rng.random((90, 5)) < 0.6)
-    X = sp.csr_matrix(X) if sparse else X
-    targets = [rng.integers(0, K, 90) for K in (3, 5, 4)]
-    for lr, t in zip(wl.fit_multinomials(X, targets, 0.8), targets):
-        ref = LogisticRegression(C=0.8, max_iter=2000).fit(X, t)
-        np.testing.assert_allclose(lr.coef_, ref.coef_, atol=1e-12)
-        np.testing.assert_allclose(lr.intercept_, ref.intercept_, atol=1e-12)
-        assert lr.n_iter_[0] == ref.n_iter_[0]
-        np.testing.assert_array_equal(lr.classes_, ref.classes_)
-        np.testing.assert_allclose(lr.predict_proba(X), ref.predict_proba(X), atol=1e-12)
-
-
-def test_rakel_batched_powersets_equal_one_by_one():
-    from mlviz.models import LabelPowerset
-    from mlviz.models.chains import RAkEL
-
-    X, Y = contract_data(n=100, d=6, L=5, random_state=7)
-    X = sp.csr_matrix(X)
-    est = RAkEL(base="lr", k=3, n_models=6, voting="soft", random_state=2).fit(X, Y)
-    assert max(len(m.label_sets_) for m in est.models_) >= 3  # the multinomial path is taken
-    for s, m in zip(est.labelsets_, est.models_):
-        ref = LabelPowerset(C=10.0, max_label_sets=None, base="lr").fit(X, Y[:, list(s)])
-        np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), atol=1e-12)
-        assert m.decision_rule_ == ref.decision_rule_

@@ -1,25 +1,27 @@
-"""Logistic regressions of the ensembles fitted together: ECC's links, RAkEL's label powersets.
+"""Warm-started logistic-regression links for ensembles of classifier chains (ECC).
 
-Both ensembles fit many ℓ2-penalised logistic regressions on one X. Here they go
-through scikit-learn's own solver for ``LogisticRegression(solver="lbfgs")`` --
-the same objective
+Every chain of :class:`~mlviz.models.EnsembleClassifierChains` fits, for each
+label l, a link: an ℓ2-penalised logistic regression of y_l on the features
+beside the earlier labels of that chain. Ten chains solve ten such problems for
+the same label, on overlapping samples of the rows and with overlapping sets of
+earlier labels, so the solution of one is a good start for the next.
+:class:`WarmLinks` fits the links of a chain by the solver of scikit-learn's
+``LogisticRegression(solver="lbfgs")`` -- the same objective
 
-.. math:: f(W, b) = \\frac{1}{n} \\sum_i \\ell(y_i, W a_i + b) + \\frac{1}{2 C n} \\lVert W \\rVert^2
+.. math:: f(w, b) = \\frac{1}{n} \\sum_i \\big[\\log(1 + e^{z_i}) - y_i z_i\\big]
+          + \\frac{1}{2 C n} \\lVert w \\rVert^2,\\quad z_i = a_i \\cdot w + b,
 
-(binary or multinomial log-loss ℓ, the intercepts unpenalised), the same
-parameter layout and the same L-BFGS-B calls and stopping rule (projected
-gradient ≤ ``tol``, ``ftol`` = 64 ε, ``maxls`` = 50), hence the same iterates --
-but the problems advance in lockstep (:func:`lbfgs_many`), so each round takes
-one sparse product with all their weight vectors instead of one per problem and
-skips the per-fit overhead of scikit-learn (input validation, a new matrix per link).
+(the intercept b unpenalised), the same L-BFGS-B call and stopping rule
+(projected gradient ≤ ``tol``, ``ftol`` = 64 ε, ``maxls`` = 50) -- started from
+the last solution for the same label instead of from 0. The optimum of each link
+is unchanged; the solution differs from a cold start's only within the solver's
+tolerance.
 
-- :class:`WarmLinks`: the links of ECC's chains. One matrix A = [X, label_scale · Y
-  in chain order] per chain; link j uses its first n_features + j columns by giving
-  the later columns weight 0 (A w is then exactly the product with the link's own
-  matrix). Optionally (``warm=True``, ECC's ``warm_start``) each link starts from the
-  last solution for its label instead of 0: same objective and stopping rule, other
-  iterates, a different point within the rule's tolerance.
-- :func:`fit_multinomials`: the multinomial regressions of RAkEL's label powersets.
+It also removes the per-link overhead of a scikit-learn fit (input validation,
+a new ``[X, earlier labels]`` matrix per link): one matrix
+A = [X, label_scale · Y in chain order] is built per chain, and link j uses its
+first n_features + j columns by giving the later columns weight 0 (A w is then
+exactly the product with the link's own matrix).
 """
 
 import warnings
@@ -275,67 +277,3 @@ def _fitted_lr(C, max_iter, tol, coef, intercept, n_iter):
     lr.n_features_in_ = lr.coef_.shape[1]
     lr.n_iter_ = np.array([n_iter], dtype=np.int32)
     return lr
-
-
-def fit_multinomials(X, targets, C, *, tol=TOL, max_iter=2000):
-    """Multinomial logistic regressions on one X, fitted together (RAkEL's label powersets).
-
-    Problem i is ``LogisticRegression(C=C, max_iter=max_iter).fit(X, targets[i])`` for a
-    target with classes 0..K_i - 1, K_i >= 3, all present: the same objective (mean
-    multinomial log-loss plus ‖W‖² / (2 C n), intercepts unpenalised), the same parameter
-    layout and the same L-BFGS-B calls (:func:`lbfgs_many`), so the same iterates; the
-    products with X are one sparse product per round for all problems in the block.
-
-    Parameters
-    ----------
-    X : ndarray or CSR matrix, shape (n_samples, n_features)
-    targets : list of ndarray of int, shape (n_samples,)
-    C : float
-
-    Returns
-    -------
-    list of LogisticRegression, fitted
-    """
-    n, d = X.shape
-    XT = X.T.tocsr() if sp.issparse(X) else np.ascontiguousarray(X.T)
-    Ks = [int(t.max()) + 1 for t in targets]
-    lam = 1.0 / (float(C) * n)
-
-    def fg(which, thetas):
-        # theta: the (d + 1) x K matrix [W^T; b^T] in C order (scikit-learn's coef.ravel(order="F"))
-        K = np.array([Ks[i] for i in which])
-        start = np.concatenate([[0], np.cumsum(K)[:-1]])
-        mats = [th.reshape(d + 1, k) for th, k in zip(thetas, K)]
-        Z = np.asarray(X @ np.hstack([M[:d] for M in mats])) + np.concatenate([M[d] for M in mats])
-        # each problem's softmax over its own columns (segments of Z's columns), stabilised by its row maximum
-        top = np.maximum.reduceat(Z, start, axis=1)
-        E = np.exp(Z - np.repeat(top, K, axis=1))
-        S = np.add.reduceat(E, start, axis=1)
-        hit = start + np.column_stack([targets[i] for i in which])  # column of each row's class, per problem
-        losses = (top + np.log(S) - np.take_along_axis(Z, hit, axis=1)).sum(axis=0) / n
-        R = E / np.repeat(S, K, axis=1)
-        np.put_along_axis(R, hit, np.take_along_axis(R, hit, axis=1) - 1.0, axis=1)
-        R /= n
-        G = np.asarray(XT @ R)
-        Rsum = R.sum(axis=0)
-        out = []
-        for M, f, lo, k in zip(mats, losses, start, K):
-            sl = slice(lo, lo + k)
-            grad = np.vstack([G[:, sl] + lam * M[:d], Rsum[None, sl]])
-            out.append((f + 0.5 * lam * np.sum(M[:d] * M[:d]), grad.ravel()))
-        return out
-
-    results = lbfgs_many(fg, [np.zeros((d + 1) * K) for K in Ks], tol=tol, max_iter=max_iter)
-    models = []
-    for K, (x, nit, ok, msg) in zip(Ks, results):
-        if not ok:
-            warnings.warn(f"fit_multinomials: L-BFGS-B did not converge ({msg}).", ConvergenceWarning, stacklevel=2)
-        M = x.reshape(d + 1, K)
-        lr = LogisticRegression(C=C, max_iter=max_iter, tol=tol)
-        lr.classes_ = np.arange(K)
-        lr.coef_ = np.ascontiguousarray(M[:d].T)
-        lr.intercept_ = M[d].copy()
-        lr.n_features_in_ = d
-        lr.n_iter_ = np.array([nit], dtype=np.int32)
-        models.append(lr)
-    return models

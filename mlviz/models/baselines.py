@@ -479,33 +479,6 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         TooLargeError
             If the coefficient matrix would exceed ``max_coef_bytes``.
         """
-        X, ids, how = self._prepare(X, Y)
-        if len(self.label_sets_) == 1:
-            self.estimator_ = None
-        else:
-            base = LogisticRegression(C=self.C_, max_iter=2000) if self.estimator is None else self.estimator
-            with warnings.catch_warnings():  # many label sets are the rule for LP, not a sign of regression
-                warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
-                self.estimator_ = clone(base).fit(X, ids)
-        return self._finish(how)
-
-    def _finish(self, how):
-        """Set ``decision_rule_`` once ``estimator_`` is fitted (``how``: from :meth:`_prepare`); return self."""
-        self.decision_rule_ = (f"most probable of the {len(self.label_sets_)} kept training label sets "
-                               f"(argmax of the multi-class probabilities{how})")
-        return self
-
-    def _prepare(self, X, Y):
-        """Everything of :meth:`fit` but the multi-class fit (which ``estimator_`` and ``decision_rule_`` complete).
-
-        Returns
-        -------
-        X : the classifier's input (through ``feature_map_``)
-        ids : ndarray of int, shape (n_samples,)
-            Class of each row (its row of ``label_sets_``).
-        how : str
-            The end of ``decision_rule_`` (C and base learner).
-        """
         self._check_params()
         X, Y = check_X_Y(X, Y)
         self.n_features_in_ = X.shape[1]
@@ -538,8 +511,17 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
                 c = float(self.C)
             self.C_ = c * unit
             how = (f"; LR C = {c:g} / mean‖x‖² = {self.C_:.3g}" if self.scale_C else f"; LR C = {self.C_:g}") + how
+        if len(self.label_sets_) == 1:
+            self.estimator_ = None
+        else:
+            base = LogisticRegression(C=self.C_, max_iter=2000) if self.estimator is None else self.estimator
+            with warnings.catch_warnings():  # many label sets are the rule for LP, not a sign of regression
+                warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
+                self.estimator_ = clone(base).fit(X, ids)
         self.n_labels_ = Y.shape[1]
-        return X, ids, how + note
+        self.decision_rule_ = (f"most probable of the {len(sets)} kept training label sets "
+                               f"(argmax of the multi-class probabilities{how}{note})")
+        return self
 
     def predict_set_proba(self, X):
         """P(label set c | x) over the kept sets.

@@ -31,11 +31,10 @@ import math
 import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
-from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
-from ._warm_links import WarmLinks, fit_multinomials
+from ._warm_links import WarmLinks
 from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
@@ -482,10 +481,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         m = 2 * L if self.n_models is None else int(self.n_models)
         self.labelsets_ = draw_labelsets(L, int(self.k), m, np.random.default_rng(self.random_state))
         lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None, base="lr")
-        if self.estimator is None:
-            self.models_ = _fit_powersets(lp, X, Y, self.labelsets_)
-        else:
-            self.models_ = [clone(lp).fit(X, Y[:, list(s)]) for s in self.labelsets_]
+        self.models_ = [clone(lp).fit(X, Y[:, list(s)]) for s in self.labelsets_]
         self.n_labels_ = L
         what = "share of label-powerset votes" if self.voting == "hard" else "mean label-powerset marginal"
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} over "
@@ -512,27 +508,3 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
             votes[:, idx] += lp.predict(X) if self.voting == "hard" else lp.predict_proba(X)
             counts[idx] += 1
         return np.clip(votes / counts, 0.0, 1.0)
-
-
-def _fit_powersets(lp, X, Y, labelsets):
-    """``[clone(lp).fit(X, Y[:, s]) for s in labelsets]`` with the default multinomial LRs fitted together.
-
-    The multinomial fits (3 or more label sets) share X; :func:`~mlviz.models._warm_links.fit_multinomials`
-    takes the same L-BFGS-B iterates as ``LogisticRegression``, one sparse product per round for all.
-    """
-    models, multi = [], []
-    for s in labelsets:
-        m = clone(lp)
-        Xm, ids, how = m._prepare(X, Y[:, list(s)])
-        models.append(m)
-        if len(m.label_sets_) >= 3:
-            multi.append((m, ids, how))
-        else:
-            m.estimator_ = None if len(m.label_sets_) == 1 else LogisticRegression(C=m.C_, max_iter=2000).fit(Xm, ids)
-            m._finish(how)
-    for C in sorted({m.C_ for m, _, _ in multi}):  # one C (one X) in RAkEL; grouped all the same
-        group = [(m, ids, how) for m, ids, how in multi if m.C_ == C]
-        for (m, _, how), lr in zip(group, fit_multinomials(X, [ids for _, ids, _ in group], C)):
-            m.estimator_ = lr
-            m._finish(how)
-    return models
