@@ -396,7 +396,9 @@ def main(argv=None):
         command = "PYTHONPATH=. python benchmarks/sweep_defaults.py " + " ".join(shlex.quote(a) for a in argv)
         path = write_section(frame, protocol_text(cfg, best, args.quick), command=command.strip(),
                              quick=args.quick, seconds=seconds)
-        print(f"\nupdated {path}")
+        if not args.quick:  # the full run's rows, as every `mlviz reproduce` experiment writes them
+            write_csv_rows(frame, SECTION)
+        print(f"\nupdated {path}" + ("" if args.quick else " and docs/reproductions.csv"))
     return table, best, frame
 
 

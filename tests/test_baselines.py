@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _multinomial_reference import fitted_tolerance, tight_reference
 from contract import check_estimator_contract, contract_data
 from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
@@ -100,7 +101,7 @@ def _lp_reference(X, Y, Xt):
     ids = np.empty(len(Y), dtype=int)
     for i, row in enumerate(map(tuple, Y)):
         ids[i] = sets.setdefault(row, len(sets))
-    clf = LogisticRegression(C=1.0, max_iter=2000).fit(X, ids)
+    clf = tight_reference(X, ids, 1.0)  # the optimum of scikit-learn's objective
     proba = clf.predict_proba(Xt)
     marg = np.zeros((len(Xt), Y.shape[1]))
     best = []
@@ -118,7 +119,9 @@ def test_lp_equals_independent_computation():
     Xt = rng.normal(size=(20, 4))
     lp = LabelPowerset(base="lr", C=1.0, scale_C=False).fit(X, Y)  # plain C = 1 (the reference's)
     marg, best = _lp_reference(X, Y, Xt)
-    np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=1e-8)
+    ids = np.ravel(np.unique(Y, axis=0, return_inverse=True)[1])  # LP's class ids (sorted sets)
+    tol = fitted_tolerance(lp.estimator_, X, ids, 1.0, X_eval=Xt)  # from LP's stopping point
+    np.testing.assert_allclose(lp.predict_proba(Xt), marg, atol=tol)
     np.testing.assert_array_equal(lp.predict(Xt), best)
     np.testing.assert_allclose(lp.predict_set_proba(Xt).sum(axis=1), 1.0)
 
@@ -265,8 +268,9 @@ def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
         d = np.abs(keep - row).sum(1)
         cand = [j for j in range(len(keep)) if d[j] == d.min()]
         target.append(max(cand, key=lambda j: (freq[tuple(keep[j])], -j)))
-    ref = LogisticRegression(C=1.0, max_iter=2000).fit(X, target)
-    np.testing.assert_allclose(lp.predict_set_proba(X), ref.predict_proba(X), atol=1e-8)
+    ref = tight_reference(X, target, 1.0)
+    tol = fitted_tolerance(lp.estimator_, X, target, 1.0)
+    np.testing.assert_allclose(lp.predict_set_proba(X), ref.predict_proba(X), atol=tol)
     np.testing.assert_array_equal(lp.set_counts_, np.bincount(target))
     assert "3 kept" in lp.decision_rule_
 
@@ -393,8 +397,9 @@ def test_lp_scaled_C_equals_sklearn_with_svmlight_C():
     ref = LabelPowerset(base="lr", C=1.0 / r2, scale_C=False).fit(X, Y)
     np.testing.assert_allclose(lp.predict_proba(X), ref.predict_proba(X), atol=1e-10)
     sets, ids = np.unique(Y, axis=0, return_inverse=True)
-    clf = LogisticRegression(C=1.0 / r2, max_iter=2000).fit(X, np.ravel(ids))
-    np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=1e-8)
+    clf = tight_reference(X, np.ravel(ids), 1.0 / r2)
+    tol = fitted_tolerance(lp.estimator_, X, np.ravel(ids), 1.0 / r2)
+    np.testing.assert_allclose(lp.predict_set_proba(X), clf.predict_proba(X), atol=tol)
     # invariant to the units of X: the same penalty relative to the data
     np.testing.assert_allclose(LabelPowerset(base="lr", C=1.0).fit(X / 7.0, Y).predict_proba(X / 7.0),
                                lp.predict_proba(X), atol=1e-3)  # same minimiser; lbfgs tol 1e-4

@@ -220,3 +220,46 @@ def test_primal_paths_match_the_eigendecomposition_paths(monkeypatch):
     for a, b in zip(new, old):
         np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-10)
         np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+
+
+def _naive_leml_rounds(X, Y, K, lam, n_rounds, seed):
+    """Reference: LEML's alternating minimisation in K dimensions with dense algebra — the W step as
+    the Kronecker system (Hᵀ H ⊗ Xcᵀ Xc + λI) vec W = vec(Xcᵀ Yc H), the H step as a ridge solve."""
+    Xc, Yc = X - X.mean(axis=0), Y - Y.mean(axis=0)
+    A, F = Xc.T @ Xc, X.shape[1]
+    H = np.random.RandomState(seed).standard_normal((Y.shape[1], K)) / np.sqrt(K)
+    objective = []
+    for _ in range(n_rounds):
+        M = np.kron(H.T @ H, A) + lam * np.eye(F * K)
+        W = np.linalg.solve(M, (Xc.T @ Yc @ H).ravel(order="F")).reshape((F, K), order="F")
+        T = Xc @ W
+        H = np.linalg.solve(T.T @ T + lam * np.eye(K), T.T @ Yc).T
+        objective.append(0.5 * ((Yc - T @ H.T) ** 2).sum() + 0.5 * lam * ((W ** 2).sum() + (H ** 2).sum()))
+    return W, H, objective
+
+
+@pytest.mark.parametrize("shape", [(40, 4), (7, 12)], ids=["primal K > F", "dual K > N"])
+def test_leml_rank_above_the_feature_rank_runs_the_same_rounds(shape):
+    """K > r (F, or N in the dual case): the rounds in the r-dimensional code subspace give the
+    iterates, objective values and codes of the naive K-dimensional rounds."""
+    n, d = shape
+    X, Y = _data(n=n, d=d, L=10, seed=12)
+    m = LEML(n_components=9, lam=0.7, tol=0.0, max_iter=6, calibration="clip", random_state=3).fit(X, Y)
+    W, H, objective = _naive_leml_rounds(X, Y.astype(float), 9, 0.7, 6, seed=3)
+    np.testing.assert_allclose(m.objective_, objective, rtol=1e-12)
+    np.testing.assert_allclose(m.coef_, W, atol=1e-10)
+    np.testing.assert_allclose(m.label_codes_, H, atol=1e-10)
+
+
+def test_the_ranking_reproductions_seed_every_randomised_method():
+    """Every estimator of the embedding-baselines and mllem-ranking experiments that takes a
+    ``random_state`` gets the run's seed (BR-LR's Nyström features were drawn unseeded, so its rows
+    changed from run to run)."""
+    from mlviz.reproductions import embedding_baselines, mllem_ranking
+
+    params = dict(alpha=0.1, beta=0.1, k_instances=10, k_labels=5, n_components=10)
+    best = {"nonlinear": dict(params, mapping="nonlinear"), "linear": dict(params, mapping="linear")}
+    methods = {**embedding_baselines._methods(7), **mllem_ranking._methods(best, 7)}
+    seeded = {name: est.get_params()["random_state"] for name, est in methods.items()
+              if "random_state" in est.get_params()}
+    assert seeded["BR-LR"] == 7 and set(seeded.values()) == {7}, seeded

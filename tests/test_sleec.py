@@ -61,6 +61,7 @@ def test_label_neighbourhood_against_brute_force():
         assert omega[i, sure].all()
     np.testing.assert_array_equal(omega, omega.T)
     assert omega.diagonal().all()
+    np.testing.assert_array_equal(label_neighbourhood(Y, 3, chunk=7).toarray(), omega)   # blocks of rows
 
 
 def test_svp_reduces_the_local_objective():
@@ -117,3 +118,48 @@ def test_orthonormal_basis_matches_householder_qr(condition):
         np.testing.assert_allclose(Q, Q_ref * np.sign(np.diag(R_ref)), atol=1e-10)
     else:                  # the same column space
         np.testing.assert_allclose(Q @ (Q.T @ Q_ref), Q_ref, atol=1e-8)
+
+
+def _symmetric_with_spectrum(n, ev, seed):
+    Q, _ = np.linalg.qr(np.random.default_rng(seed).normal(size=(n, n)))
+    return (Q * ev) @ Q.T
+
+
+def test_subspace_iteration_top_eigenpairs_against_eigh():
+    """_top_psd (n > DENSE_MAX, Gaussian start, enough power steps) against scipy's eigh."""
+    n, K = sleec_module.DENSE_MAX + 50, 5
+    ev = np.concatenate([[40.0, 30.0, 20.0, 10.0, 5.0], np.linspace(1.0, -3.0, n - 5)])
+    A = _symmetric_with_spectrum(n, ev, seed=6)
+    w, U, ritz = sleec_module._top_psd(lambda B: A @ B, n, K, None, np.random.RandomState(0), n_power=40)
+    w_ref, U_ref = la.eigh(A, subset_by_index=[n - K, n - 1])
+    np.testing.assert_allclose(w, w_ref[::-1], rtol=1e-12)
+    np.testing.assert_allclose((U * w) @ U.T, (U_ref * w_ref) @ U_ref.T, atol=1e-10)
+    np.testing.assert_allclose(ritz.T @ ritz, np.eye(K + 10), atol=1e-12)     # the next step's basis
+
+
+def test_warm_start_from_an_invariant_subspace_is_exact():
+    """Started from an invariant subspace (the previous operator's exact eigenvectors), the warm steps
+    return the exact eigenpairs (scipy eigh) whatever the gap, with the negative part clipped."""
+    n, K = sleec_module.DENSE_MAX + 50, 4
+    ev = np.concatenate([[9.0, 8.99, 8.98, -0.5], np.linspace(8.97, 0.0, 10), np.linspace(-0.6, -0.1, n - 14)])
+    A = _symmetric_with_spectrum(n, ev, seed=7)
+    w_all, V_all = la.eigh(A)
+    basis = V_all[:, np.argsort(-np.abs(w_all))[:K + 10]]            # spans an invariant subspace
+    w, U, _ = sleec_module._top_psd(lambda B: A @ B, n, K, basis, None, n_power=sleec_module.N_POWER_WARM)
+    w_ref, U_ref = la.eigh(A, subset_by_index=[n - K, n - 1])
+    np.testing.assert_allclose(w, np.clip(w_ref[::-1], 0.0, None), rtol=1e-12)
+    np.testing.assert_allclose((U * w) @ U.T, (U_ref * w_ref) @ U_ref.T, atol=1e-10)
+
+
+def test_svp_warm_started_steps_match_the_dense_projection(monkeypatch):
+    """Every SVP step of the subspace path (warm-started from the previous Ritz vectors) is the exact
+    rank-K PSD projection: with enough power steps it reproduces the dense-eigh path step by step."""
+    _, Y = _data(n=sleec_module.DENSE_MAX + 60, L=5, seed=8)
+    omega = label_neighbourhood(Y, 10)
+    monkeypatch.setattr(sleec_module, "N_POWER", 60)
+    monkeypatch.setattr(sleec_module, "N_POWER_WARM", 60)
+    Z, res = svp_embedding(Y, omega, 2, n_iter=4, random_state=0)
+    monkeypatch.setattr(sleec_module, "DENSE_MAX", 10 ** 6)
+    Z_ref, res_ref = svp_embedding(Y, omega, 2, n_iter=4, random_state=0)
+    np.testing.assert_allclose(Z @ Z.T, Z_ref @ Z_ref.T, atol=1e-8)
+    np.testing.assert_allclose(res, res_ref, rtol=1e-10)

@@ -90,3 +90,16 @@ def test_extra_writers_round_trip(tmp_path, monkeypatch):
     text = doc.read_text()
     assert "## keep me" in text and text.count(f"<!-- experiment: {sweep.EXTRA_SECTION} -->") == 1
     assert "| lp | C=10 | 1.0 | 0.6000 |" in text and "**default**" in text
+
+
+def test_every_section_of_the_reproductions_doc_has_its_rows_in_the_csv():
+    """docs/reproductions.md and docs/reproductions.csv describe the same runs: every experiment
+    section of the doc has rows in the CSV and no CSV row belongs to a section the doc lacks (the main
+    defaults sweep's --write used to skip the CSV)."""
+    import re
+
+    doc = (ROOT / "docs" / "reproductions.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"<!-- experiment: ([a-z0-9-]+) -->", doc))
+    csv = pd.read_csv(ROOT / "docs" / "reproductions.csv")
+    assert sections and sections == set(csv["report_section"])
+    assert set(csv["experiment"]) == sections

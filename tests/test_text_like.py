@@ -60,12 +60,27 @@ def test_presets_match_the_bundled_real_sets(name):
     assert abs(g["density"] / r["density"] - 1) < 0.1
     assert 1 / 1.3 < g["feature_density"] / r["feature_density"] < 1.3
     assert 1 / 1.6 < g["n_labelsets"] / r["n_labelsets"] < 1.6
+    if name == "medical":  # LabelPowerset's cost follows the distinct sets: 1-3 labels per row, as in the file
+        assert 1 / 1.45 < g["n_labelsets"] / r["n_labelsets"] < 1.45
+        assert np.asarray(gen.Y).sum(axis=1).max() == np.asarray(real.Y).sum(axis=1).max() == 3
     # the label-frequency tail: labels that never occur are skipped by the per-label LR reference
     # of bench_scale.py, so a generator that loses rare labels makes the reference too cheap
     assert 1 / 1.5 < g["mean_ir"] / r["mean_ir"] < 1.5
     assert g["n_absent_labels"] <= r["n_absent_labels"] + 3
     if name == "enron":  # digest rows: the conditioning that makes raw enron slow to fit
         assert 1 / 2 < _jacobi(gen.X, gen.Y) / _jacobi(real.X, real.Y) < 2
+
+
+def test_binomial_set_sizes_are_bounded_and_less_dispersed_than_poisson():
+    k, c = 2, 1.4
+    a = make_text_like(4000, 100, 30, cardinality=c, max_extra_labels=k, random_state=0).Y.sum(axis=1)
+    b = make_text_like(4000, 100, 30, cardinality=c, random_state=0).Y.sum(axis=1)
+    assert a.min() == 1 and a.max() == 1 + k and b.max() > 1 + k
+    p = (c - 1) / k  # 1 + Binomial(k, p): mean c, variance k p (1 - p) below Poisson's c - 1
+    assert abs(a.mean() - c) < 4 * np.sqrt(k * p * (1 - p) / a.size)
+    assert abs(a.var() - k * p * (1 - p)) < 0.05 and abs(b.var() - (c - 1)) < 0.05
+    with pytest.raises(ValueError, match="max_extra_labels"):
+        make_text_like(10, 10, 3, cardinality=3.5, max_extra_labels=2)
 
 
 def test_parameter_errors():

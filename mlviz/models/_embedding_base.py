@@ -437,3 +437,18 @@ class ScoreCalibrationMixin:
             return f"threshold {float(self.threshold):g} on {native} clipped to [0, 1]"
         return (f"threshold {float(self.threshold):g} on per-label Platt-calibrated {native} "
                 f"({int(self.calibration_folds)}-fold cross-fitted)")
+
+
+def code_subspace(W):
+    """Orthonormal basis (K, r) of the row space of W (r, K), r < K, that LEML's rounds never leave.
+
+    With W = W B Bᵀ for B = this basis: the W step's right-hand side
+    Xcᵀ Yc H and its solution lie in span(B) whenever the rows of H do (the
+    component orthogonal to B solves λ W⊥ = 0), and the H step
+    H = Ycᵀ Xc W (Wᵀ Xcᵀ Xc W + λI)⁻¹ = Ycᵀ Xc (Xcᵀ Xc W Wᵀ + λI)⁻¹ W (push-through
+    identity) has its rows in the row space of W. So from the first W step on,
+    W = W_B Bᵀ and H = H_B Bᵀ with the same rounds on (W_B, H_B) in r < K
+    dimensions: the same iterates, objective values and fixed points (in exact
+    arithmetic) at O(r³) instead of O(K³) per round.
+    """
+    return la.qr(W.T, mode="economic")[0]

@@ -71,6 +71,7 @@ from ._embedding_base import (
     CenteredTridiagonal,
     ScoreCalibrationMixin,
     check_gram_size,
+    code_subspace,
     resolve_n_components,
     shifted_tridiagonal_solve,
 )
@@ -382,7 +383,12 @@ class LEML(_LinearEmbedding):
       one banded LAPACK call);
     * H step (ridge for every label): H = Ycᵀ T (Tᵀ T + λ I)⁻¹, T = Xc W.
 
-    Each round costs O(r·L·K), independent of N. At the optimum
+    Each round costs O(r·L·K), independent of N. When K exceeds r (the
+    rank bound of W: F, or N in the dual case), the rounds run in the r-dimensional
+    row space of the first W step (:func:`~mlviz.models._embedding_base.code_subspace`:
+    W and H never leave it, so the iterates and objective values are those of
+    the K-dimensional rounds) at O(r·L·r) + O(r³) per round instead of
+    O(K³). At the optimum
     (‖W‖² + ‖H‖²)/2 = ‖W Hᵀ‖_* (trace norm), so LEML is trace-norm
     regularised least squares; with K = L and λ → 0 it tends to ordinary least
     squares, i.e. to ridge regression with a vanishing penalty.
@@ -427,20 +433,28 @@ class LEML(_LinearEmbedding):
         G = tri.rotate(Yc)                                     # (F, L)
         yy = float((Yc * Yc).sum())
         H = self._initial_codes(Yc.shape[1], K)
+        basis = None                                           # (K, r) once the rounds run in r < K dimensions
         self.objective_ = []
         for it in range(int(self.max_iter)):
             S, P = np.linalg.eigh(H.T @ H)
             What = shifted_tridiagonal_solve(tri.d, tri.e, np.clip(S, 0.0, None), lam, G @ (H @ P))
+            if basis is None and What.shape[0] < K:            # F < K: W = Ŵ Pᵀ has rank <= F
+                basis = code_subspace(What @ P.T)
+                P = basis.T @ P                                # W basis = Ŵ (basisᵀ P)ᵀ
+            k = P.shape[0]
             TtT = P @ (What.T @ tri.t_dot(What)) @ P.T
-            WG = P @ (What.T @ G)                              # Wᵀ Xcᵀ Yc, (K, L)
-            H = np.linalg.solve(TtT + lam * np.eye(K), WG).T
+            WG = P @ (What.T @ G)                              # Wᵀ Xcᵀ Yc, (k, L)
+            H = np.linalg.solve(TtT + lam * np.eye(k), WG).T
             J = 0.5 * (yy - 2.0 * np.sum(WG.T * H) + np.sum((H @ TtT) * H)) \
                 + 0.5 * lam * (np.sum(What * What) + np.sum(H * H))
             self.objective_.append(float(J))
             if it and self.objective_[-2] - J <= float(self.tol) * abs(J):
                 break
         self.n_iter_ = len(self.objective_)
-        self.coef_ = tri.unrotate(What @ P.T)
+        W = What @ P.T
+        if basis is not None:
+            W, H = W @ basis.T, H @ basis.T
+        self.coef_ = tri.unrotate(W)
         self.label_codes_ = H
         self.embedding_ = tri.xc_dot(self.coef_)
         self.code_intercept_ = np.zeros(K)
@@ -457,18 +471,24 @@ class LEML(_LinearEmbedding):
         G = gram.rotate(Yc)                                    # (r, L)
         yy = float((Yc * Yc).sum())
         H = self._initial_codes(Yc.shape[1], K)
+        basis = None                                           # (K, r) once the rounds run in r < K dimensions
         self.objective_ = []
         for it in range(int(self.max_iter)):
             S, P = np.linalg.eigh(H.T @ H)
             Wr = ((G @ H @ P) / (ev[:, None] * np.clip(S, 0.0, None)[None, :] + lam)) @ P.T
+            if basis is None and Wr.shape[0] < K:              # r < K: Wr has rank <= r
+                basis = code_subspace(Wr)
+                Wr = Wr @ basis
             TtT = Wr.T @ (ev[:, None] * Wr)
-            H = np.linalg.solve(TtT + lam * np.eye(K), Wr.T @ G).T
+            H = np.linalg.solve(TtT + lam * np.eye(Wr.shape[1]), Wr.T @ G).T
             J = 0.5 * (yy - 2.0 * np.sum((G.T @ Wr) * H) + np.sum((H @ TtT) * H)) \
                 + 0.5 * lam * (np.sum(Wr * Wr) + np.sum(H * H))
             self.objective_.append(float(J))
             if it and self.objective_[-2] - J <= float(self.tol) * abs(J):
                 break
         self.n_iter_ = len(self.objective_)
+        if basis is not None:
+            Wr, H = Wr @ basis.T, H @ basis.T
         self.coef_ = gram.unrotate(Wr)
         self.label_codes_ = H
         self.embedding_ = gram.xc_dot(self.coef_)

@@ -39,7 +39,7 @@ PROTOCOL = """\
 - Methods and the paper's settings (§4.1): MLLEM-NL with K = 20 (other parameters: the library
   defaults; their CV tuning is the `mllem-ranking` experiment); CPLST and FaIE with a label-space
   dimension of 80 % of L; LEML with rank 80 % of L; SLEEC with K = 100 (capped at the training size),
-  one cluster; ML-kNN (k = 10) and BR-LR (`BinaryRelevance()`: a logistic regression per label,
+  one cluster; ML-kNN (k = 10) and BR-LR (`BinaryRelevance(random_state=seed)`: a logistic regression per label,
   C = 30 / mean ‖x‖², on Nyström RBF-kernel features for small dense data and on the input features
   for sparse text, `base="auto"`) as references.
 - Tuning (full run only; the paper tunes "the other parameters" by 5-fold CV): 3-fold CV on the
@@ -66,12 +66,12 @@ GRIDS = {
 def _methods(seed):
     return {
         "MLLEM-NL": MLLEM(n_components=20, random_state=seed),
-        "CPLST": CPLST(n_components=0.8, calibration="clip"),
-        "FaIE": FaIE(n_components=0.8, calibration="clip"),
+        "CPLST": CPLST(n_components=0.8, calibration="clip", random_state=seed),
+        "FaIE": FaIE(n_components=0.8, calibration="clip", random_state=seed),
         "LEML": LEML(n_components=0.8, calibration="clip", random_state=seed),
         "SLEEC": SLEEC(n_components=100, calibration="clip", random_state=seed),
-        "ML-kNN": MLkNN(),
-        "BR-LR": BinaryRelevance(),
+        "ML-kNN": MLkNN(random_state=seed),
+        "BR-LR": BinaryRelevance(random_state=seed),
     }
 
 

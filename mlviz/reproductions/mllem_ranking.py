@@ -40,7 +40,7 @@ PROTOCOL = """\
   fold is reached by `MLLEM.refit` from one fit (cached kNN lists). Rows `MLLEM-NL (defaults)`
   use the constructor defaults (α = β = 0.1, k^(I) = k_test = 20, k^(L) = 5, 10 dimensions) untuned.
 - Scores: MLLEM ranks labels by −‖g(x) − h_l‖ (`decision_function`); BR-LR
-  (`BinaryRelevance()`: a logistic regression per label, C = 30 / mean ‖x‖², on Nyström RBF-kernel
+  (`BinaryRelevance(random_state=seed)`: a logistic regression per label, C = 30 / mean ‖x‖², on Nyström RBF-kernel
   features of these small dense sets, `base="auto"`) and ML-kNN (k = 10, s = 1) by
   `predict_proba`.
 - Measures (`mlviz.metrics`): `p@1` = top-1 precision over test instances with at least one
@@ -119,8 +119,8 @@ def tune_mllem(X, Y, grid, *, cv=5, random_state=0):
 
 def _methods(best, random_state):
     return {
-        "BR-LR": BinaryRelevance(),
-        "ML-kNN": MLkNN(k=10, s=1.0),
+        "BR-LR": BinaryRelevance(random_state=random_state),
+        "ML-kNN": MLkNN(k=10, s=1.0, random_state=random_state),
         "MLLEM-NL (defaults)": MLLEM(n_components=N_COMPONENTS, random_state=random_state),
         "MLLEM-NL": MLLEM(random_state=random_state, **best["nonlinear"]),
         "MLLEM-L": MLLEM(random_state=random_state, **best["linear"]),

@@ -4,6 +4,7 @@
 - ``fista``     : FISTA with backtracking and restart (+ ``prox``: proximal operators)
 - ``eigen``     : (generalized) symmetric eigenproblems for graph embeddings
 - ``esp``       : elementary-symmetric-polynomial DP (log partition function, marginals, WTA)
+- ``multinomial`` : L-BFGS for ℓ2 multinomial logistic regression (float32 products far from the optimum)
 
 No model code lives here. Names are imported lazily.
 """
@@ -29,6 +30,10 @@ _LAZY = {
     "log_partition": "esp",
     "esp_marginals": "esp",
     "best_subset": "esp",
+    # multinomial.py
+    "multinomial_lbfgs": "multinomial",
+    "multinomial_objective": "multinomial",
+    "MultinomialResult": "multinomial",
 }
 
 __all__ = sorted(_LAZY)
