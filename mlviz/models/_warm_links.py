@@ -1,27 +1,27 @@
-"""Warm-started logistic-regression links for ensembles of classifier chains (ECC).
+"""The links of ECC's chains, fitted together by scikit-learn's solver (optionally warm-started).
 
 Every chain of :class:`~mlviz.models.EnsembleClassifierChains` fits, for each
 label l, a link: an ℓ2-penalised logistic regression of y_l on the features
-beside the earlier labels of that chain. Ten chains solve ten such problems for
-the same label, on overlapping samples of the rows and with overlapping sets of
-earlier labels, so the solution of one is a good start for the next.
-:class:`WarmLinks` fits the links of a chain by the solver of scikit-learn's
-``LogisticRegression(solver="lbfgs")`` -- the same objective
+beside the earlier labels of that chain. :class:`WarmLinks` fits them with
+scikit-learn's ``LogisticRegression(solver="lbfgs")`` -- the same objective
 
 .. math:: f(w, b) = \\frac{1}{n} \\sum_i \\big[\\log(1 + e^{z_i}) - y_i z_i\\big]
           + \\frac{1}{2 C n} \\lVert w \\rVert^2,\\quad z_i = a_i \\cdot w + b,
 
-(the intercept b unpenalised), the same L-BFGS-B call and stopping rule
-(projected gradient ≤ ``tol``, ``ftol`` = 64 ε, ``maxls`` = 50) -- started from
-the last solution for the same label instead of from 0. The optimum of each link
-is unchanged; the solution differs from a cold start's only within the solver's
-tolerance.
+(the intercept b unpenalised) and the same L-BFGS-B calls and stopping rule
+(projected gradient ≤ ``tol``, ``ftol`` = 64 ε, ``maxls`` = 50), hence the same
+iterates -- without the per-link overhead of a scikit-learn fit (input
+validation, a new ``[X, earlier labels]`` matrix per link): one matrix
+A = [X, label_scale · Y in chain order] is built per chain, link j uses its first
+n_features + j columns by giving the later columns weight 0 (A w is then exactly
+the product with the link's own matrix), and the links of a chain advance in
+lockstep (:func:`lbfgs_many`), one sparse product per round for all of them.
 
-It also removes the per-link overhead of a scikit-learn fit (input validation,
-a new ``[X, earlier labels]`` matrix per link): one matrix
-A = [X, label_scale · Y in chain order] is built per chain, and link j uses its
-first n_features + j columns by giving the later columns weight 0 (A w is then
-exactly the product with the link's own matrix).
+With ``warm=True`` (ECC's ``warm_start``) a link starts from the last solution
+for its label instead of 0 -- ten chains solve ten problems for each label, on
+overlapping rows and earlier labels. Same objective and stopping rule, other
+iterates: the link stops at a different point within the rule's tolerance
+(benchmarks/RESULTS.md, "ECC and RAkEL at the bibtex shape").
 """
 
 import warnings
@@ -53,6 +53,9 @@ class WarmLinks:
     Parameters
     ----------
     n_features, n_labels : int
+    warm : bool, default True
+        Start from the stored solutions (as above); ``False``: every link starts at 0,
+        as ``LogisticRegression.fit`` (ECC's default).
     tol : float, default 1e-4
         Stopping rule of L-BFGS-B on the projected gradient (``LogisticRegression``'s ``tol``).
     max_iter : int, default 1000
