@@ -15,7 +15,8 @@ the slack of the solver's stopping rule. ``--splits``: micro-F1 of both on the f
 standard Mulan splits (emotions, enron, scene, yeast; ``scale_split``).
 
 ``--rakel``: the experiment for RAkEL (not in the library): its label powersets' multinomial
-logistic regressions (``LabelPowerset``'s ``LogisticRegression(C, max_iter=2000)`` on the
+logistic regressions (scikit-learn's ``LogisticRegression(C, max_iter=2000)``, LabelPowerset's
+solver until the lpfast merge of 2026-11-27, on the
 same labelsets as ``RAkEL(random_state=0)``) cold, and warm-started from per-label binary
 fits at the same C (class c's weights: the sum of its labels' binary weights, centred over
 the classes -- the logits of independent labels); CPU seconds (the warm side including the
