@@ -117,20 +117,29 @@ class WarmLinks:
             x0.append(np.append(np.where(present[:p], self.coef[label, cols[j]], 0.0), self.intercept[label])
                       if self.warm else np.zeros(p + 1))
 
+        last = {}
+
+        def columns(k):
+            """A's first k columns and their transpose (the last ones asked for are kept)."""
+            if last.get("k") != k:
+                last.update(k=k, A=A if k == A.shape[1] else A[:, :k], AT=AT[:k])
+            return last["A"], last["AT"]
+
         def fg(which, thetas):
             """Loss and gradient of the links ``todo[which]`` at ``thetas`` (one sparse product for all)."""
             js = [todo[i] for i in which]
-            W = np.zeros((A.shape[1], len(js)))  # link j's weights, 0 on the columns after its own d + j
+            Ak, ATk = columns(d + max(js))  # no link of these sees the later labels
+            W = np.zeros((Ak.shape[1], len(js)))  # link j's weights, 0 on the columns after its own d + j
             for c, (j, th) in enumerate(zip(js, thetas)):
                 W[:d + j, c] = th[:-1]
-            Z = np.asarray(A @ W) + np.array([th[-1] for th in thetas])
+            Z = np.asarray(Ak @ W) + np.array([th[-1] for th in thetas])
             Yb = Yo[:, js]
             # log(1 + e^z) - y z and the sigmoid, stable for either sign of z, from one exponential
             E = np.exp(-np.abs(Z))
             loss = (np.log1p(E) + np.maximum(Z, 0.0) - Yb * Z).sum(axis=0) / n
             inv = 1.0 / (1.0 + E)
             R = (np.where(Z >= 0.0, inv, E * inv) - Yb) / n
-            G = np.asarray(AT @ R)
+            G = np.asarray(ATk @ R)
             out = []
             for c, (j, th) in enumerate(zip(js, thetas)):
                 w = th[:-1]
