@@ -34,6 +34,7 @@ from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
+from ._warm_links import WarmLinks
 from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
@@ -152,13 +153,16 @@ class ClassifierChain(PCC):
         fmap, Xf, note = fit_base_features(self, X, n_labels)
         return fmap, Xf, f"; {note}"
 
-    def fit(self, X, Y):
+    def fit(self, X, Y, link_init=None):
         """Fit one link per label along the chain (:meth:`PCC.fit`).
 
         Parameters
         ----------
         X : array-like or CSR matrix, shape (n_samples, n_features)
         Y : array-like, shape (n_samples, n_labels), 0/1
+        link_init : WarmLinks or None
+            Warm starts of the default links (:class:`~mlviz.models._warm_links.WarmLinks`,
+            as :class:`EnsembleClassifierChains` passes them); same optima.
 
         Returns
         -------
@@ -166,7 +170,7 @@ class ClassifierChain(PCC):
         """
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         check_param(self, "label_scale", self.label_scale, low=0.0, low_inclusive=False)
-        super().fit(X, Y)
+        super().fit(X, Y, link_init=link_init)
         scale = _label_scale_note(self.label_scale)
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on each link, predictions fed down the chain "
                                "(greedy CC)" + scale + self.base_note_)
@@ -243,6 +247,15 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     label_scale : float > 0, default 1.0
         Factor on the earlier labels in every chain's links (as :class:`ClassifierChain`).
     {base_parameters}
+    warm_start : bool, default False
+        The default links are fitted by :class:`~mlviz.models._warm_links.WarmLinks`
+        (``LogisticRegression``'s L-BFGS, one matrix per chain). ``True``: each link
+        starts at the last solution for its label instead of at 0 -- same objective
+        and stopping rule, half the iterations at the bibtex shape, but that rule
+        (gradient ≤ 1e-4) is loose here and a warm link stops elsewhere within it
+        (a rare label may keep the previous chain's solution); micro-F1 on the
+        standard splits moved by up to 0.002 (benchmarks/RESULTS.md, "ECC and RAkEL
+        at the bibtex shape").
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
         m's order is drawn first, then its rows; also the Nyström landmarks.
@@ -263,8 +276,9 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
 
     def __init__(self, *, estimator=None, n_chains=10, bootstrap=False, max_samples=0.67, voting="soft",
                  threshold=0.35, C=CC_C, scale_C=True, label_scale=1.0, base="auto", gamma=RBF_GAMMA,
-                 n_components=N_COMPONENTS, random_state=None):
+                 n_components=N_COMPONENTS, warm_start=False, random_state=None):
         self.label_scale = label_scale
+        self.warm_start = warm_start
         self.base = base
         self.gamma = gamma
         self.n_components = n_components
@@ -296,6 +310,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         check_param(self, "voting", self.voting, options=("soft", "hard"))
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
         check_param(self, "label_scale", self.label_scale, low=0.0, low_inclusive=False)
+        check_param(self, "warm_start", self.warm_start, options=(True, False))
         X, Y = check_X_Y(X, Y)
         n, L = Y.shape
         self.n_features_in_ = X.shape[1]
@@ -306,12 +321,13 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         m = max(1, round(float(self.max_samples) * n))
         self.chains_, self.samples_ = [], []
+        link_init = WarmLinks(X.shape[1], L, warm=self.warm_start) if self.estimator is None else None
         for _ in range(int(self.n_chains)):
             order = rng.permutation(L)
             rows = rng.integers(0, n, size=m) if self.bootstrap else np.sort(rng.permutation(n)[:m])
             cc = ClassifierChain(estimator=self.estimator, order=order, C=self.C, scale_C=self.scale_C,
                                  label_scale=self.label_scale, base="lr")
-            self.chains_.append(cc.fit(X[rows], Y[rows]))
+            self.chains_.append(cc.fit(X[rows], Y[rows], link_init=link_init))
             self.samples_.append(rows)
         self.n_labels_ = L
         what = "mean link probability" if self.voting == "soft" else "vote share"

@@ -116,13 +116,18 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         self.inference = inference
         self.random_state = random_state
 
-    def fit(self, X, Y):
+    def fit(self, X, Y, link_init=None):
         """Fit one link per label along the chain.
 
         Parameters
         ----------
         X : array-like or CSR matrix, shape (n_samples, n_features)
         Y : array-like, shape (n_samples, n_labels), 0/1
+        link_init : WarmLinks or None
+            Fits the default logistic-regression links from warm starts
+            (:class:`~mlviz.models._warm_links.WarmLinks`; ignored with a user
+            ``estimator``): each link's optimisation problem and stopping rule
+            are the same, only the L-BFGS start moves.
 
         Returns
         -------
@@ -153,13 +158,16 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         # (sparse X: the label prefix as CSC columns, sliced per link in O(nnz) instead of converting an
         # n × j dense block per link, which made the chain O(n L²) at hundreds of labels)
         prefixes = sp.csc_matrix(Yf) if sp.issparse(X) else Yf
-        self.estimators_ = []
-        for j in range(L):
-            y = Y[:, order[j]]
-            if y.min() == y.max():
-                self.estimators_.append(float(y[0]))
-                continue
-            self.estimators_.append(clone(base).fit(self._augment(X, prefixes[:, :j]), y))
+        if link_init is not None and self.estimator is None:
+            self.estimators_ = link_init.fit_chain(X, Y, order, self.C_, float(self.label_scale))
+        else:
+            self.estimators_ = []
+            for j in range(L):
+                y = Y[:, order[j]]
+                if y.min() == y.max():
+                    self.estimators_.append(float(y[0]))
+                    continue
+                self.estimators_.append(clone(base).fit(self._augment(X, prefixes[:, :j]), y))
         self.order_ = order
         self.inference_seed_ = _inference_seed(self.random_state)
         exact = self.inference == "exact" or (self.inference == "auto" and L <= 10)
