@@ -4,26 +4,19 @@ of the benchmark takes minutes)."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import sys
-from pathlib import Path
 
 import pytest
+from _bench import load_benchmark
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("_classroom_client", ROOT / "benchmarks" / "_classroom_client.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["_classroom_client"] = module  # (dataclasses look their module up)
-    spec.loader.exec_module(module)
-    yield module
+    yield load_benchmark("_classroom_client", register=True)  # (dataclasses look their module up)
     sys.modules.pop("_classroom_client", None)
 
 

@@ -395,14 +395,9 @@ def test_tune_true_uses_the_registry_grid_and_skips_methods_without_one():
 
 # ------------------------------------------------------------- benchmark scripts (quick variants)
 def _script(name):
-    import importlib.util
-    from pathlib import Path
+    from _bench import load_benchmark
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark(name)
 
 
 def test_sweep_defaults_quick_variant(tmp_path):

@@ -1,19 +1,12 @@
 """benchmarks/nonempty_rule.py: the rule and the measures against independent computations."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
+from _bench import load_benchmark
 from sklearn.metrics import f1_score, hamming_loss
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("nonempty_rule", ROOT / "benchmarks" / "nonempty_rule.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("nonempty_rule")
 
 
 def test_at_least_one_fills_only_empty_rows_with_their_most_probable_label():

@@ -65,14 +65,11 @@ def test_every_reference_is_cited_by_a_paper_or_an_in_repository_script():
 def test_the_measured_references_are_what_the_script_measures_with_scikit_learn():
     """benchmarks/reference_numbers.py (scikit-learn only) reproduces every fixed-split number of the registry
     on emotions and scene to the digits given (+ 0.0005, the stated band)."""
-    import importlib.util
+    from _bench import load_benchmark
 
     from mlviz.reproductions import references as reg
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "reference_numbers.py"
-    spec = importlib.util.spec_from_file_location("reference_numbers", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = load_benchmark("reference_numbers")
     for ds in ("emotions", "scene"):
         measured = script.measure(ds)
         refs = [r for r in reg.REFERENCES if r.protocol == "fixed-split" and r.dataset == ds]

@@ -1,23 +1,17 @@
 """The summaries of benchmarks/seed_spread.py and benchmarks/forest_hamming.py against independent references."""
 
 import functools
-import importlib.util
 import statistics
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _bench import load_benchmark
 from sklearn.metrics import f1_score, hamming_loss
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
 def _load(name):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark(name)
 
 
 def _problem(seed, n=40, L=5):

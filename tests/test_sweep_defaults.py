@@ -1,12 +1,12 @@
 """benchmarks/sweep_defaults.py --extra: numbers against an independent loop, the choice rule by hand,
 the docs writers round-tripping (issue 14 item 5)."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from _bench import load_benchmark
 from sklearn.metrics import f1_score
 
 from mlviz.evaluation import multilabel_kfold
@@ -15,10 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _sweep():
-    spec = importlib.util.spec_from_file_location("sweep_defaults", ROOT / "benchmarks" / "sweep_defaults.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("sweep_defaults")
 
 
 def test_extra_sweep_equals_independent_loop():
