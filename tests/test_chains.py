@@ -184,6 +184,21 @@ def test_rakel_equals_brute_force_votes(voting):
     np.testing.assert_array_equal(est.predict(Xt), (votes / counts >= 0.5).astype(np.uint8))
 
 
+def test_rakel_powersets_use_the_scaled_C_and_their_own_tolerance():
+    from mlviz.models import LabelPowerset
+    from mlviz.models._multinomial import MULTINOMIAL_TOL
+    from mlviz.models.chains import RAKEL_TOL
+
+    X, Y = _data(n=90, seed=7, L=3)
+    est = RAkEL(base="lr", k=2, random_state=0).fit(X, Y)
+    fitted = [lp.estimator_ for lp in est.models_ if lp.estimator_ is not None]
+    assert fitted and RAKEL_TOL == 1e-4 > MULTINOMIAL_TOL
+    for m in fitted:  # LabelPowerset's C = 10 / mean ||x||^2, computed once for all labelsets
+        assert m.tol == RAKEL_TOL and np.isclose(m.C, 10.0 / _msn(X), rtol=1e-14)
+    lp = LabelPowerset(base="lr", max_label_sets=None).fit(X, Y[:, list(est.labelsets_[0])])
+    assert np.isclose(lp.C_, fitted[0].C, rtol=1e-14)
+
+
 def test_rakel_k_equals_L_is_label_powerset():
     X, Y = _data(n=90, seed=8, L=3)
     est = RAkEL(base="lr", k=3, random_state=0).fit(X, Y)
