@@ -101,7 +101,7 @@ def _spd_problem(seed=0, n=60, p=12, m=4):
 def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_intercept):
     """Both paths against the explicit Hessian of ``klr_objective`` (Φ̃ᵀ D Φ̃ + λ diag(1, …, 1, 0))
     carried into the basis by its own change of variables T: (β, b') ↦ (Vβ, b' − μᵀVβ)."""
-    from mlviz.models.klr import _Basis, _hessian_product
+    from mlviz.models._klr_newton import _Basis, _hessian_product
 
     rng = np.random.default_rng(0)
     n, B, m, lam = 60, 12, 4, 0.05
@@ -141,7 +141,7 @@ def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_in
 
 
 def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():
-    from mlviz.models.klr import _batched_pcg
+    from mlviz.models._klr_newton import _batched_pcg
 
     rng, Psi, Dw, penalty, H = _spd_problem(seed=1)
     p, m = Psi.shape[1], Dw.shape[1]
@@ -185,7 +185,7 @@ def test_stopped_early_reports_the_exact_gradient(max_iter):
 
 def test_label_chunks_solve_the_same_independent_problems(monkeypatch):
     """The labels are independent problems: chunks of one label give the all-labels solution."""
-    from mlviz.models import klr
+    from mlviz.models import _klr_newton as klr
 
     X, Y = _data(120, L=4, seed=6)
     m = KernelLogisticRegression(lam=0.01, tol=1e-10).fit(X, Y)
