@@ -193,7 +193,7 @@ def test_rakel_powersets_use_the_scaled_C_and_their_own_tolerance():
     est = RAkEL(base="lr", k=2, random_state=0).fit(X, Y)
     fitted = [lp.estimator_ for lp in est.models_ if lp.estimator_ is not None]
     assert fitted and RAKEL_TOL == 1e-4 > MULTINOMIAL_TOL
-    for m in fitted:  # LabelPowerset's C = 10 / mean ||x||^2, computed once for all labelsets
+    for m in fitted:  # LabelPowerset's C = 10 / mean ||x||^2, its tol = RAkEL's
         assert m.tol == RAKEL_TOL and np.isclose(m.C, 10.0 / _msn(X), rtol=1e-14)
     lp = LabelPowerset(base="lr", max_label_sets=None).fit(X, Y[:, list(est.labelsets_[0])])
     assert np.isclose(lp.C_, fitted[0].C, rtol=1e-14)

@@ -24,7 +24,7 @@ from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
-from ._multinomial import MultinomialLR
+from ._multinomial import MULTINOMIAL_TOL, MultinomialLR
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 BR_C = 30.0
@@ -323,6 +323,10 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         Upper bound on the multinomial coefficient matrix (n_classes ×
         n_features doubles, times 4 for the solver's work arrays); above it
         ``fit`` raises :class:`TooLargeError` before fitting.
+    tol : float > 0, default MULTINOMIAL_TOL (1e-5)
+        Stopping tolerance of the default multinomial model (max |gradient| of its
+        mean-scaled objective; :class:`~mlviz.models._multinomial.MultinomialLR`);
+        ignored when ``estimator`` is given. :class:`~mlviz.models.RAkEL` passes 1e-4.
     {base_parameters}
     random_state : int, RandomState or None
         Shuffles the inner folds of ``C="cv"`` and draws the Nyström landmarks of ``base="rbf"``.
@@ -360,8 +364,10 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, C=10.0, scale_C=True, Cs=LP_CS, cv=3, max_label_sets=200,
-                 max_coef_bytes=2e9, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+                 max_coef_bytes=2e9, tol=MULTINOMIAL_TOL, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS,
+                 random_state=None):
         self.estimator = estimator
+        self.tol = tol
         self.C = C
         self.scale_C = scale_C
         self.Cs = Cs
@@ -406,6 +412,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
     def _check_params(self):
         check_param(self, "max_label_sets", self.max_label_sets, low=1, allow_none=True)
         check_param(self, "max_coef_bytes", self.max_coef_bytes, low=0.0, low_inclusive=False)
+        check_param(self, "tol", self.tol, low=0.0, low_inclusive=False)
         check_param(self, "scale_C", self.scale_C, options=(True, False))
         if not (isinstance(self.C, str) and self.C == "cv"):
             if isinstance(self.C, str):
@@ -456,7 +463,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
             if len(sets) == 1:
                 losses[f] = marginal_log_loss(Y[te], np.tile(Ks, (len(te), 1)))
                 continue
-            lr = MultinomialLR(warm_start=True)
+            lr = MultinomialLR(tol=float(self.tol), warm_start=True)
             for j in path:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -518,7 +525,7 @@ class LabelPowerset(MultiLabelClassifierMixin, BaseEstimator):
         if len(self.label_sets_) == 1:
             self.estimator_ = None
         else:
-            base = MultinomialLR(C=self.C_) if self.estimator is None else self.estimator
+            base = MultinomialLR(C=self.C_, tol=float(self.tol)) if self.estimator is None else self.estimator
             with warnings.catch_warnings():  # many label sets are the rule for LP, not a sign of regression
                 warnings.filterwarnings("ignore", message="The number of unique classes is greater than 50%")
                 self.estimator_ = clone(base).fit(X, ids)

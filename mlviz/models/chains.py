@@ -34,9 +34,8 @@ from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
-from ._multinomial import MultinomialLR
 from ._warm_links import WarmLinks
-from .baselines import LabelPowerset, _mapped, _positive_scores, mean_squared_norm
+from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
 from .pcc import PCC
 
@@ -490,11 +489,8 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
             note = f"; {note}"
         m = 2 * L if self.n_models is None else int(self.n_models)
         self.labelsets_ = draw_labelsets(L, int(self.k), m, np.random.default_rng(self.random_state))
-        estimator, scale_C = self.estimator, self.scale_C
-        if estimator is None:  # LabelPowerset's default model, C scaled once for all labelsets, RAKEL_TOL
-            unit = 1.0 / mean_squared_norm(X) if self.scale_C else 1.0
-            estimator, scale_C = MultinomialLR(C=float(self.C) * unit, tol=RAKEL_TOL), False
-        lp = LabelPowerset(estimator=estimator, scale_C=scale_C, max_label_sets=None, base="lr")
+        lp = LabelPowerset(estimator=self.estimator, C=self.C, scale_C=self.scale_C, max_label_sets=None, base="lr",
+                           tol=RAKEL_TOL)
         self.models_ = [clone(lp).fit(X, Y[:, list(s)]) for s in self.labelsets_]
         self.n_labels_ = L
         what = "share of label-powerset votes" if self.voting == "hard" else "mean label-powerset marginal"
