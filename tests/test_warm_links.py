@@ -15,6 +15,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 import mlviz.models._warm_links as wl
+import mlviz.solvers.lbfgs_many as lm
 from mlviz.models.chains import EnsembleClassifierChains
 
 
@@ -43,16 +44,16 @@ def _ridge_logistic_problems(seed=0):
 @pytest.mark.parametrize("lockstep", [True, False])
 def test_lbfgs_many_takes_scipys_iterates(monkeypatch, max_iter, lockstep):
     if not lockstep:
-        monkeypatch.setattr(wl, "_setulb", lambda: None)  # the scipy < 1.15 fallback
-    elif wl._setulb() is None:
+        monkeypatch.setattr(lm, "_setulb", lambda: None)  # the scipy < 1.15 fallback
+    elif lm._setulb() is None:
         pytest.skip("scipy without the reverse-communication L-BFGS-B")
-    monkeypatch.setattr(wl, "BLOCK", 3)  # two blocks
-    monkeypatch.setattr(wl, "BLOCK_BYTES", 200.0 * 13)  # and by memory: (3, 5), (8), (2)
+    monkeypatch.setattr(lm, "BLOCK", 3)  # two blocks
+    monkeypatch.setattr(lm, "BLOCK_BYTES", 200.0 * 13)  # and by memory: (3, 5), (8), (2)
     fg, x0s = _ridge_logistic_problems()
-    got = wl.lbfgs_many(fg, x0s, tol=1e-9, max_iter=max_iter)
+    got = lm.lbfgs_many(fg, x0s, tol=1e-9, max_iter=max_iter)
     for i, (x, nit, ok, msg) in enumerate(got):
         ref = minimize(lambda th, i=i: fg([i], [th])[0], x0s[i], method="L-BFGS-B", jac=True,
-                       options=dict(maxiter=max_iter, maxls=50, gtol=1e-9, ftol=wl.FTOL))
+                       options=dict(maxiter=max_iter, maxls=50, gtol=1e-9, ftol=lm.FTOL))
         np.testing.assert_array_equal(x, ref.x)
         assert (nit, ok, msg) == (ref.nit, ref.success, ref.message)
     assert all(not ok for _, _, ok, _ in got) == (max_iter == 3)

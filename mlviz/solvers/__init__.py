@@ -5,6 +5,7 @@
 - ``eigen``     : (generalized) symmetric eigenproblems for graph embeddings
 - ``esp``       : elementary-symmetric-polynomial DP (log partition function, marginals, WTA)
 - ``multinomial`` : L-BFGS for ℓ2 multinomial logistic regression (float32 products far from the optimum)
+- ``lbfgs_many`` : scipy's L-BFGS-B on many independent problems in lockstep (scipy's iterates)
 
 No model code lives here. Names are imported lazily.
 """
@@ -34,6 +35,8 @@ _LAZY = {
     "multinomial_lbfgs": "multinomial",
     "multinomial_objective": "multinomial",
     "MultinomialResult": "multinomial",
+    # lbfgs_many.py
+    "lbfgs_many": "lbfgs_many",
 }
 
 __all__ = sorted(_LAZY)
