@@ -69,10 +69,43 @@ def check_estimator_contract(estimator, *, sparse=True, deterministic=True, atol
 # per clause so a model's test module -- or tests/test_contract.py -- can call
 # each one and see which clause fails.
 
+def _fill_empty_rows(Y_pred, P):
+    """Hand-written "at least one label": each all-zero row gets its first highest-scored label."""
+    out = np.array(Y_pred, dtype=np.uint8)
+    for i in range(out.shape[0]):
+        if out.shape[1] and not out[i].any():
+            out[i, int(np.flatnonzero(P[i] == P[i].max())[0])] = 1
+    return out
+
+
 def threshold_rule(est, P):
-    """The default decision rule: ``predict_proba >= est.threshold`` (0.5 when unset)."""
+    """The default decision rule: ``predict_proba >= est.threshold`` (0.5 when unset), with every
+    empty row given its most probable label when ``est.allow_empty_`` is False."""
     t = getattr(est, "threshold", None)
-    return (P >= (0.5 if t is None else t)).astype(np.uint8)
+    Y_pred = (P >= (0.5 if t is None else t)).astype(np.uint8)
+    return Y_pred if getattr(est, "allow_empty_", True) else _fill_empty_rows(Y_pred, P)
+
+
+def check_empty_set(estimator, data=None):
+    """``empty_set``: ``True`` keeps the rule; on training rows that all have a label, ``"auto"`` and
+    ``False`` give the same model with every empty row of the rule filled with its top label, and say
+    so in ``decision_rule_``; with an empty training row, ``"auto"`` keeps the rule."""
+    X, Y = data if data is not None else contract_data()
+    full = Y.copy()
+    full[~full.any(axis=1), 0] = 1
+    own = clone(estimator).set_params(empty_set=True).fit(X, full)
+    assert own.allow_empty_ is True
+    P, base = own.predict_proba(X), np.asarray(own.predict(X))
+    for value in ("auto", False):
+        est = clone(estimator).set_params(empty_set=value).fit(X, full)
+        assert est.allow_empty_ is False and est.decision_rule_.startswith(own.decision_rule_)
+        assert est.decision_rule_ != own.decision_rule_
+        np.testing.assert_array_equal(est.predict_proba(X), P)
+        np.testing.assert_array_equal(np.asarray(est.predict(X)), _fill_empty_rows(base, P))
+    assert not (Y.any(axis=1)).all(), "the check needs training data with an empty row"
+    assert clone(estimator).set_params(empty_set="auto").fit(X, Y).allow_empty_ is True
+    with pytest.raises(ValueError, match="empty_set"):
+        clone(estimator).set_params(empty_set="sometimes").fit(X, full)
 
 
 def rank_cut_rule(attribute):

@@ -12,6 +12,7 @@ from contract import (
     check_clone_of_fitted,
     check_decision_rule_attribute,
     check_default_score,
+    check_empty_set,
     check_not_fitted,
     check_predict_follows_rule,
     check_random_state_determinism,
@@ -76,6 +77,13 @@ def test_decision_rule_attribute(key):
 @pytest.mark.parametrize("key", _cases("predict_rule", needs="rule"))
 def test_predict_follows_documented_rule(key):
     check_predict_follows_rule(_make(key), ESTIMATORS[key][2])
+
+
+# MLRH's ``empty_set`` is part of its model (whether ∅ is a label set; tests/test_mlrh.py), not a rule on top.
+@pytest.mark.parametrize("key", [k for k in _cases("empty_set")
+                                 if k.values[0] != "mlrh" and "empty_set" in _make(k.values[0]).get_params()])
+def test_empty_set(key):
+    check_empty_set(_make(key))
 
 
 @pytest.mark.parametrize("key", _cases("refit", needs="refit"))

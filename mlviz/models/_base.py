@@ -16,6 +16,13 @@ The estimator contract (tested by ``tests/contract.py``)
 - ``predict(X)`` equals the documented decision rule applied to ``predict_proba(X)``,
   and the fitted estimator states it in ``decision_rule_`` (a short string such as
   ``"threshold 0.5 on calibrated probabilities"``);
+- an estimator with the ``empty_set`` hyperparameter ({"auto", True, False}) resolves it
+  on the training labels into ``allow_empty_`` (:meth:`MultiLabelClassifierMixin._fit_empty_set`);
+  where that is False, a row its rule leaves empty is given its most probable label
+  (:func:`mlviz.decision.at_least_one`) and ``decision_rule_`` says so. The classes
+  default to ``True`` (the papers' rules); the method registry sets ``"auto"`` where inner
+  cross-validation on the training halves shows the rule helps (benchmarks/RESULTS.md,
+  "An 'at least one label' decision rule");
 - a shape that cannot be fitted within budget raises :class:`TooLargeError`
   before any work starts, with an estimate and the alternative.
 
@@ -30,6 +37,32 @@ from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
+from ..decision import at_least_one
+
+#: The values of the ``empty_set`` hyperparameter.
+EMPTY_SET_OPTIONS = ("auto", True, False)
+#: What ``decision_rule_`` gains when ``allow_empty_`` is False.
+AT_LEAST_ONE_TEXT = "; at least one label per row (the most probable where none passes)"
+
+
+def allow_empty(empty_set, Y):
+    """Resolve an ``empty_set`` setting on training labels.
+
+    Parameters
+    ----------
+    empty_set : {"auto", True, False}
+        ``True``: predictions may be empty; ``False``: never; ``"auto"``: only when some
+        training row is empty (the training data then shows that "no label" happens).
+    Y : ndarray or sparse matrix, shape (n_samples, n_labels)
+
+    Returns
+    -------
+    bool
+    """
+    if empty_set == "auto":
+        counts = Y.getnnz(axis=1) if hasattr(Y, "getnnz") else np.count_nonzero(np.asarray(Y), axis=1)
+        return bool(np.any(counts == 0))
+    return bool(empty_set)
 
 DEFAULT_SCORE = "micro_f1"
 """The measure of :meth:`MultiLabelClassifierMixin.score` (a key of :data:`mlviz.metrics.MEASURES`)."""
@@ -84,7 +117,40 @@ class MultiLabelClassifierMixin:
         Y_pred : ndarray of uint8, shape (n_samples, n_labels)
         """
         proba = self.predict_proba(X)
-        return (proba >= getattr(self, "threshold", 0.5)).astype(np.uint8)
+        return self._nonempty(proba, (proba >= getattr(self, "threshold", 0.5)).astype(np.uint8))
+
+    def _fit_empty_set(self, Y):
+        """Set ``allow_empty_`` from ``empty_set`` and ``Y``; state the rule in ``decision_rule_``.
+
+        Call at the end of ``fit``, after ``decision_rule_`` is set (and again after a
+        ``refit`` that rewrites it).
+        """
+        check_param(self, "empty_set", self.empty_set, options=EMPTY_SET_OPTIONS)
+        self.allow_empty_ = allow_empty(self.empty_set, Y)
+        self._state_empty_rule()
+
+    def _state_empty_rule(self):
+        """Append the at-least-one rule to ``decision_rule_`` when it applies (idempotent)."""
+        rule = getattr(self, "decision_rule_", "")
+        if not getattr(self, "allow_empty_", True) and not rule.endswith(AT_LEAST_ONE_TEXT):
+            self.decision_rule_ = rule + AT_LEAST_ONE_TEXT
+
+    def _nonempty(self, P, Y_pred):
+        """``Y_pred`` with the at-least-one rule applied when ``allow_empty_`` is False.
+
+        Parameters
+        ----------
+        P : ndarray, shape (n_samples, n_labels)
+            The scores that pick the label of an empty row (argmax; ties: the lower index).
+        Y_pred : ndarray of {0, 1}, shape (n_samples, n_labels)
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples, n_labels)
+        """
+        if getattr(self, "allow_empty_", True):
+            return Y_pred
+        return at_least_one(np.asarray(P), Y_pred)
 
     def score(self, X, Y, sample_weight=None):
         """Micro-averaged F1 of ``predict(X)`` against ``Y`` (greater is better).

@@ -424,13 +424,14 @@ class ScoreCalibrationMixin:
         return self._probability_from_scores(self.decision_function(X))
 
     def predict(self, X):
-        """``predict_proba(X) >= threshold`` (the rule in ``decision_rule_``).
+        """``predict_proba(X) >= threshold``, at least one label per row where ``allow_empty_`` is False.
 
         Returns
         -------
         Y_pred : ndarray of uint8, shape (n, L)
         """
-        return (self.predict_proba(X) >= self.threshold).astype(np.uint8)
+        P = self.predict_proba(X)
+        return self._nonempty(P, (P >= self.threshold).astype(np.uint8))
 
     def _describe_rule(self, native):
         if self.calibration == "clip":

@@ -272,6 +272,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         self._store_solution()
         self.decision_rule_ = (f"threshold {self.threshold:g} on the LSPC posterior "
                                "max(0,q+)/(max(0,q+)+max(0,q-))")
+        self._fit_empty_set(Y)
         return self
 
     def _prepare_labels(self, Y):

@@ -119,6 +119,11 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -144,7 +149,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, threshold=0.5, C=BR_C, scale_C=True, base="auto", gamma=RBF_GAMMA,
-                 n_components=N_COMPONENTS, random_state=None):
+                 n_components=N_COMPONENTS, random_state=None, empty_set=True):
         self.estimator = estimator
         self.threshold = threshold
         self.C = C
@@ -153,6 +158,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.n_components = n_components
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def fit(self, X, Y):
         """Fit one classifier per label.
@@ -199,6 +205,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
             how = (f"; LR C = {float(self.C):g} / mean‖x‖² = {self.C_:.3g}" if self.scale_C
                    else f"; LR C = {self.C_:g}")
         self.decision_rule_ = f"threshold {float(self.threshold):g} on per-label {calibrated}{how}{note}"
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):
@@ -626,6 +633,11 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         memory O(N·k) either way.
     random_state : int, RandomState or None
         Seeds NN-descent (the exact search is deterministic).
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -649,13 +661,14 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, k=10, s=1.0, threshold=0.5, metric="euclidean", neighbors="auto",
-                 random_state=None):
+                 random_state=None, empty_set=True):
         self.k = k
         self.s = s
         self.threshold = threshold
         self.metric = metric
         self.neighbors = neighbors
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def fit(self, X, Y):
         """Count neighbour-label histograms on the training set.
@@ -703,6 +716,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = f"threshold {float(self.threshold):g} on the ML-kNN posterior"
+        self._fit_empty_set(Y)
         return self
 
     def neighbour_counts(self, X):

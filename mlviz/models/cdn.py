@@ -216,6 +216,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         drawn from the generator or from fresh entropy when not an int), and
         every ``predict_proba`` call restarts from it, so ``predict`` always
         equals ``predict_proba(X) >= 0.5`` for a fitted model.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -284,7 +289,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
 
     def __init__(self, *, lam1=1.0, lam2=1.0, gamma=None, mu=1e-3, variant="sparse", max_iter=1000,
                  tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
-                 n_burn=50, n_samples=100, max_sweeps=6400, random_state=None):
+                 n_burn=50, n_samples=100, max_sweeps=6400, random_state=None, empty_set=True):
         self.lam1 = lam1
         self.lam2 = lam2
         self.gamma = gamma
@@ -300,6 +305,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.n_samples = n_samples
         self.max_sweeps = max_sweeps
         self.random_state = random_state
+        self.empty_set = empty_set
 
     # ------------------------------------------------------------------ fit
     def _validate_params(self):
@@ -426,6 +432,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         self.n_labels_ = L
         self.inference_seed_ = _inference_seed(self.random_state)
         self.decision_rule_ = self._decision_rule()
+        self._fit_empty_set(Y)
         self._train = (X, Y)  # kept (by reference) for warm-started refits
         return self
 

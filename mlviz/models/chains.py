@@ -104,6 +104,11 @@ class ClassifierChain(PCC):
     {base_parameters}
     random_state : int, Generator or None
         Draws ``order="random"`` and the Nyström landmarks of ``base="rbf"``.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -135,7 +140,7 @@ class ClassifierChain(PCC):
     inference = "exact"
 
     def __init__(self, *, estimator=None, order=None, C=CC_C, scale_C=True, threshold=0.5, label_scale=1.0,
-                 base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+                 base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None, empty_set=True):
         self.estimator = estimator
         self.threshold = threshold
         self.label_scale = label_scale
@@ -146,6 +151,7 @@ class ClassifierChain(PCC):
         self.gamma = gamma
         self.n_components = n_components
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _fit_features(self, X, n_labels):
         """The base feature map (:func:`~mlviz.models._base_learner.fit_base_features`); none with ``estimator``.
@@ -182,6 +188,7 @@ class ClassifierChain(PCC):
         scale = _label_scale_note(self.label_scale)
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on each link, predictions fed down the chain "
                                "(greedy CC)" + scale + self.base_note_)
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):
@@ -267,6 +274,11 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
         m's order is drawn first, then its rows; also the Nyström landmarks.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -284,7 +296,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
 
     def __init__(self, *, estimator=None, n_chains=10, bootstrap=False, max_samples=0.67, voting="soft",
                  threshold=0.35, C=CC_C, scale_C=True, label_scale=1.0, base="auto", gamma=RBF_GAMMA,
-                 n_components=N_COMPONENTS, warm_start=False, random_state=None):
+                 n_components=N_COMPONENTS, warm_start=False, random_state=None, empty_set=True):
         self.label_scale = label_scale
         self.warm_start = warm_start
         self.base = base
@@ -299,6 +311,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         self.C = C
         self.scale_C = scale_C
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def fit(self, X, Y):
         """Fit ``n_chains`` chains.
@@ -342,6 +355,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
         scale = _label_scale_note(self.label_scale)
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} of {int(self.n_chains)} "
                                f"greedy chains{scale}{note}")
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):
@@ -434,6 +448,11 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, Generator or None
         Draws the labelsets (``numpy.random.default_rng``) and the Nyström landmarks.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -450,7 +469,8 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, k=3, n_models=None, voting="hard", threshold=0.5, C=10.0,
-                 scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+                 scale_C=True, base="auto", gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None,
+                 empty_set=True):
         self.base = base
         self.gamma = gamma
         self.n_components = n_components
@@ -462,6 +482,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         self.C = C
         self.scale_C = scale_C
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def fit(self, X, Y):
         """Draw the labelsets and fit one label powerset on each.
@@ -496,6 +517,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
         what = "share of label-powerset votes" if self.voting == "hard" else "mean label-powerset marginal"
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on the {what} over "
                                f"{len(self.labelsets_)} random {min(int(self.k), L)}-labelsets (RAkELo){note}")
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):

@@ -59,6 +59,11 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -98,7 +103,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, estimator=None, voting="hard", C=CLR_C, scale_C=True, max_pairs=MAX_PAIRS, base="auto",
-                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None):
+                 gamma=RBF_GAMMA, n_components=N_COMPONENTS, random_state=None, empty_set=True):
         self.base = base
         self.gamma = gamma
         self.n_components = n_components
@@ -108,6 +113,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
         self.C = C
         self.scale_C = scale_C
         self.max_pairs = max_pairs
+        self.empty_set = empty_set
 
     def fit(self, X, Y):
         """Fit the L(L-1)/2 pairwise and L calibration models.
@@ -159,6 +165,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
         self.n_labels_ = L
         self.decision_rule_ = (f"labels with at least as many {self.voting} pairwise votes as the virtual "
                                f"label (calibrated score >= 0.5){note}")
+        self._fit_empty_set(Y)
         return self
 
     @staticmethod

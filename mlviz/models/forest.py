@@ -109,7 +109,8 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
     """Shared validation, forest factory and memory guard."""
 
     def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
-                 max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None):
+                 max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None,
+                 empty_set=True):
         self.kind = kind
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -119,6 +120,7 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         self.max_model_bytes = max_model_bytes
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate(self, X, Y):
         check_param(self, "kind", self.kind, options=tuple(_KINDS))
@@ -196,6 +198,11 @@ class RandomForestML(_ForestBase):
         Parallel tree fits (scikit-learn's meaning; results do not depend on it).
     random_state : int, RandomState or None
         Passed to the scikit-learn forest unchanged.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -244,6 +251,7 @@ class RandomForestML(_ForestBase):
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = self._rule()
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):
@@ -326,6 +334,7 @@ class RandomForestBR(_ForestBase):
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = self._rule()
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):

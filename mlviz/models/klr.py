@@ -118,6 +118,11 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         Converged when the largest gradient component of every label is
         ≤ ``tol · max(1, n)`` (first-order optimality of the smooth problem).
     random_state : int, RandomState or None
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -150,7 +155,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
     max_memory_bytes = 4e9
 
     def __init__(self, *, lam=0.01, sigma="median", n_centers="auto", center_selection="random",
-                 fit_intercept=True, max_iter=100, tol=1e-6, random_state=None):
+                 fit_intercept=True, max_iter=100, tol=1e-6, random_state=None, empty_set=True):
         self.lam = lam
         self.sigma = sigma
         self.n_centers = n_centers
@@ -159,6 +164,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _memory_estimate(self, n, b, L):
         # Φ, the float32 Ψ and centred Φ; the basis; Y; the state of one chunk of labels
@@ -191,6 +197,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         self.grad_max_ = result.grad_max / max(1, n)
         self.converged_ = bool((self.grad_max_ <= float(self.tol)).all())
         self.decision_rule_ = f"threshold {self.threshold:g} on the logistic probabilities"
+        self._fit_empty_set(Y)
         if not self.converged_:
             bad = np.flatnonzero(self.grad_max_ > float(self.tol))
             warnings.warn(

@@ -114,6 +114,7 @@ class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEst
             self.feature_mean_ = gram.mean
             self._fit_dual(gram, Yc)
         self.decision_rule_ = self._describe_rule(self._native)
+        self._fit_empty_set(Y)
         self._fit_calibration(X, Y)
         return self
 
@@ -152,6 +153,11 @@ class CPLST(_LinearEmbedding):
     threshold : float in [0, 1], default 0.5
     random_state : int, RandomState or None
         Seeds the calibration folds (the fit itself is deterministic).
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -189,13 +195,14 @@ class CPLST(_LinearEmbedding):
     """
 
     def __init__(self, *, n_components=0.8, lam=1.0, calibration="platt", calibration_folds=3,
-                 threshold=0.5, random_state=None):
+                 threshold=0.5, random_state=None, empty_set=True):
         self.n_components = n_components
         self.lam = lam
         self.calibration = calibration
         self.calibration_folds = calibration_folds
         self.threshold = threshold
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         self._validate_common()
@@ -242,6 +249,11 @@ class FaIE(_LinearEmbedding):
         λ of the ridge hat matrix in Ω and of the map X → codes.
     calibration, calibration_folds, threshold, random_state
         As for :class:`CPLST`.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -272,7 +284,7 @@ class FaIE(_LinearEmbedding):
     """
 
     def __init__(self, *, n_components=0.8, alpha=1.0, lam=1.0, calibration="platt",
-                 calibration_folds=3, threshold=0.5, random_state=None):
+                 calibration_folds=3, threshold=0.5, random_state=None, empty_set=True):
         self.n_components = n_components
         self.alpha = alpha
         self.lam = lam
@@ -280,6 +292,7 @@ class FaIE(_LinearEmbedding):
         self.calibration_folds = calibration_folds
         self.threshold = threshold
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "alpha", self.alpha, low=0.0)
@@ -354,6 +367,11 @@ class LEML(_LinearEmbedding):
         As for :class:`CPLST`.
     random_state : int, RandomState or None
         Seeds the initial H (standard normal / √K) and the calibration folds.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -404,7 +422,7 @@ class LEML(_LinearEmbedding):
     """
 
     def __init__(self, *, n_components=0.8, lam=1.0, max_iter=50, tol=1e-6, calibration="platt",
-                 calibration_folds=3, threshold=0.5, random_state=None):
+                 calibration_folds=3, threshold=0.5, random_state=None, empty_set=True):
         self.n_components = n_components
         self.lam = lam
         self.max_iter = max_iter
@@ -413,6 +431,7 @@ class LEML(_LinearEmbedding):
         self.calibration_folds = calibration_folds
         self.threshold = threshold
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "max_iter", self.max_iter, low=1)

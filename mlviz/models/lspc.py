@@ -79,6 +79,11 @@ class LSPC(_LSPCBase):
         without replacement, or by k-means++ seeding (see :mod:`._kernels`).
     random_state : int, RandomState or None
         For the centre choice and the σ subsample (n > 1000).
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -114,12 +119,13 @@ class LSPC(_LSPCBase):
     _has_gamma = False
 
     def __init__(self, *, lam=0.1, sigma="median", n_centers="auto", center_selection="random",
-                 random_state=None):
+                 random_state=None, empty_set=True):
         self.lam = lam
         self.sigma = sigma
         self.n_centers = n_centers
         self.center_selection = center_selection
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "lam", self.lam, low=0, low_inclusive=False)
@@ -160,6 +166,11 @@ class MTLSPC(_LSPCBase):
         Multi-task parameter γ (individual parts are penalised by γ/(2T)).
     sigma, n_centers, center_selection, random_state
         As in :class:`LSPC`.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -172,13 +183,14 @@ class MTLSPC(_LSPCBase):
     """
 
     def __init__(self, *, lam=1.0, gamma=1.0, sigma="median", n_centers="auto",
-                 center_selection="random", random_state=None):
+                 center_selection="random", random_state=None, empty_set=True):
         self.lam = lam
         self.gamma = gamma
         self.sigma = sigma
         self.n_centers = n_centers
         self.center_selection = center_selection
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "lam", self.lam, low=0, low_inclusive=False)
@@ -240,6 +252,11 @@ class MLLSPC(_LSPCBase):
         convergence, ``ConvergenceWarning`` if not converged); "naive": dense
         (BL × BL) solve, refused above BL = 5000 (verification/timing only).
     random_state : int, RandomState or None
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -266,7 +283,7 @@ class MLLSPC(_LSPCBase):
     naive_max_size = 5000
 
     def __init__(self, *, lam=0.01, gamma=0.1, sigma="median", similarity="pearson", n_centers="auto",
-                 center_selection="random", solver="eig", random_state=None):
+                 center_selection="random", solver="eig", random_state=None, empty_set=True):
         self.lam = lam
         self.gamma = gamma
         self.sigma = sigma
@@ -275,6 +292,7 @@ class MLLSPC(_LSPCBase):
         self.center_selection = center_selection
         self.solver = solver
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "lam", self.lam, low=0, low_inclusive=False)

@@ -261,6 +261,11 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     eigen_solver : {"auto", "dense", "lanczos", "shift-invert"}
         Passed to :func:`mlviz.solvers.laplacian_eigenmap` (sparse ARPACK
         above 600 nodes; memory O((N + L)·(k + K))).
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -344,7 +349,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     def __init__(self, *, n_components=10, k_instances=20, k_labels=5, alpha=0.1, beta=0.1,
                  mapping="nonlinear", k_test=20, ridge=1.0, calibration="platt", calibration_folds=3,
                  threshold=0.5, metric="euclidean", neighbors="auto", random_state=None,
-                 eigen_solver="auto"):
+                 eigen_solver="auto", empty_set=True):
         self.n_components = n_components
         self.k_instances = k_instances
         self.k_labels = k_labels
@@ -360,6 +365,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
         self.neighbors = neighbors
         self.random_state = random_state
         self.eigen_solver = eigen_solver
+        self.empty_set = empty_set
 
     # ------------------------------------------------------------------ fit
     def _validate_params(self):
@@ -469,6 +475,7 @@ eigen_solver, calibration, calibration_folds, random_state
         else:
             self.coef_ = self.intercept_ = None
         self.decision_rule_ = self._describe_rule()
+        self._fit_empty_set(self.Y_train_)
         return self
 
     def _describe_rule(self):
@@ -666,13 +673,15 @@ eigen_solver, calibration, calibration_folds, random_state
     def predict(self, X):
         """``predict_proba >= threshold``, or the top-``cardinality_`` labels if ``threshold`` is None.
 
+        With ``allow_empty_`` False, a row the threshold leaves empty gets its most probable label.
+
         Returns
         -------
         Y_pred : ndarray of uint8, shape (n, L)
         """
         P = self.predict_proba(X)
         if self.threshold is not None:
-            return (P >= self.threshold).astype(np.uint8)
+            return self._nonempty(P, (P >= self.threshold).astype(np.uint8))
         r = min(self.cardinality_, P.shape[1])
         top = np.argsort(-P, axis=1, kind="stable")[:, :r]
         out = np.zeros(P.shape, dtype=np.uint8)

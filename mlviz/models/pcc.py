@@ -83,6 +83,11 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         seed (``inference_seed_``), and each ``predict_proba`` restarts from
         it, so ``predict`` equals ``predict_proba(X) >= 0.5`` for a fitted
         model even with ``random_state=None``.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -107,7 +112,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, *, order=None, n_samples=500, inference="auto", random_state=None,
-                 C=PCC_C, scale_C=True):
+                 C=PCC_C, scale_C=True, empty_set=True):
         self.estimator = estimator
         self.C = C
         self.scale_C = scale_C
@@ -115,6 +120,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         self.n_samples = n_samples
         self.inference = inference
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def fit(self, X, Y, link_init=None):
         """Fit one link per label along the chain.
@@ -174,6 +180,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         self.decision_rule_ = ("threshold 0.5 on the chain's marginals (" + (
             "exact enumeration of the 2^L label vectors)" if exact else
             f"Rao-Blackwellised ancestral sampling, {int(self.n_samples)} samples)"))
+        self._fit_empty_set(Y)
         return self
 
     def _fit_features(self, X, n_labels):

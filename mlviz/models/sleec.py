@@ -293,6 +293,11 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     threshold : float in [0, 1], default 0.5
     random_state : int, RandomState or None
         Seeds k-means, the subspace iteration and the calibration folds.
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
 
     Attributes
     ----------
@@ -332,7 +337,7 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
 
     def __init__(self, *, n_components=100, n_clusters=1, n_learners=1, n_neighbors=25, k_test=10,
                  lam=1.0, mu=0.0, n_svp_iter=8, n_admm_iter=20, calibration="platt",
-                 calibration_folds=3, threshold=0.5, random_state=None):
+                 calibration_folds=3, threshold=0.5, random_state=None, empty_set=True):
         self.n_components = n_components
         self.n_clusters = n_clusters
         self.n_learners = n_learners
@@ -346,6 +351,7 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         self.calibration_folds = calibration_folds
         self.threshold = threshold
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         for name in ("n_components", "n_clusters", "n_learners", "n_neighbors", "k_test",
@@ -408,6 +414,7 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         else:
             self.label_codes_ = None
         self.decision_rule_ = self._describe_rule("k-nearest-neighbour label votes")
+        self._fit_empty_set(Y)
         self._fit_calibration(X, Y)
         return self
 
