@@ -66,7 +66,7 @@ def test_counts_at_any_per_label_vector_equal_the_rule(seed):
         Z = apply_rule(P, "per_label", THRESHOLD_GRID[idx], at_least_one_label=True)
         assert np.array_equal(table.counts_at(idx), _brute_counts(Y, Z))
     # only the scores reaching the lowest threshold are kept
-    assert table._q.size == np.count_nonzero(P >= THRESHOLD_GRID[0])
+    assert table._code.size == np.count_nonzero(P >= THRESHOLD_GRID[0])
 
 
 def _brute_global(Y, P, measure):

@@ -143,7 +143,7 @@ class FallbackCounts:
     fallback rule at any per-label threshold vector (:meth:`counts_at`), the scores quantised to
     the grid, ``q = #{grid <= P}`` (so ``P >= grid[k]`` iff ``q > k``), kept in CSR layout only
     where ``q > 0``, with the truth of those entries, each row's top label and whether it is
-    true. About 4 bytes per kept entry (n_samples x n_labels at most, fewer the more scores lie
+    true. About 3 bytes per kept entry (n_samples x n_labels at most, fewer the more scores lie
     below ``grid[0]``) and ``2 x n_thresholds x n_labels x 3`` int64 counts.
 
     Parameters
@@ -166,11 +166,14 @@ class FallbackCounts:
         self.n_samples = n
         self.counts = threshold_counts(Yb, P, grid)
         self.fallback = self.counts + _empty_row_counts(Yb, P, grid)
-        q = np.searchsorted(grid, P, side="right").astype(np.min_scalar_type(len(grid)))
+        code_type = np.uint8 if 2 * len(grid) + 1 <= np.iinfo(np.uint8).max else np.uint16
+        q = np.zeros((n, L), dtype=code_type)
+        for t in grid:
+            q += P >= t  # q = #{grid <= P}
         rows, cols = np.nonzero(q)  # row-major: CSR order
         self._indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
         self._cols = cols.astype(np.uint16 if L <= np.iinfo(np.uint16).max else np.int64)
-        self._q, self._true = q[rows, cols], Yb[rows, cols]
+        self._code = (q[rows, cols] << 1) | Yb[rows, cols]  # q and the entry's truth, packed
         self._top, self._top_true = _top(Yb, P) if L else (np.zeros(n, np.intp), np.zeros(n, bool))
         self._pos = Yb.sum(axis=0)
 
@@ -184,19 +187,27 @@ class FallbackCounts:
         """
         index = np.asarray(index)
         L, n = len(self._pos), self.n_samples
-        hit = self._q > index[self._cols]
+        hit = (self._code >> 1) > index[self._cols]
         rows = np.repeat(np.arange(n), np.diff(self._indptr))
         empty = np.ones(n, dtype=bool)
         empty[rows[hit]] = False
         cols = self._cols[hit].astype(np.intp)
         pred = np.bincount(cols, minlength=L) + np.bincount(self._top[empty], minlength=L)
-        tp = (np.bincount(cols[self._true[hit]], minlength=L)
+        tp = (np.bincount(cols[(self._code[hit] & 1).astype(bool)], minlength=L)
               + np.bincount(self._top[empty & self._top_true], minlength=L))
         return np.stack([tp, pred - tp, self._pos - tp], axis=-1).astype(np.int64)
 
 
 def fold_table(Y, P, grid=THRESHOLD_GRID, *, at_least_one_label=False):
     """What the threshold search keeps of one inner test fold.
+
+    Parameters
+    ----------
+    Y : array-like, shape (n_samples, n_labels), 0/1
+    P : array-like, shape (n_samples, n_labels)
+    grid : array-like, shape (n_thresholds,)
+    at_least_one_label : bool, default False
+        Whether the fold's model has the at-least-one-label fallback (``allow_empty_`` False).
 
     Returns
     -------
