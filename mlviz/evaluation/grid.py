@@ -26,7 +26,7 @@ from sklearn.model_selection import ParameterGrid
 from ..metrics import evaluate, get_measure
 from ..models import check_X, check_Y
 from ._common import _error_text, _is_predict, _prepare, _seed_of, predict_scores, resolve_cv
-from .thresholds import THRESHOLD_GRID, choose_thresholds, crossfit_scores, threshold_counts
+from .thresholds import THRESHOLD_GRID, allows_empty, choose_thresholds, crossfit_scores, fold_table, pooled_thresholds
 
 __all__ = ["GridSearchResult", "grid_search", "refit_parameters"]
 
@@ -96,13 +96,16 @@ def _refit(est, params):
 
 
 def _score(est, X, Y, measure, threshold, counts=False):
-    """The fold's score; with ``counts``, ``(score, threshold_counts of the scores)``."""
+    """The fold's score; with ``counts``, ``(score, fold_table of the scores)`` (with the fallback
+    rule when the fitted model has ``allow_empty_`` False)."""
     S = predict_scores(est, X)
     if _is_predict(threshold) and hasattr(est, "predict"):
         value = evaluate(Y, S, measures=[measure], y_pred=est.predict(X))[measure]
     else:
         value = evaluate(Y, S, threshold=0.5 if _is_predict(threshold) else threshold, measures=[measure])[measure]
-    return (value, threshold_counts(Y, S, THRESHOLD_GRID)) if counts else value
+    if not counts:
+        return value
+    return value, fold_table(Y, S, THRESHOLD_GRID, at_least_one_label=not allows_empty(est))
 
 
 def _fold_with_refit(fold, estimator, candidates, varying, X, Y, train, test, measure, threshold, counts=False):
@@ -175,7 +178,9 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
         is chosen on the others); the candidate's ``mean`` is its best variant, named in the
         table's ``decision`` column (means of every variant in ``mean_<variant>``). Only for
         estimators whose ``predict`` thresholds probabilities, and measures of
-        :data:`mlviz.evaluation.thresholds.THRESHOLD_MEASURES`.
+        :data:`mlviz.evaluation.thresholds.THRESHOLD_MEASURES`. A fitted model with
+        ``allow_empty_`` False is scored under its at-least-one-label fallback
+        (:class:`mlviz.evaluation.thresholds.FallbackCounts`).
 
     Returns
     -------
@@ -267,8 +272,7 @@ def grid_search(estimator, param_grid, X, Y, *, cv=5, measure="micro_f1", thresh
             table[f"mean_{k.replace(' ', '_')}"] = v
         mode = decision[best]
         if mode != "own rule":
-            pooled = np.sum(tables[best], axis=0)
-            best_threshold = THRESHOLD_GRID[choose_thresholds(pooled, X.shape[0], mode, measure)]
+            best_threshold = THRESHOLD_GRID[pooled_thresholds(tables[best], X.shape[0], mode, measure)]
     best_est = None
     if refit_best:
         best_est = _prepare(estimator, seed).set_params(**candidates[best]).fit(X, Y)

@@ -25,19 +25,39 @@ the other inner folds' counts (:func:`crossfit_scores`), so the more flexible pe
 does not win by fitting the fold it is scored on. The final thresholds are chosen on all
 inner folds' counts (:func:`choose_thresholds`).
 
+With the at-least-one-label fallback (a fitted ``allow_empty_`` of False, on a Pipeline's last
+step: a row with no label at or above its threshold gets its most probable label,
+:func:`mlviz.decision.at_least_one`), the tuned rule is ``at_least_one(P, P >= t)``. Whether a
+row is empty at ``t`` depends only on its highest score, so :func:`threshold_counts` with
+``at_least_one_label=True`` stays exact per label and threshold, and the global mode (choice,
+cross-fitted score, final threshold) is exact. The per-label rule is not separable: whether a
+row is empty depends on every label's threshold. Its per-label *choice* stays SCut on the
+rule-free counts of the other folds (and the final one on the pooled rule-free counts), but its
+*cross-fitted score* is exact: :class:`FallbackCounts` keeps of each inner fold the scores
+quantised to the grid (sparse: only scores reaching the lowest threshold) with the truth of
+those entries and each row's top label, enough to count ``at_least_one(P, P >= t)`` for any
+per-label threshold vector ``t`` of the grid (:meth:`FallbackCounts.counts_at`). Fold tables
+come from :func:`fold_table`; :func:`crossfit_scores` and :func:`pooled_thresholds` take either
+kind (a candidate may mix them when ``allow_empty_`` is learned from each fold's labels).
+
 :class:`ThresholdedClassifier` is the estimator that results: any multi-label estimator with
 ``predict_proba``, predicting ``predict_proba(X) >= threshold`` with a fixed scalar or
-per-label threshold.
+per-label threshold, and the fallback when the wrapped estimator has it.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..decision import at_least_one
+
 __all__ = ["THRESHOLD_GRID", "THRESHOLD_MODES", "THRESHOLD_MEASURES", "threshold_counts", "choose_thresholds",
-           "crossfit_scores", "ThresholdedClassifier"]
+           "crossfit_scores", "FallbackCounts", "fold_table", "pooled_thresholds", "allows_empty",
+           "ThresholdedClassifier"]
 
 #: Candidate thresholds: 0.05, 0.10, ..., 0.95.
 THRESHOLD_GRID = np.round(np.linspace(0.05, 0.95, 19), 2)
@@ -47,7 +67,7 @@ THRESHOLD_MODES = ("global", "label")
 THRESHOLD_MEASURES = ("micro_f1", "macro_f1", "hamming_loss")
 
 
-def threshold_counts(Y, P, grid=THRESHOLD_GRID):
+def threshold_counts(Y, P, grid=THRESHOLD_GRID, *, at_least_one_label=False):
     """True positives, false positives and false negatives of ``P >= t`` for every ``t`` and label.
 
     Parameters
@@ -56,6 +76,11 @@ def threshold_counts(Y, P, grid=THRESHOLD_GRID):
     P : array-like, shape (n_samples, n_labels)
         Scores (probabilities).
     grid : array-like, shape (n_thresholds,)
+        Increasing when ``at_least_one_label``.
+    at_least_one_label : bool, default False
+        Count ``at_least_one(P, P >= t)`` instead (:func:`mlviz.decision.at_least_one`): a row
+        whose highest score is below ``t`` predicts its top label (``argmax``, ties: the lower
+        index). Exact, from a histogram of the rows' maxima over the grid.
 
     Returns
     -------
@@ -72,7 +97,136 @@ def threshold_counts(Y, P, grid=THRESHOLD_GRID):
         out[i, :, 0] = tp
         out[i, :, 1] = np.count_nonzero(Z, axis=0) - tp
         out[i, :, 2] = pos - tp
+    if at_least_one_label:
+        out += _empty_row_counts(Yb, P, _increasing(grid))
     return out
+
+
+def _increasing(grid):
+    grid = np.asarray(grid, dtype=np.float64)
+    if grid.ndim != 1 or np.any(np.diff(grid) <= 0):
+        raise ValueError("The threshold grid must be one-dimensional and strictly increasing.")
+    return grid
+
+
+def _top(Yb, P):
+    """Each row's top label (argmax: ties go to the lower index) and whether it is true."""
+    top = np.argmax(P, axis=1)
+    return top, Yb[np.arange(P.shape[0]), top]
+
+
+def _empty_row_counts(Yb, P, grid):
+    """What the fallback adds to the counts of ``P >= t``: shape (n_thresholds, n_labels, 3).
+
+    Row i is empty at ``grid[k]`` iff ``k >= #{grid <= max_l P[i, l]}``; it then predicts its top
+    label: one more prediction there (a TP and one FN fewer if the label is true, else a FP).
+    """
+    n, L = P.shape
+    G = len(grid)
+    extra = np.zeros((G, L, 3), dtype=np.int64)
+    if n == 0 or L == 0:
+        return extra
+    top, true = _top(Yb, P)
+    start = np.searchsorted(grid, P[np.arange(n), top], side="right")
+    cell = start * L + top  # a row adds to its top label from grid position `start` on
+    pred = np.bincount(cell, minlength=(G + 1) * L).reshape(G + 1, L)[:G].cumsum(axis=0)
+    tp = np.bincount(cell[true], minlength=(G + 1) * L).reshape(G + 1, L)[:G].cumsum(axis=0)
+    extra[..., 0], extra[..., 1], extra[..., 2] = tp, pred - tp, -tp
+    return extra
+
+
+class FallbackCounts:
+    """Counts of one inner test fold for a method with the at-least-one-label fallback.
+
+    Holds the rule-free :func:`threshold_counts` (``counts``, on which per-label thresholds are
+    chosen), those of the fallback rule (``fallback``, the global mode), and, to count the
+    fallback rule at any per-label threshold vector (:meth:`counts_at`), the scores quantised to
+    the grid, ``q = #{grid <= P}`` (so ``P >= grid[k]`` iff ``q > k``), kept in CSR layout only
+    where ``q > 0``, with the truth of those entries, each row's top label and whether it is
+    true. About 3 bytes per kept entry (n_samples x n_labels at most, fewer the more scores lie
+    below ``grid[0]``) and ``2 x n_thresholds x n_labels x 3`` int64 counts.
+
+    Parameters
+    ----------
+    Y : array-like, shape (n_samples, n_labels), 0/1
+    P : array-like, shape (n_samples, n_labels)
+    grid : array-like, shape (n_thresholds,), increasing
+
+    Attributes
+    ----------
+    counts, fallback : ndarray of int64, shape (n_thresholds, n_labels, 3)
+    n_samples : int
+    """
+
+    def __init__(self, Y, P, grid=THRESHOLD_GRID):
+        grid = _increasing(grid)
+        Yb = np.asarray(Y).astype(bool)
+        P = np.asarray(P, dtype=np.float64)
+        n, L = P.shape
+        self.n_samples = n
+        self.counts = threshold_counts(Yb, P, grid)
+        self.fallback = self.counts + _empty_row_counts(Yb, P, grid)
+        code_type = np.uint8 if 2 * len(grid) + 1 <= np.iinfo(np.uint8).max else np.uint16
+        q = np.zeros((n, L), dtype=code_type)
+        for t in grid:
+            q += P >= t  # q = #{grid <= P}
+        rows, cols = np.nonzero(q)  # row-major: CSR order
+        self._indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=n))].astype(np.int64)
+        self._cols = cols.astype(np.uint16 if L <= np.iinfo(np.uint16).max else np.int64)
+        self._code = (q[rows, cols] << 1) | Yb[rows, cols]  # q and the entry's truth, packed
+        self._top, self._top_true = _top(Yb, P) if L else (np.zeros(n, np.intp), np.zeros(n, bool))
+        self._pos = Yb.sum(axis=0)
+
+    def counts_at(self, index):
+        """(TP, FP, FN) per label of ``at_least_one(P, P >= grid[index])``, shape (n_labels, 3).
+
+        Parameters
+        ----------
+        index : array of int, shape (n_labels,)
+            Each label's threshold as an index into the grid.
+        """
+        index = np.asarray(index)
+        L, n = len(self._pos), self.n_samples
+        hit = (self._code >> 1) > index[self._cols]
+        rows = np.repeat(np.arange(n), np.diff(self._indptr))
+        empty = np.ones(n, dtype=bool)
+        empty[rows[hit]] = False
+        cols = self._cols[hit].astype(np.intp)
+        pred = np.bincount(cols, minlength=L) + np.bincount(self._top[empty], minlength=L)
+        tp = (np.bincount(cols[(self._code[hit] & 1).astype(bool)], minlength=L)
+              + np.bincount(self._top[empty & self._top_true], minlength=L))
+        return np.stack([tp, pred - tp, self._pos - tp], axis=-1).astype(np.int64)
+
+
+def fold_table(Y, P, grid=THRESHOLD_GRID, *, at_least_one_label=False):
+    """What the threshold search keeps of one inner test fold.
+
+    Parameters
+    ----------
+    Y : array-like, shape (n_samples, n_labels), 0/1
+    P : array-like, shape (n_samples, n_labels)
+    grid : array-like, shape (n_thresholds,)
+    at_least_one_label : bool, default False
+        Whether the fold's model has the at-least-one-label fallback (``allow_empty_`` False).
+
+    Returns
+    -------
+    ndarray of shape (n_thresholds, n_labels, 3) or FallbackCounts
+        :func:`threshold_counts` when the method may predict empty rows, else
+        :class:`FallbackCounts`.
+    """
+    return FallbackCounts(Y, P, grid) if at_least_one_label else threshold_counts(Y, P, grid)
+
+
+def allows_empty(estimator):
+    """Whether a fitted estimator (a Pipeline: its last step) may predict an empty row.
+
+    False only when it has the fitted attribute ``allow_empty_`` and it is False.
+    """
+    steps = getattr(estimator, "steps", None)
+    final = steps[-1][1] if steps else estimator
+    value = getattr(final, "allow_empty_", True)
+    return True if value is None else bool(value)
 
 
 def _f1(tp, fp, fn):
@@ -149,31 +303,63 @@ def _at(counts, index):
     return counts[index, np.arange(counts.shape[1])]
 
 
+def _choice_counts(table, mode):
+    """The counts a mode chooses on: the fallback's for the global mode, else the rule-free ones."""
+    if isinstance(table, FallbackCounts):
+        return table.fallback if mode == "global" else table.counts
+    return table
+
+
+def _counts_at(table, index):
+    if isinstance(table, FallbackCounts):
+        return _at(table.fallback, index) if np.all(index == index[:1]) else table.counts_at(index)
+    return _at(table, index)
+
+
 def crossfit_scores(fold_counts, fold_sizes, mode="global", measure="micro_f1", grid=THRESHOLD_GRID):
     """Per-fold ``measure`` with the threshold(s) of each fold chosen on the other folds.
 
     Parameters
     ----------
-    fold_counts : sequence of ndarray, each shape (n_thresholds, n_labels, 3)
-        :func:`threshold_counts` of each inner test fold.
+    fold_counts : sequence of ndarray of shape (n_thresholds, n_labels, 3), or of FallbackCounts
+        :func:`fold_table` of each inner test fold.
     fold_sizes : sequence of int
         Rows of each inner test fold.
     mode, measure, grid
-        As :func:`choose_thresholds`.
+        As :func:`choose_thresholds`. The global mode chooses on the counts of each fold's rule
+        (with the fallback where the fold has it), the per-label mode on the rule-free counts;
+        each fold is scored exactly under its own rule.
 
     Returns
     -------
     scores : ndarray, shape (n_folds,)
         With one fold, the threshold is chosen on that fold itself.
     """
-    total = np.sum(fold_counts, axis=0)
+    if mode not in THRESHOLD_MODES:
+        raise ValueError(f"mode must be one of {THRESHOLD_MODES}, got {mode!r}.")
+    choice = [_choice_counts(t, mode) for t in fold_counts]
+    total = np.sum(choice, axis=0)
     n_total = int(np.sum(fold_sizes))
     out = np.empty(len(fold_counts))
-    for f, (c, n) in enumerate(zip(fold_counts, fold_sizes)):
+    for f, (c, n) in enumerate(zip(choice, fold_sizes)):
         rest, n_rest = (total - c, n_total - n) if len(fold_counts) > 1 else (total, n_total)
         idx = choose_thresholds(rest, n_rest, mode, measure, grid)
-        out[f] = measure_from_counts(_at(c, idx), n, measure)
+        out[f] = measure_from_counts(_counts_at(fold_counts[f], idx), n, measure)
     return out
+
+
+def pooled_thresholds(fold_counts, n_samples, mode="global", measure="micro_f1", grid=THRESHOLD_GRID):
+    """The final thresholds: :func:`choose_thresholds` on the counts pooled over all folds.
+
+    The global mode pools the counts of each fold's rule (with the fallback where it has one),
+    the per-label mode the rule-free counts (SCut).
+
+    Returns
+    -------
+    index : ndarray of int, shape (n_labels,)
+    """
+    pooled = np.sum([_choice_counts(t, mode) for t in fold_counts], axis=0)
+    return choose_thresholds(pooled, n_samples, mode, measure, grid)
 
 
 def describe_thresholds(threshold):
@@ -189,7 +375,9 @@ class ThresholdedClassifier(BaseEstimator):
 
     The estimator :func:`mlviz.evaluation.tune_estimator` returns when it tuned a decision
     threshold (module docstring): ``estimator`` fitted as given, its probabilities thresholded
-    at a scalar or at one value per label.
+    at a scalar or at one value per label. When the fitted estimator (a Pipeline: its last step)
+    has ``allow_empty_`` False, its at-least-one-label fallback is kept: a row with nothing at or
+    above its threshold gets its most probable label (:func:`mlviz.decision.at_least_one`).
 
     Parameters
     ----------
@@ -203,6 +391,8 @@ class ThresholdedClassifier(BaseEstimator):
     ----------
     estimator_ : the fitted clone
     threshold_ : ndarray, shape (n_labels,)
+    allow_empty_ : bool
+        False when the fitted estimator has the fallback (then ``predict`` applies it).
     decision_rule_ : str
 
     Examples
@@ -230,11 +420,15 @@ class ThresholdedClassifier(BaseEstimator):
         if t.ndim == 1 and t.shape[0] != L:
             raise ValueError(f"threshold has {t.shape[0]} values, but Y has {L} labels.")
         self.threshold_ = np.broadcast_to(t, (L,)).copy()
+        self.allow_empty_ = allows_empty(self.estimator_)
         steps = getattr(self.estimator_, "steps", None)
         final = steps[-1][1] if steps else self.estimator_
         own = getattr(final, "decision_rule_", "")
         of = own.split(" on ", 1)[1] if own.startswith("threshold ") and " on " in own else "predict_proba"
+        of = re.split(r"[;,] at least one label", of, maxsplit=1)[0]  # stated once, below
         self.decision_rule_ = f"threshold {describe_thresholds(self.threshold_)} (tuned by inner CV) on {of}"
+        if not self.allow_empty_:
+            self.decision_rule_ += ", at least one label per row"
         return self
 
     def predict_proba(self, X):
@@ -243,5 +437,11 @@ class ThresholdedClassifier(BaseEstimator):
         return self.estimator_.predict_proba(X)
 
     def predict(self, X):
-        """``predict_proba(X) >= threshold_`` as uint8, shape (n_samples, n_labels)."""
-        return (np.asarray(self.predict_proba(X)) >= self.threshold_).astype(np.uint8)
+        """``predict_proba(X) >= threshold_`` as uint8, shape (n_samples, n_labels).
+
+        With ``allow_empty_`` False, ``at_least_one(P, P >= threshold_)``: an empty row gets its
+        top label (ties: the lower index).
+        """
+        P = np.asarray(self.predict_proba(X))
+        Y_pred = (P >= self.threshold_).astype(np.uint8)
+        return Y_pred if getattr(self, "allow_empty_", True) else at_least_one(P, Y_pred)

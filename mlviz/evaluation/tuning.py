@@ -24,7 +24,9 @@ inner folds), and the best of {own rule, global, per label} x grid wins. A tuned
 threshold is reported with the other parameters (``threshold=0.3`` or
 ``threshold=per label 0.1–0.6 (median 0.3)``) and the refitted model is a
 :class:`mlviz.evaluation.thresholds.ThresholdedClassifier`. Methods with their own
-rule (LP's most probable label set, MLRH's winner-take-all) keep it.
+rule (LP's most probable label set, MLRH's winner-take-all) keep it. A method with the
+at-least-one-label fallback (fitted ``allow_empty_`` False) is scored and refitted with it:
+the tuned rule is then ``at_least_one(P, P >= t)``.
 """
 
 import time
