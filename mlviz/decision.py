@@ -44,7 +44,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ._rule_counts import fast_rows
-from .metrics import RCut, binarize, evaluate, get_measure
+from .metrics import RCut, at_least_one, binarize, evaluate, get_measure
 
 __all__ = [
     "RULES", "CURVE_MEASURES", "apply_rule", "at_least_one", "mcut", "mcut_thresholds",
@@ -67,29 +67,6 @@ def _scores(P):
     return P
 
 
-def _top_label(P):
-    """Index of each row's highest score (ties: lower label index)."""
-    return np.argmax(P, axis=1)
-
-
-def at_least_one(P, Y_pred):
-    """Give every row with no predicted label its top-scored label.
-
-    Parameters
-    ----------
-    P : ndarray, shape (n_samples, n_labels)
-    Y_pred : ndarray of {0, 1}, shape (n_samples, n_labels)
-
-    Returns
-    -------
-    ndarray of uint8, shape (n_samples, n_labels)
-    """
-    out = np.array(Y_pred, dtype=np.uint8, copy=True)
-    if out.shape[1] == 0:
-        return out
-    empty = out.sum(axis=1) == 0
-    out[np.flatnonzero(empty), _top_label(P[empty])] = 1
-    return out
 
 
 def mcut_thresholds(P):

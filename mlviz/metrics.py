@@ -114,7 +114,7 @@ from ._ranks import positive_rank_sums, rank_max_rows
 from ._validation import check_Y
 
 __all__ = [
-    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "binarize", "evaluate",
+    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "at_least_one", "binarize", "evaluate",
     "get_measure", "ranking_loss", "one_error", "coverage", "average_precision", "precision_at_k",
     "ndcg_at_k", "instance_auc",
 ]
@@ -172,6 +172,27 @@ def _check_inputs(Y_true, scores):
     if not np.isfinite(S).all():
         raise ValueError("scores contain NaN or infinite values.")
     return Y.astype(bool), S
+
+
+def at_least_one(P, Y_pred):
+    """Give every row with no predicted label its top-scored label (the "at least one label" rule).
+
+    Parameters
+    ----------
+    P : ndarray, shape (n_samples, n_labels)
+        Scores; an empty row gets its argmax (ties: the lower label index).
+    Y_pred : ndarray of {0, 1}, shape (n_samples, n_labels)
+
+    Returns
+    -------
+    ndarray of uint8, shape (n_samples, n_labels)
+    """
+    out = np.array(Y_pred, dtype=np.uint8, copy=True)
+    if out.shape[1] == 0:
+        return out
+    empty = out.sum(axis=1) == 0
+    out[np.flatnonzero(empty), np.argmax(np.asarray(P)[empty], axis=1)] = 1
+    return out
 
 
 def binarize(scores, threshold=0.5):

@@ -67,8 +67,9 @@ def reference(methods, folds, scaling, tune=False):
     from mlviz.models import MLLSPC, BinaryRelevance, MLkNN
 
     ds = load_sample("emotions")
-    make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0),
-            "BR-LR": lambda: BinaryRelevance(C=30.0, threshold=0.25),
+    make = {"ML-LSPC": lambda: MLLSPC(lam=0.01, gamma=0.1, sigma="median", n_centers="auto", random_state=0,
+                                      empty_set="auto"),
+            "BR-LR": lambda: BinaryRelevance(C=30.0, threshold=0.25, empty_set="auto"),
             "ML-kNN": lambda: MLkNN(k=20, s=0.5, threshold=0.35)}
     return cross_validate({m: make[m]() for m in methods}, ds.X, ds.Y, cv=folds, random_state=0,
                           threshold="predict", scaling=scaling, tune=tune)
@@ -100,8 +101,8 @@ def test_rule_and_scaling_columns_and_numeric_summary_csv(downloads):
     for name in methods:  # the estimator's own decision_rule_, fitted the same way
         est = ref[ref["method"] == name]
         assert rules.loc[name, "scaling"] == "l2" == est["scaling"].iloc[0]
-        model = with_scaling({"ML-LSPC": MLLSPC(lam=0.01, gamma=0.1, random_state=0),
-                              "BR-LR": BinaryRelevance(threshold=0.25),
+        model = with_scaling({"ML-LSPC": MLLSPC(lam=0.01, gamma=0.1, random_state=0, empty_set="auto"),
+                              "BR-LR": BinaryRelevance(threshold=0.25, empty_set="auto"),
                               "ML-kNN": MLkNN(k=20, s=0.5, threshold=0.35)}[name], "l2", ds.X)
         model.fit(ds.X[:300], ds.Y[:300])
         assert rules.loc[name, "decision rule"] == model.steps[-1][1].decision_rule_

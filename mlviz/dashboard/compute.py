@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ..metrics import at_least_one
 from . import jobs
 from .methods import MethodSpec as Method
 from .methods import Scale, key, median_distance
@@ -290,6 +291,8 @@ def _report(ctx):
         about = describe_model(model)  # (after predict_proba: the CDN's standard error is of this call)
         if about["threshold"] is not None:
             pred = (raw >= about["threshold"]).astype(np.uint8)
+            if getattr(model, "allow_empty_", True) is False:  # the mixin's "at least one label" fallback
+                pred = at_least_one(raw, pred)
         else:
             pred = np.asarray(model.predict(ctx.X_test))
             pred = (pred.toarray() if hasattr(pred, "toarray") else pred).astype(np.uint8)

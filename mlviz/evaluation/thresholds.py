@@ -53,7 +53,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..decision import at_least_one
+from ..metrics import at_least_one
 
 __all__ = ["THRESHOLD_GRID", "THRESHOLD_MODES", "THRESHOLD_MEASURES", "threshold_counts", "choose_thresholds",
            "crossfit_scores", "FallbackCounts", "fold_table", "pooled_thresholds", "allows_empty",

@@ -37,12 +37,12 @@ from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
-from ..decision import at_least_one
+from ..metrics import at_least_one
 
 #: The values of the ``empty_set`` hyperparameter.
 EMPTY_SET_OPTIONS = ("auto", True, False)
 #: What ``decision_rule_`` gains when ``allow_empty_`` is False.
-AT_LEAST_ONE_TEXT = "; at least one label per row (the most probable where none passes)"
+AT_LEAST_ONE_TEXT = "; at least one label per row"
 
 
 def allow_empty(empty_set, Y):
