@@ -37,28 +37,11 @@ import pandas as pd
 from mlviz.data import load_sample_split, load_standard_split
 from mlviz.evaluation import multilabel_kfold
 from mlviz.evaluation.thresholds import THRESHOLD_GRID
+from mlviz.metrics import at_least_one
 from mlviz.models.registry import METHODS
 from mlviz.preprocessing import scale_split
 
 DATASETS = ("emotions", "enron", "scene", "yeast", "medical")
-
-
-def at_least_one(P, proba):
-    """``P`` with each empty row given its most probable label.
-
-    Parameters
-    ----------
-    P : ndarray, shape (n_samples, n_labels), 0/1
-    proba : ndarray, shape (n_samples, n_labels)
-
-    Returns
-    -------
-    ndarray of bool, shape (n_samples, n_labels)
-    """
-    out = np.asarray(P).astype(bool).copy()
-    empty = ~out.any(axis=1)
-    out[np.flatnonzero(empty), np.asarray(proba)[empty].argmax(axis=1)] = True
-    return out
 
 
 def micro_f1_hamming(Y, P):
