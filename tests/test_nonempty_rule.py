@@ -35,6 +35,9 @@ def test_threshold_of_best_mean_rank_by_hand():
     # rule: set a (1, 2, 3), set b (2, 1, 3) -> means (1.5, 1.5, 3): tie 0.3 / 0.4, nearest 0.5 is 0.4
     assert table.loc["br", "best t (own)"] == 0.4 and table.loc["br", "best t (rule)"] == 0.4
     assert np.isclose(table.loc["br", "mean F1 at best (rule)"], (0.61 + 0.47) / 2)
+    # mean F1 -- own: (.45, .525, .50), rule: (.53, .54, .455): 0.4 both
+    assert table.loc["br", "best t by mean F1 (own)"] == 0.4 == table.loc["br", "best t by mean F1 (rule)"]
+    assert np.isclose(table.loc["br", "best mean F1 (own)"], 0.525)
     assert np.isclose(table.loc["br", "mean F1 at default (own)"], np.nan, equal_nan=True)  # 0.25 not swept
 
 
