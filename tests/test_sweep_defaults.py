@@ -86,7 +86,7 @@ def test_extra_writers_round_trip(tmp_path, monkeypatch):
         sweep.write_extra_section(table, means, "protocol", command="x", seconds=1.0, path=doc)
     text = doc.read_text()
     assert "## keep me" in text and text.count(f"<!-- experiment: {sweep.EXTRA_SECTION} -->") == 1
-    assert "| lp | C=10 | 1.0 | 0.6000 |" in text and "**default**" in text
+    assert "| lp | C=10 | 1.0 | 0.6000 |" in text and "**chosen**" in text
 
 
 def test_every_section_of_the_reproductions_doc_has_its_rows_in_the_csv():
