@@ -45,6 +45,25 @@ EMPTY_SET_OPTIONS = ("auto", True, False)
 AT_LEAST_ONE_TEXT = "; at least one label per row"
 
 
+_EMPTY_SET_PARAMETER = """\
+    empty_set : {"auto", True, False}, default True
+        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
+        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
+        ``False`` when every training row has a label, else ``True`` (the method registry's
+        default where inner CV supports it). Resolved in ``allow_empty_``.
+"""
+
+
+def empty_set_doc(cls):
+    """Class decorator filling the docstring's ``{empty_set_parameter}`` line (one text for every
+    estimator with the ``empty_set`` hyperparameter)."""
+    marker = "    {empty_set_parameter}\n"
+    if cls.__doc__ is not None:  # (python -OO strips docstrings)
+        assert marker in cls.__doc__, f"{cls.__name__}'s docstring has no {{empty_set_parameter}} line"
+        cls.__doc__ = cls.__doc__.replace(marker, _EMPTY_SET_PARAMETER)
+    return cls
+
+
 def allow_empty(empty_set, Y):
     """Resolve an ``empty_set`` setting on training labels.
 

@@ -22,7 +22,15 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X, check_X_Y
+from ._base import (
+    BaseEstimator,
+    MultiLabelClassifierMixin,
+    TooLargeError,
+    check_param,
+    check_X,
+    check_X_Y,
+    empty_set_doc,
+)
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from ._multinomial import MULTINOMIAL_TOL, MultinomialLR
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
@@ -80,6 +88,7 @@ class ConstantProbability:
         return f"ConstantProbability({self.probability:.4g})"
 
 
+@empty_set_doc
 @base_learner_doc('all labels')
 class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     """One independent binary classifier per label.
@@ -119,11 +128,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -589,6 +594,7 @@ def _neighbour_label_counts(neighbours, Y, n_train):
     return np.asarray((A @ sp.csr_matrix(Y, dtype=np.int64)).toarray(), dtype=np.int64)
 
 
+@empty_set_doc
 class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     """Multi-label k-nearest neighbours (Zhang & Zhou 2007), vectorised.
 
@@ -633,11 +639,7 @@ class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
         memory O(N·k) either way.
     random_state : int, RandomState or None
         Seeds NN-descent (the exact search is deterministic).
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

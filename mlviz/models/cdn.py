@@ -52,7 +52,7 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_doc
 from ._cdn_core import _solve
 from ._cdn_inference import _inference_seed, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
@@ -89,6 +89,7 @@ def _stage(callback, stage, n):
     return lambda it, F: callback(stage, it, F * n)
 
 
+@empty_set_doc
 class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     """Sparse conditional dependency network with shared sparse features.
 
@@ -216,11 +217,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         drawn from the generator or from fresh entropy when not an int), and
         every ``predict_proba`` call restarts from it, so ``predict`` always
         equals ``predict_proba(X) >= 0.5`` for a fitted model.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from ._warm_links import WarmLinks
 from .baselines import LabelPowerset, _mapped, _positive_scores
@@ -65,6 +65,7 @@ def _label_scale_note(label_scale):
     return "" if float(label_scale) == 1.0 else f", earlier labels × {float(label_scale):g}"
 
 
+@empty_set_doc
 @base_learner_doc('all links (link j: on [φ(x), earlier labels])')
 class ClassifierChain(PCC):
     """Classifier chain with greedy inference (CC; Read et al. 2011, §4).
@@ -104,11 +105,7 @@ class ClassifierChain(PCC):
     {base_parameters}
     random_state : int, Generator or None
         Draws ``order="random"`` and the Nyström landmarks of ``base="rbf"``.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -223,6 +220,7 @@ class ClassifierChain(PCC):
         return np.clip(P, 0.0, 1.0)
 
 
+@empty_set_doc
 @base_learner_doc('all chains, each chain linear on it')
 class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     """Ensemble of classifier chains (ECC; Read et al. 2011, §4.3).
@@ -274,11 +272,7 @@ class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     random_state : int, Generator or None
         Seeds the orders and the samples (``numpy.random.default_rng``): chain
         m's order is drawn first, then its rows; also the Nyström landmarks.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -413,6 +407,7 @@ def draw_labelsets(n_labels, k, n_models, rng):
     return sets + [(l,) for l in np.flatnonzero(~covered).tolist()]
 
 
+@empty_set_doc
 @base_learner_doc('all label powersets, each linear on it')
 class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """Random k-labelsets, overlapping (RAkELo; Tsoumakas et al. 2011, §4).
@@ -448,11 +443,7 @@ class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, Generator or None
         Draws the labelsets (``numpy.random.default_rng``) and the Nyström landmarks.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_doc
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
 from .baselines import _mapped, _positive_scores, mean_squared_norm
 
@@ -35,6 +35,7 @@ MAX_PAIRS = 5000
 """Default bound on the number of pairwise models (L(L-1)/2 <= 5000, i.e. L <= 100)."""
 
 
+@empty_set_doc
 @base_learner_doc('all L(L+1)/2 models')
 class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     """Calibrated label ranking by pairwise comparison (CLR; Fürnkranz et al. 2008).
@@ -59,11 +60,7 @@ class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     {base_parameters}
     random_state : int, RandomState or None
         Draws the Nyström landmarks of ``base="rbf"``.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

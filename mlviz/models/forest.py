@@ -46,6 +46,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
+    empty_set_doc,
     fit_per_label,
     proba_per_label,
 )
@@ -155,6 +156,7 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         return f"threshold {float(self.threshold):g} on the {what} vote share (mean leaf frequency of the label)"
 
 
+@empty_set_doc
 class RandomForestML(_ForestBase):
     """One multi-output forest predicting all labels at once (the RF-PCT family).
 
@@ -198,11 +200,7 @@ class RandomForestML(_ForestBase):
         Parallel tree fits (scikit-learn's meaning; results do not depend on it).
     random_state : int, RandomState or None
         Passed to the scikit-learn forest unchanged.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

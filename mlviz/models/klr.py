@@ -53,7 +53,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
 from ._klr_newton import LABEL_CHUNK, NewtonCGResult, newton_cg_klr
 from ._lspc_base import _KernelFeaturesMixin
 
@@ -93,6 +93,7 @@ def klr_objective(params, Phi, Y, lam, fit_intercept=True):
     return value, grad.ravel()
 
 
+@empty_set_doc
 class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
     """L2-regularised Gaussian-kernel logistic regression, one per label, by Newton–CG.
 
@@ -118,11 +119,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         Converged when the largest gradient component of every label is
         ≤ ``tol · max(1, n)`` (first-order optimality of the smooth problem).
     random_state : int, RandomState or None
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

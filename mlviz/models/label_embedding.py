@@ -64,7 +64,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.linalg.lapack as lapack
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
 from ._embedding_base import (
     CenteredGram,
     CenteredRidge,
@@ -139,6 +139,7 @@ class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEst
         return S
 
 
+@empty_set_doc
 class CPLST(_LinearEmbedding):
     """Conditional principal label space transformation (Chen & Lin, NIPS 2012).
 
@@ -153,11 +154,7 @@ class CPLST(_LinearEmbedding):
     threshold : float in [0, 1], default 0.5
     random_state : int, RandomState or None
         Seeds the calibration folds (the fit itself is deterministic).
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -236,6 +233,7 @@ class CPLST(_LinearEmbedding):
         return V
 
 
+@empty_set_doc
 class FaIE(_LinearEmbedding):
     """Feature-aware implicit label space encoding (Lin, Ding, Hu & Wang, 2014).
 
@@ -249,11 +247,7 @@ class FaIE(_LinearEmbedding):
         λ of the ridge hat matrix in Ω and of the map X → codes.
     calibration, calibration_folds, threshold, random_state
         As for :class:`CPLST`.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -346,6 +340,7 @@ class FaIE(_LinearEmbedding):
         self.code_intercept_ = C.mean(axis=0)
 
 
+@empty_set_doc
 class LEML(_LinearEmbedding):
     """Low-rank empirical risk minimisation for multi-label learning (Yu et al., ICML 2014).
 
@@ -367,11 +362,7 @@ class LEML(_LinearEmbedding):
         As for :class:`CPLST`.
     random_state : int, RandomState or None
         Seeds the initial H (standard normal / √K) and the calibration folds.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

@@ -49,12 +49,13 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_cg, solve_sylvester_naive
-from ._base import check_param
+from ._base import check_param, empty_set_doc
 from ._lspc_base import _LSPCBase, normalise_posteriors, pearson_label_similarity
 
 __all__ = ["LSPC", "MTLSPC", "MLLSPC", "pearson_label_similarity", "normalise_posteriors"]
 
 
+@empty_set_doc
 class LSPC(_LSPCBase):
     """Gaussian-kernel least-squares probabilistic classifier, one per label ("plain LSPC").
 
@@ -79,11 +80,7 @@ class LSPC(_LSPCBase):
         without replacement, or by k-means++ seeding (see :mod:`._kernels`).
     random_state : int, RandomState or None
         For the centre choice and the σ subsample (n > 1000).
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -135,6 +132,7 @@ class LSPC(_LSPCBase):
         return SymmetricEig(np.full(T, float(lam)), np.eye(T))
 
 
+@empty_set_doc
 class MTLSPC(_LSPCBase):
     """Multi-task LSPC with common + individual parts (paper 004 §3), tasks = labels.
 
@@ -166,11 +164,7 @@ class MTLSPC(_LSPCBase):
         Multi-task parameter γ (individual parts are penalised by γ/(2T)).
     sigma, n_centers, center_selection, random_state
         As in :class:`LSPC`.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -223,6 +217,7 @@ class MTLSPC(_LSPCBase):
         return gamma / (T * (lam + gamma)) * coef_pos.sum(axis=1)
 
 
+@empty_set_doc
 class MLLSPC(_LSPCBase):
     """Multi-label LSPC (paper 000 §5): labels coupled through a similarity graph.
 
@@ -252,11 +247,7 @@ class MLLSPC(_LSPCBase):
         convergence, ``ConvergenceWarning`` if not converged); "naive": dense
         (BL × BL) solve, refused above BL = 5000 (verification/timing only).
     random_state : int, RandomState or None
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

@@ -56,7 +56,7 @@ from sklearn.utils import check_random_state
 
 from ..solvers.eigen import METHODS as EIGEN_METHODS
 from ..solvers.eigen import laplacian_eigenmap
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_doc
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 
@@ -222,6 +222,7 @@ def platt_fit(scores, Y, *, max_iter=100, tol=1e-10):
     return a, b
 
 
+@empty_set_doc
 class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     """Multi-label classification by a joint Laplacian eigenmap (MLLEM-L / MLLEM-NL).
 
@@ -261,11 +262,7 @@ class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     eigen_solver : {"auto", "dense", "lanczos", "shift-invert"}
         Passed to :func:`mlviz.solvers.laplacian_eigenmap` (sparse ARPACK
         above 600 nodes; memory O((N + L)·(k + K))).
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

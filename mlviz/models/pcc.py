@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
 from ._cdn_inference import _inference_seed
 from .baselines import mean_squared_norm
 
@@ -43,6 +43,7 @@ _EXACT_MAX_LABELS = 12
 _SAMPLING_MAX_WORK = 1e11
 
 
+@empty_set_doc
 class PCC(MultiLabelClassifierMixin, BaseEstimator):
     """Probabilistic classifier chain with marginals by enumeration or sampling.
 
@@ -83,11 +84,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         seed (``inference_seed_``), and each ``predict_proba`` restarts from
         it, so ``predict`` equals ``predict_proba(X) >= 0.5`` for a fitted
         model even with ``random_state=None``.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------

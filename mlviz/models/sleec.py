@@ -44,6 +44,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
+    empty_set_doc,
 )
 from ._embedding_base import CenteredRidge, ScoreCalibrationMixin
 
@@ -266,6 +267,7 @@ def _admm_regression(ridge, Z, mu, n_iter):
     return V, b
 
 
+@empty_set_doc
 class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     """Sparse local embeddings + kNN (Bhatia et al., NIPS 2015).
 
@@ -293,11 +295,7 @@ class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     threshold : float in [0, 1], default 0.5
     random_state : int, RandomState or None
         Seeds k-means, the subspace iteration and the calibration folds.
-    empty_set : {"auto", True, False}, default True
-        Whether ``predict`` may return an empty label set. ``True``: the rule of ``decision_rule_`` (the
-        paper's); ``False``: a row it leaves empty gets its most probable label; ``"auto"``:
-        ``False`` when every training row has a label, else ``True`` (the method registry's
-        default where inner CV supports it). Resolved in ``allow_empty_``.
+    {empty_set_parameter}
 
     Attributes
     ----------
