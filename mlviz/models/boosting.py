@@ -40,6 +40,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
+    empty_set_doc,
     fit_per_label,
     proba_per_label,
 )
@@ -54,6 +55,7 @@ _SECONDS_PER_CELL = 1.9e-8
 """Measured cost per training row x feature of one boosting iteration (one core)."""
 
 
+@empty_set_doc
 class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
     """Binary relevance with histogram gradient-boosted trees.
 
@@ -71,6 +73,7 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
         A fit whose :meth:`estimate_seconds` exceeds this is refused.
     random_state : int, RandomState or None
         Label l's model gets ``check_random_state(random_state).randint(2**31 - 1, size=n_labels)[l]``.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -88,7 +91,8 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, max_iter=100, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20,
-                 l2_regularization=0.0, threshold=GBT_THRESHOLD, max_seconds=300.0, random_state=None):
+                 l2_regularization=0.0, threshold=GBT_THRESHOLD, max_seconds=300.0, random_state=None,
+                 empty_set=True):
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
@@ -97,6 +101,7 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
         self.threshold = threshold
         self.max_seconds = max_seconds
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def estimate_seconds(self, n_samples, n_features, n_labels):
         """Estimated one-core fit time: labels x iterations x (fixed + per row x feature cost).
@@ -164,6 +169,7 @@ class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = (f"threshold {float(self.threshold):g} on per-label probabilities of "
                                "gradient-boosted trees")
+        self._fit_empty_set(Y)
         return self
 
     def predict_proba(self, X):

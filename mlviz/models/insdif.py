@@ -43,6 +43,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
+    empty_set_doc,
 )
 from ._embedding_base import ScoreCalibrationMixin
 
@@ -165,6 +166,7 @@ def kmedoids(D, n_medoids, *, max_iter=100, random_state=None):
     return np.sort(medoids)
 
 
+@empty_set_doc
 class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     """Instance differentiation + two-level (k-medoids, least squares) classifier (Zhang & Zhou, 2007).
 
@@ -182,6 +184,7 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     threshold : float in [0, 1], default 0.5
     random_state : int, RandomState or None
         Seeds k-medoids++ and the calibration folds.
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -210,13 +213,14 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, medoid_fraction=0.2, max_iter=100, calibration="platt", calibration_folds=3,
-                 threshold=0.5, random_state=None):
+                 threshold=0.5, random_state=None, empty_set=True):
         self.medoid_fraction = medoid_fraction
         self.max_iter = max_iter
         self.calibration = calibration
         self.calibration_folds = calibration_folds
         self.threshold = threshold
         self.random_state = random_state
+        self.empty_set = empty_set
 
     def _validate_params(self):
         check_param(self, "medoid_fraction", self.medoid_fraction, low=0.0, high=1.0, low_inclusive=False)
@@ -274,6 +278,7 @@ class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
         self.label_codes_ = self.coef_[1:].T
         self.decision_rule_ = self._describe_rule("second-level outputs f_l" if self.calibration == "platt"
                                                   else "(f_l + 1)/2")
+        self._fit_empty_set(Y)
         self._fit_calibration(X, Y)
         return self
 
