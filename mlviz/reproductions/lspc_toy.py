@@ -52,13 +52,14 @@ PROTOCOL = """\
 LAMS = (1e-3, 1e-2, 1e-1, 1.0, 10.0)
 GAMMAS = (0.0, 0.1, 1.0, 10.0, 100.0)
 SIGMA_FACTORS = (0.5, 1.0, 2.0)
-BASELINES = {"ML-kNN": ("mlknn", {"k": 10, "s": 1.0, "threshold": 0.5}),
-             "InsDif": ("insdif", {"calibration": "clip"})}
+BASELINES = {"ML-kNN": ("mlknn", {"k": 10, "s": 1.0, "threshold": 0.5, "empty_set": True}),
+             "InsDif": ("insdif", {"calibration": "clip", "empty_set": True})}
 """Paper 000's other comparison systems: display name -> (registry key, constructor arguments).
 
 ML-kNN at the setting of its reference [7] (Zhang & Zhou 2007: k = 10, s = 1, posterior >= 0.5), which
 paper 000 cites without changing it, not at the dashboard's evidence-based default (k = 20, s = 0.5,
-0.35; the registry's ``fixed``)."""
+0.35; the registry's ``fixed``). Both keep their papers' rules (``empty_set=True``: no "at least one
+label" fallback, which the registry adds to InsDif)."""
 
 
 def misclassification(Y, P, threshold=0.5):
