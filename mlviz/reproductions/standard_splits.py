@@ -39,7 +39,10 @@ PROTOCOL = """\
   fitted on the training file.
 - Methods: every entry of the method registry at its defaults (`MethodSpec.make()`; the CLI's
   `mlviz evaluate TRAIN --test TEST --methods KEY`), each deciding labels by its own `predict`; no
-  tuning, the test file is never used for a choice. The quick run: emotions, BR-LR and RF-PCT.
+  tuning, the test file is never used for a choice. Every registry default except ML-kNN's, RAkEL's, LP's
+  and MLRH's includes `empty_set="auto"`: no training row is empty here, so a row the method's rule leaves
+  empty gets its most probable label (chosen by inner CV on the training halves, benchmarks/RESULTS.md
+  "An 'at least one label' decision rule"). The quick run: emotions, BR-LR and RF-PCT.
 - `paper`: the same method in Bogatinovski et al. 2022 (ESWA 203:117215) on the same split, where
   the study has it (BR, CC, LP, ML-kNN, CDN, RF-PCT, RF-BR); its methods' base learners and
   parameter selection are the study's (e.g. its BR and CC use RBF-kernel SVMs; ours, at
