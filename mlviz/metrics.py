@@ -114,9 +114,9 @@ from ._ranks import positive_rank_sums, rank_max_rows
 from ._validation import check_Y
 
 __all__ = [
-    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "at_least_one", "binarize", "evaluate",
-    "get_measure", "ranking_loss", "one_error", "coverage", "average_precision", "precision_at_k",
-    "ndcg_at_k", "instance_auc",
+    "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "AT_LEAST_ONE_TEXT",
+    "at_least_one", "binarize", "evaluate", "get_measure", "ranking_loss", "one_error", "coverage",
+    "average_precision", "precision_at_k", "ndcg_at_k", "instance_auc",
 ]
 
 
@@ -172,6 +172,10 @@ def _check_inputs(Y_true, scores):
     if not np.isfinite(S).all():
         raise ValueError("scores contain NaN or infinite values.")
     return Y.astype(bool), S
+
+
+#: What a decision rule's text (``decision_rule_``) gains when :func:`at_least_one` is part of it.
+AT_LEAST_ONE_TEXT = "; at least one label per row"
 
 
 def at_least_one(P, Y_pred):

@@ -32,7 +32,6 @@ import time
 
 import numpy as np
 
-from ..metrics import at_least_one
 from . import jobs
 from .methods import MethodSpec as Method
 from .methods import Scale, key, median_distance
@@ -290,9 +289,7 @@ def _report(ctx):
         raw = np.asarray(model.predict_proba(ctx.X_test), dtype=np.float64)
         about = describe_model(model)  # (after predict_proba: the CDN's standard error is of this call)
         if about["threshold"] is not None:
-            pred = (raw >= about["threshold"]).astype(np.uint8)
-            if getattr(model, "allow_empty_", True) is False:  # the mixin's "at least one label" fallback
-                pred = at_least_one(raw, pred)
+            pred = model.predict_from_proba(raw)  # (the mixin's rule, "at least one label" included)
         else:
             pred = np.asarray(model.predict(ctx.X_test))
             pred = (pred.toarray() if hasattr(pred, "toarray") else pred).astype(np.uint8)

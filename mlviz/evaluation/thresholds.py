@@ -47,13 +47,11 @@ per-label threshold, and the fallback when the wrapped estimator has it.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..metrics import at_least_one
+from ..metrics import AT_LEAST_ONE_TEXT, at_least_one
 
 __all__ = ["THRESHOLD_GRID", "THRESHOLD_MODES", "THRESHOLD_MEASURES", "threshold_counts", "choose_thresholds",
            "crossfit_scores", "FallbackCounts", "fold_table", "pooled_thresholds", "allows_empty",
@@ -425,10 +423,10 @@ class ThresholdedClassifier(BaseEstimator):
         final = steps[-1][1] if steps else self.estimator_
         own = getattr(final, "decision_rule_", "")
         of = own.split(" on ", 1)[1] if own.startswith("threshold ") and " on " in own else "predict_proba"
-        of = re.split(r"[;,] at least one label", of, maxsplit=1)[0]  # stated once, below
+        of = of.split(AT_LEAST_ONE_TEXT, 1)[0]  # stated once, below
         self.decision_rule_ = f"threshold {describe_thresholds(self.threshold_)} (tuned by inner CV) on {of}"
         if not self.allow_empty_:
-            self.decision_rule_ += ", at least one label per row"
+            self.decision_rule_ += ", " + AT_LEAST_ONE_TEXT.lstrip("; ")
         return self
 
     def predict_proba(self, X):

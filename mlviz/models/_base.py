@@ -37,12 +37,10 @@ from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
-from ..metrics import at_least_one
+from ..metrics import AT_LEAST_ONE_TEXT, at_least_one
 
 #: The values of the ``empty_set`` hyperparameter.
 EMPTY_SET_OPTIONS = ("auto", True, False)
-#: What ``decision_rule_`` gains when ``allow_empty_`` is False.
-AT_LEAST_ONE_TEXT = "; at least one label per row"
 
 
 _EMPTY_SET_PARAMETER = """\
@@ -135,8 +133,25 @@ class MultiLabelClassifierMixin:
         -------
         Y_pred : ndarray of uint8, shape (n_samples, n_labels)
         """
-        proba = self.predict_proba(X)
-        return self._nonempty(proba, (proba >= getattr(self, "threshold", 0.5)).astype(np.uint8))
+        return self.predict_from_proba(self.predict_proba(X))
+
+    def predict_from_proba(self, P):
+        """The threshold rule on probabilities already computed: ``P >= threshold``, and, where
+        ``allow_empty_`` is False, every empty row given its most probable label.
+
+        Parameters
+        ----------
+        P : ndarray, shape (n_samples, n_labels)
+            ``predict_proba`` of the rows (the argmax of an empty row picks its label; ties: the
+            lower index).
+
+        Returns
+        -------
+        Y_pred : ndarray of uint8, shape (n_samples, n_labels)
+        """
+        P = np.asarray(P)
+        Y_pred = (P >= getattr(self, "threshold", 0.5)).astype(np.uint8)
+        return Y_pred if getattr(self, "allow_empty_", True) else at_least_one(P, Y_pred)
 
     def _fit_empty_set(self, Y):
         """Set ``allow_empty_`` from ``empty_set`` and ``Y``; state the rule in ``decision_rule_``.
@@ -154,22 +169,6 @@ class MultiLabelClassifierMixin:
         if not getattr(self, "allow_empty_", True) and not rule.endswith(AT_LEAST_ONE_TEXT):
             self.decision_rule_ = rule + AT_LEAST_ONE_TEXT
 
-    def _nonempty(self, P, Y_pred):
-        """``Y_pred`` with the at-least-one rule applied when ``allow_empty_`` is False.
-
-        Parameters
-        ----------
-        P : ndarray, shape (n_samples, n_labels)
-            The scores that pick the label of an empty row (argmax; ties: the lower index).
-        Y_pred : ndarray of {0, 1}, shape (n_samples, n_labels)
-
-        Returns
-        -------
-        ndarray of uint8, shape (n_samples, n_labels)
-        """
-        if getattr(self, "allow_empty_", True):
-            return Y_pred
-        return at_least_one(np.asarray(P), Y_pred)
 
     def score(self, X, Y, sample_weight=None):
         """Micro-averaged F1 of ``predict(X)`` against ``Y`` (greater is better).

@@ -430,8 +430,7 @@ class ScoreCalibrationMixin:
         -------
         Y_pred : ndarray of uint8, shape (n, L)
         """
-        P = self.predict_proba(X)
-        return self._nonempty(P, (P >= self.threshold).astype(np.uint8))
+        return self.predict_from_proba(self.predict_proba(X))
 
     def _describe_rule(self, native):
         if self.calibration == "clip":

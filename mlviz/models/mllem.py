@@ -678,7 +678,7 @@ eigen_solver, calibration, calibration_folds, random_state
         """
         P = self.predict_proba(X)
         if self.threshold is not None:
-            return self._nonempty(P, (P >= self.threshold).astype(np.uint8))
+            return self.predict_from_proba(P)
         r = min(self.cardinality_, P.shape[1])
         top = np.argsort(-P, axis=1, kind="stable")[:, :r]
         out = np.zeros(P.shape, dtype=np.uint8)
