@@ -115,9 +115,15 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
         Unpenalised per-label intercept.
     max_iter : int, default 100
         Newton iterations (each runs at most ``max_cg`` preconditioned CG steps).
-    tol : float, default 1e-6
+    tol : float, default 1e-4
         Converged when the largest gradient component of every label is
         ≤ ``tol · max(1, n)`` (first-order optimality of the smooth problem).
+        1e-4 is scikit-learn's ``LogisticRegression`` default on the same scale
+        (max |gradient| of the mean loss): the stopping rule of the per-label
+        reference the scale benchmarks time it against. On the five bundled
+        splits 1e-6 changed no test micro-F1 by more than 0.0023 and cost
+        20–50 % more time (benchmarks/RESULTS.md, "Kernel LR: the stopping
+        tolerance of the reference").
     random_state : int, RandomState or None
     {empty_set_parameter}
 
@@ -152,7 +158,7 @@ class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, 
     max_memory_bytes = 4e9
 
     def __init__(self, *, lam=0.01, sigma="median", n_centers="auto", center_selection="random",
-                 fit_intercept=True, max_iter=100, tol=1e-6, random_state=None, empty_set=True):
+                 fit_intercept=True, max_iter=100, tol=1e-4, random_state=None, empty_set=True):
         self.lam = lam
         self.sigma = sigma
         self.n_centers = n_centers
