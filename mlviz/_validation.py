@@ -19,7 +19,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-__all__ = ["check_X", "check_Y", "check_X_Y", "check_param", "TooLargeError"]
+__all__ = ["check_X", "check_Y", "check_X_Y", "check_param", "TooLargeError", "MAX_FIT_SECONDS"]
+
+
+MAX_FIT_SECONDS = 300.0
+"""A fit whose own estimate (one core) exceeds this many seconds is refused with :class:`TooLargeError`
+(InsDif, RandomForestML): five minutes is the longest a dashboard user waits for one fit."""
 
 
 class TooLargeError(ValueError):

@@ -18,7 +18,7 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.utils import check_random_state
 
 from mlviz.models import TooLargeError
-from mlviz.models.forest import RandomForestBR, RandomForestML, forest_bytes_estimate
+from mlviz.models.forest import RandomForestBR, RandomForestML, forest_bytes_estimate, forest_seconds_estimate
 
 PARAMS = {"n_estimators": 15, "max_features": "sqrt", "min_samples_leaf": 2, "max_depth": 6}
 
@@ -99,31 +99,88 @@ def test_contract(make):
     check_default_score(est)
 
 
+def _full_bytes(cls, X, Y, **params):
+    """Bytes of scikit-learn's own fitted forest: every node's struct and value array."""
+    ref = cls(random_state=0, **params).fit(X, Y)
+    return sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in ref.estimators_)
+
+
+def _compact_bytes(est):
+    """Bytes RandomForestML keeps: the trees' nodes (struct + empty value) and the leaf table."""
+    V = est.leaf_proba_
+    return sum((64 + 8) * t.node_count for t in est.trees_) + V.data.nbytes + V.indices.nbytes + V.indptr.nbytes
+
+
 def test_memory_estimate_bounds_the_fitted_forest_and_guards():
     X, Y = contract_data(n=120, d=6, L=5, random_state=6)
+    nnz = int(np.count_nonzero(Y))
     for msl, depth in ((1, None), (3, None), (1, 3)):
-        est = RandomForestML(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
-        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in est.forest_.estimators_)
-        bound = forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
-                                      bootstrap=True)
-        assert 0 < used <= bound
-        br = RandomForestBR(n_estimators=8, min_samples_leaf=msl, max_depth=depth, random_state=0).fit(X, Y)
+        shape = dict(n_estimators=8, min_samples_leaf=msl, max_depth=depth)
+        # scikit-learn's full forests are bounded by the full estimate (the batch RandomForestML grows)
+        assert 0 < _full_bytes(RandomForestClassifier, X, Y, **shape) <= forest_bytes_estimate(
+            120, 5, bootstrap=True, **shape)
+        assert _full_bytes(ExtraTreesClassifier, X, Y, **shape) <= forest_bytes_estimate(120, 5, **shape)
+        # what RandomForestML keeps is bounded by the compact estimate; a tree has <= nnz(Y) leaf entries
+        for kind, boot in (("random", True), ("extra", False)):
+            est = RandomForestML(kind=kind, random_state=0, **shape).fit(X, Y)
+            assert _compact_bytes(est) <= forest_bytes_estimate(120, 5, bootstrap=boot, label_entries=nnz, **shape)
+            entries = np.diff(est.leaf_proba_.indptr)
+            assert all(entries[a:b].sum() <= nnz for a, b in zip(est.tree_offsets_[:-1], est.tree_offsets_[1:]))
+        br = RandomForestBR(random_state=0, **shape).fit(X, Y)
         used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for f in br.forests_ for t in f.estimators_)
         minority = np.minimum(Y.sum(axis=0), 120 - Y.sum(axis=0))
-        assert used <= sum(forest_bytes_estimate(120, 1, n_estimators=8, min_samples_leaf=msl, max_depth=depth,
-                                                 bootstrap=True, max_leaves=8 * m + 1) for m in minority)
-        et = RandomForestML(kind="extra", n_estimators=8, min_samples_leaf=msl, max_depth=depth,
-                            random_state=0).fit(X, Y)
-        used = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in et.forest_.estimators_)
-        assert used <= forest_bytes_estimate(120, 5, n_estimators=8, min_samples_leaf=msl, max_depth=depth)
-    need = forest_bytes_estimate(120, 5, n_estimators=100, bootstrap=True)
+        assert used <= sum(forest_bytes_estimate(120, 1, bootstrap=True, max_leaves=8 * m + 1, **shape)
+                           for m in minority)
+    one = forest_bytes_estimate(120, 5, n_estimators=1, bootstrap=True)
+    need = forest_bytes_estimate(120, 5, n_estimators=100, bootstrap=True, label_entries=nnz) + 100 * one
     with pytest.raises(TooLargeError, match="max_model_bytes") as info:
         RandomForestML(max_model_bytes=need / 2).fit(X, Y)
     assert info.value.estimate_bytes == pytest.approx(need)
     with pytest.raises(TooLargeError):
         RandomForestBR(max_model_bytes=need / 2).fit(X, Y)
-    # 983 labels x 16,000 rows x 100 trees is refused at the default bound
-    assert forest_bytes_estimate(16000, 983, n_estimators=100, bootstrap=True) > RandomForestML().max_model_bytes
+    # the compact forest at 983 labels x 10,737 rows (delicious-shaped, 19 labels a row) is < 1 GB,
+    # where scikit-learn's full value arrays would take ~21 GB
+    full = forest_bytes_estimate(10737, 983, n_estimators=100, bootstrap=True)
+    compact = forest_bytes_estimate(10737, 983, n_estimators=100, bootstrap=True, label_entries=10737 * 19)
+    assert compact < 1e9 < 2e10 < full
+
+
+def test_batches_grow_the_same_forest(monkeypatch):
+    """Trees grown one batch at a time (warm start) are scikit-learn's one-fit trees, for any seed type."""
+    from mlviz.models import forest
+
+    X, Y = contract_data(n=90, d=6, L=4, random_state=7)
+    sparse = sp.csr_matrix(np.where(X > 0.2, X, 0.0))
+    whole = RandomForestML(random_state=4, **PARAMS).fit(sparse, Y).predict_proba(sparse)
+    ref = RandomForestClassifier(random_state=4, **PARAMS).fit(sparse, Y)
+    np.testing.assert_array_equal(whole, _sklearn_positive(ref.predict_proba(sparse), ref.classes_))
+    monkeypatch.setattr(forest, "_BATCH_BYTES", 1.0)  # one tree per batch
+    np.testing.assert_array_equal(RandomForestML(random_state=4, **PARAMS).fit(sparse, Y).predict_proba(sparse),
+                                  whole)
+    a = RandomForestML(random_state=np.random.RandomState(2), **PARAMS).fit(X, Y).predict_proba(X)
+    monkeypatch.setattr(forest, "_BATCH_BYTES", 1e12)  # one batch
+    b = RandomForestML(random_state=np.random.RandomState(2), **PARAMS).fit(X, Y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_time_estimate_and_guard(monkeypatch):
+    """The estimate follows its formula; a fit beyond the budget is refused before any tree is grown."""
+    from mlviz.models import forest
+
+    rows = 0.632 * 1000
+    assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, bootstrap=True) == pytest.approx(
+        10 * rows * np.log2(rows) * 20 * 7 / forest._TREE_RATE)
+    assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, max_features=0.5) == pytest.approx(
+        10 * 1000 * np.log2(1000) * 200 * 7 / forest._TREE_RATE)
+    # the delicious shape (10,737 x 500 x 983, 100 trees) fits within the budget on the 2/3 split only
+    assert forest_seconds_estimate(10737, 500, 983, n_estimators=100, bootstrap=True) < forest.MAX_FIT_SECONDS
+    assert forest_seconds_estimate(16105, 500, 983, n_estimators=100, bootstrap=True) > forest.MAX_FIT_SECONDS
+    X, Y = contract_data(n=60, d=5, L=3, random_state=8)
+    monkeypatch.setattr(forest, "MAX_FIT_SECONDS", 1e-9)
+    with pytest.raises(TooLargeError, match="would take about") as info:
+        RandomForestML(n_estimators=5).fit(X, Y)
+    assert info.value.estimate_seconds == pytest.approx(
+        forest_seconds_estimate(60, 5, 3, n_estimators=5, bootstrap=True))
 
 
 @pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),

@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: F401  (re-expor
 from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401  (re-exported)
+from .._validation import MAX_FIT_SECONDS, TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401
 from ..metrics import AT_LEAST_ONE_TEXT, at_least_one
 
 #: The values of the ``empty_set`` hyperparameter.

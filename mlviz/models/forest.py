@@ -36,11 +36,16 @@ References
    Learning 63:3-42, 2006.
 """
 
+from numbers import Integral
+
 import numpy as np
+import scipy.sparse as sp
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
-from sklearn.utils import check_random_state
+from sklearn.tree._tree import Tree
+from sklearn.utils import check_array, check_random_state
 
 from ._base import (
+    MAX_FIT_SECONDS,
     BaseEstimator,
     MultiLabelClassifierMixin,
     TooLargeError,
@@ -51,17 +56,26 @@ from ._base import (
     proba_per_label,
 )
 
-__all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "FOREST_THRESHOLD"]
+__all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "forest_seconds_estimate",
+           "FOREST_THRESHOLD"]
 
 _KINDS = {"random": RandomForestClassifier, "extra": ExtraTreesClassifier}
 FOREST_THRESHOLD = 0.35
 """Default decision threshold of the forests' vote share (see :class:`RandomForestML`, ``threshold``)."""
 _NODE_BYTES = 64
 """Bytes of one scikit-learn tree node besides its value array (the ``Node`` struct)."""
+_BATCH_BYTES = 2.5e8
+"""Bound on the full value arrays :class:`RandomForestML` holds at once while growing trees (upper
+estimate): trees are grown in batches this large, then compacted (see its Notes)."""
+_MAX_SEED = np.iinfo(np.int32).max
+_TREE_RATE = 6.9e8
+"""(distinct rows × log2 of them × features tried × labels) per second of one multi-output tree, one
+core: measured at 983 labels (10,737 × 500 sparse rows, 2.7 s a tree); the same formula over-estimates
+the 159-label bibtex shape by 1.6× (benchmarks/RESULTS.md, "RF-PCT in compact storage")."""
 
 
 def forest_bytes_estimate(n_samples, n_outputs, *, n_estimators, min_samples_leaf=1, max_depth=None,
-                          n_forests=1, bootstrap=False, max_leaves=None):
+                          n_forests=1, bootstrap=False, max_leaves=None, label_entries=None):
     """Upper estimate of the memory of fitted scikit-learn forests.
 
     A tree grown on ``m`` distinct rows with leaves of at least
@@ -85,6 +99,11 @@ def forest_bytes_estimate(n_samples, n_outputs, *, n_estimators, min_samples_lea
     max_leaves : float or None
         A further cap on the leaves of one tree (RF-BR's empirical one, see
         :class:`RandomForestBR`).
+    label_entries : float or None
+        The compact storage of :class:`RandomForestML`: instead of the value
+        arrays, each node keeps 16 bytes (an empty value and a row pointer) and
+        each tree at most ``label_entries`` non-zero leaf frequencies of 12 bytes
+        (its leaves' labels; at most the non-zeros of Y, see ``RandomForestML``).
 
     Returns
     -------
@@ -97,13 +116,76 @@ def forest_bytes_estimate(n_samples, n_outputs, *, n_estimators, min_samples_lea
     if max_leaves is not None:
         leaves = min(leaves, max(1.0, float(max_leaves)))
     nodes = 2.0 * leaves - 1.0
+    if label_entries is not None:
+        per_tree = nodes * (_NODE_BYTES + 16.0) + 12.0 * min(float(label_entries), leaves * n_outputs)
+        return float(n_forests) * n_estimators * per_tree
     return float(n_forests) * n_estimators * nodes * (_NODE_BYTES + 16.0 * n_outputs)
 
 
-def _positive_column(proba, classes):
-    """P(class 1) from one output of a forest's ``predict_proba`` (0 when 1 was never seen)."""
-    hit = np.flatnonzero(np.asarray(classes) == 1)
-    return proba[:, hit[0]] if hit.size else np.zeros(proba.shape[0])
+def _features_tried(max_features, n_features):
+    """scikit-learn's number of features tried at a split for ``max_features``."""
+    if max_features == "sqrt":
+        return max(1, int(np.sqrt(n_features)))
+    if max_features == "log2":
+        return max(1, int(np.log2(n_features)))
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, Integral):
+        return int(max_features)
+    return max(1, int(float(max_features) * n_features))
+
+
+def forest_seconds_estimate(n_samples, n_features, n_outputs, *, n_estimators, max_features="sqrt",
+                            bootstrap=False):
+    """Estimate of the CPU seconds (one core) of growing a multi-output forest of scikit-learn trees.
+
+    A split tries ``max_features`` features, each sorting the node's rows and moving them one by
+    one through the criterion, whose cost per row is one update per label; summed over a tree's
+    levels (about log2 of the rows deep) that is rows × log2(rows) × features tried × labels,
+    at ``_TREE_RATE`` per second. A bootstrap tree sees 63.2 % distinct rows.
+
+    Parameters
+    ----------
+    n_samples, n_features, n_outputs : int
+    n_estimators : int
+    max_features : as for :class:`RandomForestML`
+    bootstrap : bool
+
+    Returns
+    -------
+    seconds : float
+    """
+    rows = max(2.0, (0.632 if bootstrap else 1.0) * n_samples)
+    work = rows * np.log2(rows) * _features_tried(max_features, n_features) * max(1, n_outputs)
+    return float(n_estimators) * work / _TREE_RATE
+
+
+def _structure_only(tree):
+    """A copy of a fitted scikit-learn ``Tree`` with its nodes and an empty value array (for ``apply``)."""
+    state = tree.__getstate__()
+    state["values"] = np.zeros((state["node_count"], 1, 1))
+    out = Tree(tree.n_features, np.ones(1, dtype=np.intp), 1)
+    out.__setstate__(state)
+    return out
+
+
+def _leaf_frequencies(tree, positive):
+    """P(y_l = 1) in each leaf of a fitted multi-output ``Tree``, as a CSR matrix (node_count, L).
+
+    ``positive[l]`` is the index of class 1 among label l's classes (-1 if label l had no
+    positives). The frequencies are those of ``DecisionTreeClassifier.predict_proba``: the
+    leaf's (weighted) class fractions normalised over the label's classes; internal nodes
+    have empty rows.
+    """
+    leaves = np.flatnonzero(tree.children_left == -1)
+    V = tree.value[leaves]  # (leaves, L, max classes); classes a label lacks are zero
+    norm = V.sum(axis=2)
+    norm[norm == 0.0] = 1.0
+    L = V.shape[1]
+    freq = V[:, np.arange(L), np.maximum(positive, 0)] / norm
+    freq[:, positive < 0] = 0.0
+    rows, cols = np.nonzero(freq)
+    return sp.csr_matrix((freq[rows, cols], (leaves[rows], cols)), shape=(tree.node_count, L))
 
 
 class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
@@ -191,11 +273,13 @@ class RandomForestML(_ForestBase):
         0.30-0.35 on medical (benchmarks/RESULTS.md "honest comparisons"). The evaluation reports
         both: ``hamming_loss`` of this rule and ``hamming_loss_p05`` (:mod:`mlviz.metrics`).
     max_model_bytes : float, default 2e9
-        Bound on :func:`forest_bytes_estimate`; above it ``fit`` raises
-        :class:`~mlviz.models.TooLargeError` before fitting. The value arrays
-        grow with ``n_labels`` at every node, so many labels and many rows
-        together are what it stops (e.g. 983 labels × 16,000 rows × 100
-        trees: ~32 GB upper estimate).
+        Bound on the memory of the fit: :func:`forest_bytes_estimate` of the
+        compact forest (``label_entries`` = the non-zeros of Y) plus the trees
+        grown at once before they are compacted (a batch of at most
+        ``_BATCH_BYTES``, or one tree); above it ``fit`` raises
+        :class:`~mlviz.models.TooLargeError` before fitting. So does a fit that
+        :func:`forest_seconds_estimate` puts beyond ``MAX_FIT_SECONDS`` (300 s of
+        one core).
     n_jobs : int or None
         Parallel tree fits (scikit-learn's meaning; results do not depend on it).
     random_state : int, RandomState or None
@@ -204,17 +288,34 @@ class RandomForestML(_ForestBase):
 
     Attributes
     ----------
-    forest_ : RandomForestClassifier or ExtraTreesClassifier
-        The fitted multi-output forest.
+    trees_ : list of sklearn.tree._tree.Tree, length n_estimators
+        The fitted trees' structure (``apply`` gives a row's leaf), without value arrays.
+    leaf_proba_ : scipy.sparse.csr_matrix, shape (total nodes, n_labels)
+        Row ``tree_offsets_[t] + node``: the fraction of positive (bootstrap-weighted)
+        training rows of each label in that leaf of tree t; empty for internal nodes.
+    tree_offsets_ : ndarray of int, shape (n_estimators + 1,)
     n_labels_, n_features_in_ : int
     decision_rule_ : str
 
     Notes
     -----
-    ``predict_proba[:, l]`` is scikit-learn's ``forest_.predict_proba(X)[l][:, 1]``
-    (mean over trees of the fraction of positive training rows in the leaf).
-    A label constant in training has one class in scikit-learn, and gets
-    probability exactly 1 (always present) or 0 (never present).
+    ``predict_proba[:, l]`` equals scikit-learn's ``predict_proba(X)[l][:, 1]`` of the
+    same forest (same ``kind``, parameters and an int ``random_state``; mean over
+    trees of the fraction of positive training rows in the leaf). A label constant
+    in training has one class in scikit-learn, and gets probability exactly 1
+    (always present) or 0 (never present).
+
+    **Compact storage.** A scikit-learn multi-output tree keeps ``n_labels × 2``
+    doubles at every node (2.5 KB at 159 labels): 1.3 GB for 100 trees on
+    4,930 rows × 159 labels. Only the leaves' frequencies are needed, and most are
+    zero: a leaf's rows carry few labels, and the leaves of one tree partition its
+    (bootstrap) training rows, so a tree has at most as many non-zero leaf
+    frequencies as Y has non-zeros. ``fit`` therefore grows the trees in batches
+    (scikit-learn's ``warm_start``, which draws the same tree seeds as one fit),
+    keeps each tree's structure and its leaves' non-zero frequencies (a sparse
+    matrix), and drops the value arrays before growing the next batch.
+    ``predict_proba`` sums the rows of the leaves a sample reaches, one sparse
+    product.
 
     Examples
     --------
@@ -242,10 +343,39 @@ class RandomForestML(_ForestBase):
         """
         X, Y = self._validate(X, Y)
         n, L = Y.shape
-        self._guard(forest_bytes_estimate(n, L, n_estimators=int(self.n_estimators),
-                                          min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
-                                          bootstrap=self.kind == "random"), n, L)
-        self.forest_ = self._make_forest(self.random_state).fit(X, Y if L > 1 else Y[:, 0])
+        T = int(self.n_estimators)
+        shape = dict(min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
+                     bootstrap=self.kind == "random")
+        one_tree = forest_bytes_estimate(n, L, n_estimators=1, **shape)
+        batch = int(min(T, max(1, _BATCH_BYTES // one_tree)))
+        self._guard(forest_bytes_estimate(n, L, n_estimators=T, label_entries=int(np.count_nonzero(Y)), **shape)
+                    + batch * one_tree, n, L)
+        seconds = forest_seconds_estimate(n, X.shape[1], L, n_estimators=T, max_features=self.max_features,
+                                          bootstrap=shape["bootstrap"])
+        if seconds > MAX_FIT_SECONDS:
+            raise TooLargeError(
+                f"{type(self).__name__}: {T} trees on {n} rows x {L} labels would take about {seconds:.0f} s "
+                f"of one core (estimate; every split updates all {L} labels' counts); use fewer trees, "
+                "a subsample of the rows, or BR / ML-kNN for many labels.",
+                estimate_seconds=seconds, alternative="n_estimators=20")
+        seed = self.random_state
+        if not isinstance(seed, Integral):  # one seed, so the trees do not depend on the batches
+            seed = int(check_random_state(seed).randint(_MAX_SEED))
+        forest = self._make_forest(seed).set_params(warm_start=True)
+        X = check_array(X, accept_sparse="csc", dtype=np.float32)  # the trees' input, converted once
+        target = Y if L > 1 else Y[:, 0]
+        trees, tables = [], []
+        while len(trees) < T:
+            forest.set_params(n_estimators=min(T, len(trees) + batch)).fit(X, target)
+            classes = forest.classes_ if L > 1 else [forest.classes_]
+            positive = np.array([list(c).index(1) if 1 in c else -1 for c in classes])
+            for est in forest.estimators_[len(trees):]:
+                tables.append(_leaf_frequencies(est.tree_, positive))
+                trees.append(_structure_only(est.tree_))
+                est.tree_ = trees[-1]  # frees the value array; warm_start only counts the trees
+        self.trees_ = trees
+        self.leaf_proba_ = sp.vstack(tables, format="csr")
+        self.tree_offsets_ = np.concatenate([[0], np.cumsum([t.node_count for t in trees])])
         self.n_labels_ = L
         self.n_features_in_ = X.shape[1]
         self.decision_rule_ = self._rule()
@@ -263,12 +393,19 @@ class RandomForestML(_ForestBase):
         -------
         P : ndarray, shape (n_samples, n_labels)
         """
-        self._check_fitted("forest_")
+        self._check_fitted("trees_")
         X = self._check_predict_X(X)
-        proba = self.forest_.predict_proba(X)
-        if self.n_labels_ == 1:
-            return _positive_column(proba, self.forest_.classes_)[:, None]
-        return np.column_stack([_positive_column(p, c) for p, c in zip(proba, self.forest_.classes_)])
+        # the dtype and layout scikit-learn's trees read (its forests' own conversion)
+        X = check_array(X, accept_sparse="csr", dtype=np.float32)
+        if sp.issparse(X):
+            X = sp.csr_matrix((X.data, X.indices.astype(np.intc), X.indptr.astype(np.intc)), shape=X.shape)
+        n, T = X.shape[0], len(self.trees_)
+        leaves = np.empty((n, T), dtype=np.int64)
+        for t, tree in enumerate(self.trees_):
+            leaves[:, t] = tree.apply(X) + self.tree_offsets_[t]
+        reach = sp.csr_matrix((np.ones(n * T), leaves.ravel(), np.arange(0, n * T + 1, T)),
+                              shape=(n, self.leaf_proba_.shape[0]))
+        return (reach @ self.leaf_proba_).toarray() / T
 
 
 class RandomForestBR(_ForestBase):

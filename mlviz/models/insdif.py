@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ._base import (
+    MAX_FIT_SECONDS,
     BaseEstimator,
     MultiLabelClassifierMixin,
     TooLargeError,
@@ -51,7 +52,7 @@ __all__ = ["InsDif", "bag_hausdorff", "kmedoids", "label_prototypes"]
 
 PAIR_RATE = 9e7
 """Measured (L² entries of a bag pair) per second of :func:`bag_hausdorff` on one core (enron)."""
-MAX_SECONDS = 300.0
+MAX_SECONDS = MAX_FIT_SECONDS
 """A fit estimated (by :meth:`InsDif.estimate_cost`) beyond this many seconds is refused."""
 MAX_BYTES = 2.0 * 2 ** 30
 
