@@ -168,19 +168,27 @@ def test_time_estimate_and_guard(monkeypatch):
     from mlviz.models import forest
 
     rows = 0.632 * 1000
+    a, b = forest._TREE_COST["dense"]
     assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, bootstrap=True) == pytest.approx(
-        10 * rows * np.log2(rows) * 20 * 7 / forest._TREE_RATE)
-    assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, max_features=0.5) == pytest.approx(
-        10 * 1000 * np.log2(1000) * 200 * 7 / forest._TREE_RATE)
-    # the delicious shape (10,737 x 500 x 983, 100 trees) fits within the budget on the 2/3 split only
-    assert forest_seconds_estimate(10737, 500, 983, n_estimators=100, bootstrap=True) < forest.MAX_FIT_SECONDS
-    assert forest_seconds_estimate(16105, 500, 983, n_estimators=100, bootstrap=True) > forest.MAX_FIT_SECONDS
+        10 * rows * np.log2(rows) * 20 * (a + 7 * b))
+    a, b = forest._TREE_COST["sparse"]
+    assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, max_features=0.5, sparse=True) == pytest.approx(
+        10 * 1000 * np.log2(1000) * 200 * (a + 7 * b))
+    # the delicious shape (sparse, 983 labels, 100 trees) fits within the budget on the 2/3 split only;
+    # the 44k-row mediamill shape (dense, 101 labels) on its 2/3 split too
+    assert forest_seconds_estimate(10737, 500, 983, n_estimators=100, bootstrap=True, sparse=True) < \
+        forest.MAX_FIT_SECONDS < forest_seconds_estimate(16105, 500, 983, n_estimators=100, bootstrap=True, sparse=True)
+    assert forest_seconds_estimate(29000, 120, 101, n_estimators=100, bootstrap=True) < forest.MAX_FIT_SECONDS
     X, Y = contract_data(n=60, d=5, L=3, random_state=8)
     monkeypatch.setattr(forest, "MAX_FIT_SECONDS", 1e-9)
     with pytest.raises(TooLargeError, match="would take about") as info:
         RandomForestML(n_estimators=5).fit(X, Y)
     assert info.value.estimate_seconds == pytest.approx(
         forest_seconds_estimate(60, 5, 3, n_estimators=5, bootstrap=True))
+    with pytest.raises(TooLargeError, match="would take about") as info:
+        RandomForestML(n_estimators=5).fit(sp.csr_matrix(X), Y)
+    assert info.value.estimate_seconds == pytest.approx(
+        forest_seconds_estimate(60, 5, 3, n_estimators=5, bootstrap=True, sparse=True))
 
 
 @pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),

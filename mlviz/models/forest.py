@@ -68,10 +68,13 @@ _BATCH_BYTES = 2.5e8
 """Bound on the full value arrays :class:`RandomForestML` holds at once while growing trees (upper
 estimate): trees are grown in batches this large, then compacted (see its Notes)."""
 _MAX_SEED = np.iinfo(np.int32).max
-_TREE_RATE = 6.9e8
-"""(distinct rows × log2 of them × features tried × labels) per second of one multi-output tree, one
-core: measured at 983 labels (10,737 × 500 sparse rows, 2.7 s a tree); the same formula over-estimates
-the 159-label bibtex shape by 1.6× (benchmarks/RESULTS.md, "RF-PCT in compact storage")."""
+_TREE_COST = {"sparse": (0.0, 1.45e-9), "dense": (9.6e-8, 6.25e-9)}
+"""Seconds (a, b) of one tree per unit of (distinct rows × log2 of them × features tried) and per
+(unit × label): a tree costs units × (a + b × labels) on one core. Sparse (CSR) features: measured at
+983 labels (10,737 × 500 rows, 2.7 s a tree); the 159-label bibtex shape takes 0.6 of it, enron 1.5×
+(0.02 s a tree), medical 0.5. Dense features (every value a candidate threshold, a sort per feature): measured on the
+44k-row mediamill shape (29,000 × 120 × 101, 1.7 s a tree) and emotions; scene and yeast take 0.6–0.8
+of it (benchmarks/RESULTS.md, "RF-PCT in compact storage")."""
 
 
 def forest_bytes_estimate(n_samples, n_outputs, *, n_estimators, min_samples_leaf=1, max_depth=None,
@@ -136,13 +139,14 @@ def _features_tried(max_features, n_features):
 
 
 def forest_seconds_estimate(n_samples, n_features, n_outputs, *, n_estimators, max_features="sqrt",
-                            bootstrap=False):
+                            bootstrap=False, sparse=False):
     """Estimate of the CPU seconds (one core) of growing a multi-output forest of scikit-learn trees.
 
     A split tries ``max_features`` features, each sorting the node's rows and moving them one by
     one through the criterion, whose cost per row is one update per label; summed over a tree's
-    levels (about log2 of the rows deep) that is rows × log2(rows) × features tried × labels,
-    at ``_TREE_RATE`` per second. A bootstrap tree sees 63.2 % distinct rows.
+    levels (about log2 of the rows deep) that is u = rows × log2(rows) × features tried units,
+    and a tree costs u × (a + b × labels) seconds, (a, b) measured for sparse and for dense
+    features (``_TREE_COST``). A bootstrap tree sees 63.2 % distinct rows.
 
     Parameters
     ----------
@@ -150,14 +154,17 @@ def forest_seconds_estimate(n_samples, n_features, n_outputs, *, n_estimators, m
     n_estimators : int
     max_features : as for :class:`RandomForestML`
     bootstrap : bool
+    sparse : bool
+        CSR features (a split of a sparse column is cheaper: zeros are not sorted).
 
     Returns
     -------
     seconds : float
     """
     rows = max(2.0, (0.632 if bootstrap else 1.0) * n_samples)
-    work = rows * np.log2(rows) * _features_tried(max_features, n_features) * max(1, n_outputs)
-    return float(n_estimators) * work / _TREE_RATE
+    units = rows * np.log2(rows) * _features_tried(max_features, n_features)
+    a, b = _TREE_COST["sparse" if sparse else "dense"]
+    return float(n_estimators) * units * (a + b * max(1, n_outputs))
 
 
 def _structure_only(tree):
@@ -351,7 +358,7 @@ class RandomForestML(_ForestBase):
         self._guard(forest_bytes_estimate(n, L, n_estimators=T, label_entries=int(np.count_nonzero(Y)), **shape)
                     + batch * one_tree, n, L)
         seconds = forest_seconds_estimate(n, X.shape[1], L, n_estimators=T, max_features=self.max_features,
-                                          bootstrap=shape["bootstrap"])
+                                          bootstrap=shape["bootstrap"], sparse=sp.issparse(X))
         if seconds > MAX_FIT_SECONDS:
             raise TooLargeError(
                 f"{type(self).__name__}: {T} trees on {n} rows x {L} labels would take about {seconds:.0f} s "
