@@ -415,7 +415,8 @@ EXTRA_APPLIED = (
     "shared base learner (`base=\"auto\"`) and LP keeps at most 200 label sets (RESULTS.md, \"a kernel base learner\", "
     "\"KLR and LP at the bibtex shape\"). Re-run after the registry's \"at least one label\" rule "
     "(`empty_set=\"auto\"`, 2026-11-27): the rule now picks kernel LR λ = 0.1 (mean micro-F1 0.6894 against "
-    "0.6896 at the applied λ = 0.01; kernel LR at its stopping tolerance 1e-4 since 2026-11-27 20:28), PCC C = 3 (0.6703 against 0.6687 at C = 30) and MT-LSPC λ = 0.01, γ = 1 "
+    "0.6896 at the applied λ = 0.01; kernel LR at its stopping tolerance 1e-4 since 2026-11-27 20:28), "
+    "PCC C = 3 (0.6703 against 0.6687 at C = 30) and MT-LSPC λ = 0.01, γ = 1 "
     "(0.6954 against 0.6950 at λ = 1): within 0.002 of the applied defaults, which are left as they are.")
 
 WORST_RATIO = 0.9
