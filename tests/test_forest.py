@@ -191,6 +191,24 @@ def test_time_estimate_and_guard(monkeypatch):
         forest_seconds_estimate(60, 5, 3, n_estimators=5, bootstrap=True, sparse=True))
 
 
+def test_auto_number_of_trees(monkeypatch):
+    """"auto": 300 trees within the time budget (and the same forest as n_estimators=300), else 100."""
+    from mlviz.models import forest
+
+    X, Y = contract_data(n=80, d=5, L=3, random_state=9)
+    auto = RandomForestML(n_estimators="auto", random_state=0).fit(X, Y)
+    assert auto.n_estimators_ == 300 == len(auto.trees_)
+    np.testing.assert_array_equal(auto.predict_proba(X),
+                                  RandomForestML(n_estimators=300, random_state=0).fit(X, Y).predict_proba(X))
+    assert forest_seconds_estimate(80, 5, 3, n_estimators=300, bootstrap=True) <= forest.AUTO_TREES_SECONDS
+    monkeypatch.setattr(forest, "AUTO_TREES_SECONDS", 0.0)
+    assert RandomForestML(n_estimators="auto", random_state=0).fit(X, Y).n_estimators_ == 100
+    with pytest.raises(ValueError, match="'n_estimators'"):
+        RandomForestBR(n_estimators="auto").fit(X, Y)
+    with pytest.raises(ValueError, match="'n_estimators'"):
+        RandomForestML(n_estimators="many").fit(X, Y)
+
+
 @pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),
                                            ({"n_estimators": 0}, "'n_estimators'"),
                                            ({"min_samples_leaf": 0}, "'min_samples_leaf'"),

@@ -57,7 +57,7 @@ from ._base import (
 )
 
 __all__ = ["RandomForestML", "RandomForestBR", "forest_bytes_estimate", "forest_seconds_estimate",
-           "FOREST_THRESHOLD"]
+           "FOREST_THRESHOLD", "AUTO_TREES", "AUTO_TREES_SECONDS"]
 
 _KINDS = {"random": RandomForestClassifier, "extra": ExtraTreesClassifier}
 FOREST_THRESHOLD = 0.35
@@ -68,6 +68,10 @@ _BATCH_BYTES = 2.5e8
 """Bound on the full value arrays :class:`RandomForestML` holds at once while growing trees (upper
 estimate): trees are grown in batches this large, then compacted (see its Notes)."""
 _MAX_SEED = np.iinfo(np.int32).max
+AUTO_TREES = (300, 100)
+"""``RandomForestML(n_estimators="auto")``: the first number of trees whose estimated fit is within
+``AUTO_TREES_SECONDS``, else the last."""
+AUTO_TREES_SECONDS = 30.0
 _TREE_COST = {"sparse": (0.0, 1.45e-9), "dense": (9.6e-8, 6.25e-9)}
 """Seconds (a, b) of one tree per unit of (distinct rows × log2 of them × features tried) and per
 (unit × label): a tree costs units × (a + b × labels) on one core. Sparse (CSR) features: measured at
@@ -198,6 +202,8 @@ def _leaf_frequencies(tree, positive):
 class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
     """Shared validation, forest factory and memory guard."""
 
+    _auto_trees = False  # accepts n_estimators="auto"
+
     def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
                  max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None,
                  empty_set=True):
@@ -214,7 +220,8 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
 
     def _validate(self, X, Y):
         check_param(self, "kind", self.kind, options=tuple(_KINDS))
-        check_param(self, "n_estimators", self.n_estimators, low=1)
+        if not (self._auto_trees and isinstance(self.n_estimators, str) and self.n_estimators == "auto"):
+            check_param(self, "n_estimators", self.n_estimators, low=1)
         check_param(self, "min_samples_leaf", self.min_samples_leaf, low=1)
         check_param(self, "max_depth", self.max_depth, low=1, allow_none=True)
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
@@ -227,16 +234,17 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         X, Y = check_X_Y(X, Y)
         return X, Y
 
-    def _guard(self, nbytes, n, L):
+    def _guard(self, nbytes, n, L, trees):
         if nbytes > self.max_model_bytes:
             raise TooLargeError(
-                f"{type(self).__name__}: {int(self.n_estimators)} trees on {n} rows x {L} labels may need "
+                f"{type(self).__name__}: {int(trees)} trees on {n} rows x {L} labels may need "
                 f"~{nbytes / 1e9:.1f} GB (upper estimate; max_model_bytes={self.max_model_bytes:.3g}); "
                 "raise min_samples_leaf, lower n_estimators or set max_depth.",
                 estimate_bytes=nbytes, alternative="min_samples_leaf=5")
 
-    def _make_forest(self, random_state):
-        return _KINDS[self.kind](n_estimators=int(self.n_estimators), max_features=self.max_features,
+    def _make_forest(self, random_state, n_estimators=None):
+        trees = self.n_estimators if n_estimators is None else n_estimators
+        return _KINDS[self.kind](n_estimators=int(trees), max_features=self.max_features,
                                  min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
                                  n_jobs=self.n_jobs, random_state=random_state)
 
@@ -256,8 +264,14 @@ class RandomForestML(_ForestBase):
         samples, best split of ``max_features`` features; Breiman 2001).
         ``"extra"``: :class:`~sklearn.ensemble.ExtraTreesClassifier` (whole
         training set, random thresholds; Geurts et al. 2006).
-    n_estimators : int >= 1, default 100
-        Number of trees.
+    n_estimators : int >= 1 or "auto", default 100
+        Number of trees. ``"auto"``: 300 when :func:`forest_seconds_estimate` puts
+        300 trees within ``AUTO_TREES_SECONDS`` (30 s of one core), else 100. In
+        3-fold inner CV on the five bundled training halves 300 trees beat 100 on
+        every set (micro-F1 +0.003 to +0.009, Hamming loss lower on every set;
+        ``benchmarks/sweep_protocol.py --methods rf-pct-trees``, benchmarks/RESULTS.md)
+        at 3× the fit time, which large data cannot afford. The method registry
+        uses ``"auto"``; the class keeps scikit-learn's 100.
     max_features : {"sqrt", "log2"}, int, float or None, default "sqrt"
         Features tried at each split (scikit-learn's meaning).
     min_samples_leaf : int >= 1, default 1
@@ -295,12 +309,14 @@ class RandomForestML(_ForestBase):
 
     Attributes
     ----------
-    trees_ : list of sklearn.tree._tree.Tree, length n_estimators
+    n_estimators_ : int
+        Trees grown (``n_estimators``, or what ``"auto"`` chose).
+    trees_ : list of sklearn.tree._tree.Tree, length n_estimators_
         The fitted trees' structure (``apply`` gives a row's leaf), without value arrays.
     leaf_proba_ : scipy.sparse.csr_matrix, shape (total nodes, n_labels)
         Row ``tree_offsets_[t] + node``: the fraction of positive (bootstrap-weighted)
         training rows of each label in that leaf of tree t; empty for internal nodes.
-    tree_offsets_ : ndarray of int, shape (n_estimators + 1,)
+    tree_offsets_ : ndarray of int, shape (n_estimators_ + 1,)
     n_labels_, n_features_in_ : int
     decision_rule_ : str
 
@@ -331,6 +347,8 @@ class RandomForestML(_ForestBase):
     (60, 2)
     """
 
+    _auto_trees = True
+
     def fit(self, X, Y):
         """Fit the multi-output forest.
 
@@ -350,15 +368,19 @@ class RandomForestML(_ForestBase):
         """
         X, Y = self._validate(X, Y)
         n, L = Y.shape
-        T = int(self.n_estimators)
         shape = dict(min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
                      bootstrap=self.kind == "random")
+        cost = dict(max_features=self.max_features, bootstrap=shape["bootstrap"], sparse=sp.issparse(X))
+        if isinstance(self.n_estimators, str):  # "auto"
+            T = next((t for t in AUTO_TREES if forest_seconds_estimate(n, X.shape[1], L, n_estimators=t, **cost)
+                      <= AUTO_TREES_SECONDS), AUTO_TREES[-1])
+        else:
+            T = int(self.n_estimators)
         one_tree = forest_bytes_estimate(n, L, n_estimators=1, **shape)
         batch = int(min(T, max(1, _BATCH_BYTES // one_tree)))
         self._guard(forest_bytes_estimate(n, L, n_estimators=T, label_entries=int(np.count_nonzero(Y)), **shape)
-                    + batch * one_tree, n, L)
-        seconds = forest_seconds_estimate(n, X.shape[1], L, n_estimators=T, max_features=self.max_features,
-                                          bootstrap=shape["bootstrap"], sparse=sp.issparse(X))
+                    + batch * one_tree, n, L, T)
+        seconds = forest_seconds_estimate(n, X.shape[1], L, n_estimators=T, **cost)
         if seconds > MAX_FIT_SECONDS:
             raise TooLargeError(
                 f"{type(self).__name__}: {T} trees on {n} rows x {L} labels would take about {seconds:.0f} s "
@@ -368,7 +390,7 @@ class RandomForestML(_ForestBase):
         seed = self.random_state
         if not isinstance(seed, Integral):  # one seed, so the trees do not depend on the batches
             seed = int(check_random_state(seed).randint(_MAX_SEED))
-        forest = self._make_forest(seed).set_params(warm_start=True)
+        forest = self._make_forest(seed, T).set_params(warm_start=True)
         X = check_array(X, accept_sparse="csc", dtype=np.float32)  # the trees' input, converted once
         target = Y if L > 1 else Y[:, 0]
         trees, tables = [], []
@@ -380,6 +402,7 @@ class RandomForestML(_ForestBase):
                 tables.append(_leaf_frequencies(est.tree_, positive))
                 trees.append(_structure_only(est.tree_))
                 est.tree_ = trees[-1]  # frees the value array; warm_start only counts the trees
+        self.n_estimators_ = T
         self.trees_ = trees
         self.leaf_proba_ = sp.vstack(tables, format="csr")
         self.tree_offsets_ = np.concatenate([[0], np.cumsum([t.node_count for t in trees])])
@@ -470,7 +493,7 @@ class RandomForestBR(_ForestBase):
         self._guard(sum(forest_bytes_estimate(n, 1, n_estimators=int(self.n_estimators),
                                               min_samples_leaf=int(self.min_samples_leaf), max_depth=self.max_depth,
                                               bootstrap=self.kind == "random", max_leaves=8 * m + 1)
-                        for m in minority.tolist() if m > 0), n, L)
+                        for m in minority.tolist() if m > 0), n, L, self.n_estimators)
         self.seeds_ = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=L)
         self.forests_ = fit_per_label(lambda l: self._make_forest(int(self.seeds_[l])), X, Y)
         self.n_labels_ = L
