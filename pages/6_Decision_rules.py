@@ -45,13 +45,13 @@ with c2.expander(f"{m.label} hyperparameters"):
     values = widgets.param_controls(m, "dr_") if m.sliders else {}
     st.caption(m.description)
 slot = "decision|posteriors"
-job = compute.posteriors(ctx, m, values, owner=progress.owner(slot))
+job = compute.report(ctx, m, values, owner=progress.owner(slot))  # (posteriors and the model's own predict)
 quick = compute.preview_values(ctx, m, values)  # (a slow kernel fit: fewer centres first, while nothing is drawn)
 
 
 def preview():
     return None if quick is None else (
-        compute.posteriors(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
+        compute.report(ctx, m, quick[0], owner=progress.owner(slot + "|preview")), *quick)
 
 
 try:
@@ -61,7 +61,8 @@ except Exception as exc:  # noqa: BLE001
     st.stop()
 if result is None:
     st.stop()
-P, _ = result
+out, _ = result
+P, own_pred, about = out["P"], out["pred"], out["about"]
 Y = ctx.Y_test
 
 # ------------------------------------------------------------------ rule
@@ -150,6 +151,10 @@ st.markdown(f"**{escape_markdown(m.label)}** · {escape_markdown(rule_text)}")
 cols = st.columns(len(vals))
 for col, (k, v) in zip(cols, vals.items()):
     col.metric(measure_label(k), f"{v:.4f}")
+own = evaluate(Y, P, measures=["micro_f1", "subset_accuracy"], y_pred=own_pred)
+st.caption(f"{escape_markdown(m.label)}'s own rule, which Posteriors and Compare use: "
+           f"{escape_markdown(about.get('decision_rule', 'its predict'), 300)} — micro-F1 {own['micro_f1']:.4f}, "
+           f"subset accuracy {own['subset_accuracy']:.4f}, {empty_rate(own_pred):.1%} empty predictions.")
 present.takeaway(f"Same posteriors, another rule: {escape_markdown(rule_text)} gives subset accuracy "
                  f"{vals['subset_accuracy']:.4f}, micro-F1 {vals['micro_f1']:.4f} and {vals['empty_rate']:.1%} "
                  "empty predictions.")

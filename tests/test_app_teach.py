@@ -206,6 +206,24 @@ def test_decision_metrics_equal_the_rule_applied_independently(name):
                                  "per_label": query.get("dr_tl")}[rule]
 
 
+def test_decision_page_states_the_models_own_rule_and_its_numbers():
+    """Beside the playground's rule, the caption names the model's own rule (the registry's, as on Posteriors and
+    Compare) and its test numbers, computed here from the estimator's own predict."""
+    from mlviz.dashboard.methods import METHODS, Scale, median_distance
+    from mlviz.decision import empty_rate
+    from mlviz.metrics import evaluate
+
+    Xtr, Ytr, Xte, Yte, _ = split("emotions")
+    at = run(DECISION, dr_method="BR-LR")
+    est = METHODS["br"].from_sliders({}, Scale(Ytr.shape[0], lambda: median_distance(Xtr))).fit(Xtr, Ytr)
+    pred = est.predict(Xte)
+    vals = evaluate(Yte, est.predict_proba(Xte), measures=["micro_f1", "subset_accuracy"], y_pred=pred)
+    (caption,) = [c.value for c in at.caption if "own rule" in c.value]
+    assert est.decision_rule_ in caption.replace("\\", "")
+    assert f"micro-F1 {vals['micro_f1']:.4f}" in caption and f"subset accuracy {vals['subset_accuracy']:.4f}" in caption
+    assert f"{empty_rate(pred):.1%} empty" in caption
+
+
 def test_decision_every_rule_on_emotions_and_the_reveal():
     from mlviz.dashboard.methods import METHODS, Scale
     from mlviz.decision import compare_rules, scut_cv
