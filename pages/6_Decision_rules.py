@@ -3,7 +3,8 @@
 A method's test posteriors on the current data set (compute layer, as on the
 Posteriors page) go through a rule of :mod:`mlviz.decision`; the measures
 along the rule's parameter are drawn together with the current setting
-marked.  Every setting is in the URL (keys ``dr_*``).
+marked; the model's own rule (``decision_rule_``, what Posteriors and Compare use) is
+stated beside it with its numbers.  Every setting is in the URL (keys ``dr_*``).
 """
 
 import numpy as np
