@@ -229,6 +229,22 @@ def test_nbytes_counts_arrays_inside_objects_once():
     assert 8000 <= nbytes({"m": m, "list": [a]}) < 8000 + 2000
 
 
+def test_nbytes_counts_the_buffers_of_scikit_learn_trees():
+    """Fitted forests keep their nodes in compiled trees (no __dict__): their buffers are counted."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from mlviz.models.forest import RandomForestML
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(200, 4)), (rng.random((200, 6)) < 0.3).astype(int)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, Y)
+    buffers = sum(t.tree_.value.nbytes + 64 * t.tree_.node_count for t in forest.estimators_)
+    assert buffers <= nbytes(forest) < buffers + 64_000
+    ours = RandomForestML(n_estimators=5, random_state=0).fit(X, Y)
+    kept = sum(72 * t.node_count for t in ours.trees_) + ours.leaf_proba_.data.nbytes
+    assert kept <= nbytes(ours) < kept + ours.leaf_proba_.indices.nbytes + ours.leaf_proba_.indptr.nbytes + 64_000
+
+
 def test_a_user_request_reaches_what_the_prefetch_job_it_joins_is_waiting_for():
     """Priority inheritance: the user's job waits for prefetch job K, K waits for prefetch job D
     (paused while the session works); raising K must raise D too, or the three wait forever."""

@@ -17,16 +17,26 @@ from collections import OrderedDict
 
 import numpy as np
 
+_NODE_BYTES = 64  # scikit-learn's tree node struct
+
+
+def _is_sklearn_tree(obj) -> bool:
+    tree = sys.modules.get("sklearn.tree._tree")  # (never imports scikit-learn for a size)
+    return tree is not None and isinstance(obj, tree.Tree)
+
 
 def nbytes(obj, _seen=None, _depth=0) -> int:
-    """Rough size in bytes of ``obj``: numpy/scipy arrays by ``nbytes``, containers and
-    object attributes walked (each object counted once), anything else by ``sys.getsizeof``."""
+    """Rough size in bytes of ``obj``: numpy/scipy arrays by ``nbytes``, scikit-learn trees by their
+    node and value buffers, containers and object attributes walked (each object counted once),
+    anything else by ``sys.getsizeof``."""
     seen = set() if _seen is None else _seen
     if id(obj) in seen or _depth > 12:
         return 0
     seen.add(id(obj))
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes) + (nbytes(obj.base, seen, _depth + 1) if obj.base is not None else 0)
+    if _is_sklearn_tree(obj):  # a compiled object without __dict__: its node and value buffers
+        return sys.getsizeof(obj) + int(obj.capacity) * (_NODE_BYTES + int(obj.value.strides[0]))
     if hasattr(obj, "to_plotly_json"):
         return nbytes(obj.to_plotly_json(), seen, _depth + 1)
     if isinstance(obj, (str, bytes, int, float, bool, type(None))):
