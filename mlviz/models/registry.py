@@ -224,7 +224,7 @@ _LEAF = Param("min_samples_leaf", "Min. instances per leaf", [1, 3, 10], 1, "Lar
 _FOREST_SLIDERS = (Param("n_estimators", "Trees", [25, 50, 100, 200], 100, "Number of trees of the forest."), _LEAF)
 _PCT_SLIDERS = (
     Param("n_estimators", "Trees", ["auto", 25, 50, 100, 200, 300], "auto",
-          "Number of trees. auto: 300 when they fit within about 30 s of one core, else 100 (300 beat 100 on every "
+          "Number of trees. auto: 300 when they fit within about 10 s of one core, else 100 (300 beat 100 on every "
           "bundled training half in inner CV; benchmarks/RESULTS.md)."), _LEAF)
 
 _ENTRIES = [
@@ -430,14 +430,14 @@ _ENTRIES = [
     ),
     MethodSpec(
         "rf-pct", "RF-PCT", "RandomForestML", "forest", "rfpct",
-        "One multi-output random forest for all labels (RF-PCT family; 300 trees where they fit in ~30 s, "
+        "One multi-output random forest for all labels (RF-PCT family; 300 trees where they fit in ~10 s, "
         "else 100); vote share >= 0.35.",
         fixed=dict(n_estimators="auto", random_state=SEED, **AT_LEAST_ONE), tuning=lambda: dict(_FOREST_GRID),
         sliders=_PCT_SLIDERS, checks=Checks(params=dict(n_estimators=10, random_state=0)),
     ),
     MethodSpec(
         "et-pct", "ET-PCT", "RandomForestML", "forest", "et",
-        "One multi-output extra-trees forest for all labels (300 trees where they fit in ~30 s, else 100); "
+        "One multi-output extra-trees forest for all labels (300 trees where they fit in ~10 s, else 100); "
         "vote share >= 0.35.",
         fixed=dict(kind="extra", n_estimators="auto", random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: dict(_FOREST_GRID), dashboard=False,
