@@ -86,6 +86,7 @@ def test_dense_equals_sparse(cls):
 
 
 @pytest.mark.parametrize("make", [lambda: RandomForestML(n_estimators=10, random_state=0),
+                                  lambda: RandomForestML(n_estimators=10, label_projection=2, random_state=0),
                                   lambda: RandomForestML(kind="extra", n_estimators=10, random_state=0),
                                   lambda: RandomForestBR(n_estimators=10, random_state=0)])
 def test_contract(make):
@@ -207,6 +208,62 @@ def test_auto_number_of_trees(monkeypatch):
         RandomForestBR(n_estimators="auto").fit(X, Y)
     with pytest.raises(ValueError, match="'n_estimators'"):
         RandomForestML(n_estimators="many").fit(X, Y)
+
+
+def test_weighted_leaf_means_equal_a_hand_loop():
+    from mlviz.models._forest_trees import _weighted_leaf_means
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((40, 5)) < 0.3).astype(float)
+    leaf = rng.integers(0, 7, size=40)
+    w = rng.integers(0, 3, size=40).astype(float)
+    got = _weighted_leaf_means(leaf, w, sp.csr_matrix(Y), 9).toarray()
+    for node in range(9):
+        rows = (leaf == node) & (w > 0)
+        want = (w[rows] @ Y[rows]) / w[rows].sum() if rows.any() else np.zeros(5)
+        np.testing.assert_allclose(got[node], want, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_projected_extra_trees_keep_each_leafs_label_frequencies(sparse):
+    """Trees split on projected labels; a leaf predicts the mean of the original labels of the training rows
+    reaching it (extra-trees: every row once), averaged over the trees -- checked by a hand loop."""
+    X, Y = contract_data(n=90, d=6, L=8, random_state=10)
+    Xf = sp.csr_matrix(np.where(X > 0, X, 0.0)) if sparse else X
+    Xt = np.random.default_rng(7).normal(size=(25, 6))
+    Xt = sp.csr_matrix(np.where(Xt > 0, Xt, 0.0)) if sparse else Xt
+    m = RandomForestML(kind="extra", n_estimators=6, label_projection=3, random_state=2).fit(Xf, Y)
+    assert m.n_components_ == 3 and "3 random projections" in m.decision_rule_
+    want = np.zeros((25, 8))
+    for tree in m.trees_:
+        train_leaf = tree.apply(sp.csr_matrix(Xf, dtype=np.float32) if sparse else Xf.astype(np.float32))
+        test_leaf = tree.apply(sp.csr_matrix(Xt, dtype=np.float32) if sparse else Xt.astype(np.float32))
+        for i, leaf in enumerate(test_leaf):
+            want[i] += Y[train_leaf == leaf].mean(axis=0)
+    np.testing.assert_allclose(m.predict_proba(Xt), want / 6, rtol=1e-12, atol=1e-15)
+    # dense and sparse input grow the same trees
+    dense = RandomForestML(kind="extra", n_estimators=6, label_projection=3, random_state=2).fit(
+        Xf.toarray() if sparse else Xf, Y)
+    np.testing.assert_allclose(dense.predict_proba(Xt.toarray() if sparse else Xt), m.predict_proba(Xt), atol=1e-12)
+
+
+def test_label_projection_auto_and_validation():
+    from mlviz.models import forest
+
+    X, Y = contract_data(n=60, d=5, L=4, random_state=11)
+    exact = RandomForestML(n_estimators=5, random_state=0).fit(X, Y)
+    auto = RandomForestML(n_estimators=5, random_state=0, label_projection="auto").fit(X, Y)
+    assert auto.n_components_ is None and exact.n_components_ is None
+    np.testing.assert_array_equal(auto.predict_proba(X), exact.predict_proba(X))
+    rng = np.random.default_rng(0)
+    wide = (rng.random((60, 2 * forest.AUTO_PROJECTION + 1)) < 0.1).astype(int)
+    m = RandomForestML(n_estimators=3, random_state=0, label_projection="auto").fit(X, wide)
+    assert m.n_components_ == forest.AUTO_PROJECTION and m.predict_proba(X).shape == wide.shape
+    again = RandomForestML(n_estimators=3, random_state=0, label_projection="auto").fit(X, wide)
+    np.testing.assert_array_equal(again.predict_proba(X), m.predict_proba(X))
+    for bad in (0, "all", 1.5):
+        with pytest.raises(ValueError, match="'label_projection'"):
+            RandomForestML(n_estimators=3, label_projection=bad).fit(X, Y)
 
 
 @pytest.mark.parametrize("params, match", [({"kind": "gbm"}, "'kind' parameter of RandomForestML"),

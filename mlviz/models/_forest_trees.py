@@ -8,12 +8,15 @@ A fitted tree is kept as its structure (a scikit-learn ``Tree`` with an empty va
 **Trees on projected labels** (Joly, Geurts & Wehenkel 2014). A multi-output split costs one
 update per label for every row it moves, so at hundreds of labels the labels dominate a tree's
 cost. Joly et al. grow each tree on ``Z = Y R``, a random projection of the label matrix to
-``k`` dimensions (here Rademacher: ``R_lj = ±1/√k``, one R per tree), with the variance
+``k`` dimensions (here Rademacher: ``R_lj = ±1``, one R per tree), with the variance
 (squared-error) criterion: by the Johnson–Lindenstrauss lemma the variance of Z in a node
 approximates the summed variance of the labels -- which is the Gini impurity summed over the
 labels up to a factor 2 (both are Σ_l p_l (1 − p_l)) -- so the splits approximate those of the
 exact multi-output tree. The leaves then keep the frequencies of the *original* labels among
-the (bootstrap-weighted) training rows that reach them, exactly as the exact forest does.
+the (bootstrap-weighted) training rows that reach them, exactly as the exact forest does. (The
+usual 1/√k scale of R would scale every impurity alike and change no split; without it Z and the
+bootstrap weights are integers, so the criterion's sums are exact in floating point whatever
+order the rows are added in, and sparse and dense input grow the same trees.)
 
 References
 ----------
@@ -105,7 +108,7 @@ def grow_projected(X_fit, X_apply, Y, *, n_trees, n_components, kind, max_featur
             weights = np.bincount(random_state.randint(0, n, n), minlength=n).astype(np.float64)
         else:
             weights = np.ones(n)
-        R = random_state.choice([-1.0, 1.0], size=(L, int(n_components))) / np.sqrt(n_components)
+        R = random_state.choice([-1.0, 1.0], size=(L, int(n_components)))  # (integer Z: module notes)
         tree = grower(max_features=max_features, min_samples_leaf=min_samples_leaf, max_depth=max_depth,
                       random_state=random_state.randint(np.iinfo(np.int32).max))
         tree.fit(X_fit, np.asarray(Ys @ R), sample_weight=weights)

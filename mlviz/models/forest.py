@@ -354,7 +354,9 @@ class RandomForestML(_ForestBase):
             return None
         if isinstance(p, str) and p == "auto":
             return AUTO_PROJECTION if L > 2 * AUTO_PROJECTION else None
-        check_param(self, "label_projection", p, low=1)
+        if isinstance(p, bool) or not isinstance(p, Integral) or p < 1:
+            raise ValueError(f"The 'label_projection' parameter of {type(self).__name__} must be None, 'auto' or an "
+                             f"int >= 1, got {p!r}.")
         return int(p)
 
     def _grow_exact(self, X, Y, T, batch, seed):
