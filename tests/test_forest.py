@@ -256,7 +256,7 @@ def test_label_projection_auto_and_validation():
     assert auto.n_components_ is None and exact.n_components_ is None
     np.testing.assert_array_equal(auto.predict_proba(X), exact.predict_proba(X))
     rng = np.random.default_rng(0)
-    wide = (rng.random((60, 2 * forest.AUTO_PROJECTION + 1)) < 0.1).astype(int)
+    wide = (rng.random((60, 4 * forest.AUTO_PROJECTION + 1)) < 0.1).astype(int)
     m = RandomForestML(n_estimators=3, random_state=0, label_projection="auto").fit(X, wide)
     assert m.n_components_ == forest.AUTO_PROJECTION and m.predict_proba(X).shape == wide.shape
     again = RandomForestML(n_estimators=3, random_state=0, label_projection="auto").fit(X, wide)

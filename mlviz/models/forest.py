@@ -74,7 +74,7 @@ AUTO_TREES = (300, 100)
 AUTO_TREES_SECONDS = 10.0
 AUTO_PROJECTION = 64
 """``RandomForestML(label_projection="auto")``: trees split on this many random projections of the labels
-when there are more than twice as many labels, else on the labels themselves."""
+when there are more than four times as many labels, else on the labels themselves."""
 _TREE_COST = {"sparse": (0.0, 1.45e-9), "dense": (9.6e-8, 6.25e-9)}
 """Seconds (a, b) of one tree per unit of (distinct rows × log2 of them × features tried) and per
 (unit × label): a tree costs units × (a + b × labels) on one core. Sparse (CSR) features: measured at
@@ -276,10 +276,13 @@ class RandomForestML(_ForestBase):
         :mod:`mlviz.models._forest_trees`); the leaves still keep the original
         labels' frequencies. A split then costs k instead of n_labels updates per
         row. ``"auto"``: k = ``AUTO_PROJECTION`` (64) when there are more than
-        2k labels, else None. Measured (benchmarks/RESULTS.md, "RF-PCT on
-        projected labels"): held-out micro-F1 equal to the exact forest's within
-        0.002 at 159 and 983 labels, at 1/2.3 and 1/10 of its fit time. The
-        method registry uses ``"auto"``; the class keeps the exact forest.
+        4k = 256 labels, else None. Measured on held-out rows
+        (``benchmarks/forest_projection.py``, benchmarks/RESULTS.md "RF-PCT on
+        projected labels"): at 983 labels k = 64 had the exact forest's
+        micro-F1 (0.4420 both, 3 seeds) in 1/12 of its time; at 159 labels it
+        lost 0.005 (0.4392 against 0.4446) for 1/2.5 of the time, so there the
+        exact forest stays. The method registry uses ``"auto"``; the class keeps
+        the exact forest.
     max_model_bytes : float, default 2e9
         Bound on the memory of the fit: :func:`forest_bytes_estimate` of the
         compact forest (``label_entries`` = the non-zeros of Y) plus the trees
@@ -353,7 +356,7 @@ class RandomForestML(_ForestBase):
         if p is None:
             return None
         if isinstance(p, str) and p == "auto":
-            return AUTO_PROJECTION if L > 2 * AUTO_PROJECTION else None
+            return AUTO_PROJECTION if L > 4 * AUTO_PROJECTION else None
         if isinstance(p, bool) or not isinstance(p, Integral) or p < 1:
             raise ValueError(f"The 'label_projection' parameter of {type(self).__name__} must be None, 'auto' or an "
                              f"int >= 1, got {p!r}.")

@@ -431,7 +431,7 @@ _ENTRIES = [
     MethodSpec(
         "rf-pct", "RF-PCT", "RandomForestML", "forest", "rfpct",
         "One multi-output random forest for all labels (RF-PCT family; 300 trees where they fit in ~10 s, "
-        "else 100; above 128 labels the splits use 64 random label projections); vote share >= 0.35.",
+        "else 100; above 256 labels the splits use 64 random label projections); vote share >= 0.35.",
         fixed=dict(n_estimators="auto", label_projection="auto", random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: dict(_FOREST_GRID),
         sliders=_PCT_SLIDERS, checks=Checks(params=dict(n_estimators=10, random_state=0)),
