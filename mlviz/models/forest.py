@@ -299,7 +299,8 @@ class RandomForestML(_ForestBase):
         Raises
         ------
         TooLargeError
-            If :func:`forest_bytes_estimate` exceeds ``max_model_bytes``.
+            If the memory estimate exceeds ``max_model_bytes`` or :func:`forest_seconds_estimate`
+            exceeds ``MAX_FIT_SECONDS``, before any tree is grown.
         """
         X, Y = self._validate(X, Y)
         n, L = Y.shape
