@@ -271,21 +271,21 @@ def bench_klr(sets):
 def bench_klr_tol(sets, tols):
     """The registry's kernel LR at each stopping tolerance: test micro-F1, Hamming loss, CPU time.
 
-    Standard Mulan splits (``mlviz.data.load_standard_split``; medical: the seeded split of
+    The benchmark splits (``mlviz.data.load_protocol_split``: standard Mulan files; medical: the seeded split of
     ``load_sample_split``), ``scale_split`` features, ``get_method("klr").make(tol=t)``. The test
     halves are scored for the record: the default follows the reference's stopping rule
     (scikit-learn's ``LogisticRegression``, tol 1e-4 on the mean-loss gradient), not this table.
     """
     from sklearn.metrics import hamming_loss
 
-    from mlviz.data import load_sample_split, load_standard_split
+    from mlviz.data import load_protocol_split
     from mlviz.models.registry import get_method
     from mlviz.preprocessing import scale_split
 
     print("| data set | tol | micro-F1 | Hamming loss | Newton its | CG products | CPU s | converged |")
     print("|---|---|---|---|---|---|---|---|")
     for name in sets:
-        train, test = load_sample_split(name, random_state=0) if name == "medical" else load_standard_split(name)
+        train, test = load_protocol_split(name)
         Xtr, Xte = scale_split(train.X, test.X)
         for tol in tols:
             t0 = time.process_time()

@@ -34,7 +34,7 @@ TREES = {"delicious": 2, "mediamill": 2}
 
 
 def load(name):
-    from mlviz.data import load_sample_split, load_standard_split
+    from mlviz.data import load_protocol_split
     from mlviz.preprocessing import scale_split
 
     if name in ("bibtex", "delicious"):
@@ -47,7 +47,7 @@ def load(name):
         ds = mediamill_101()
         X, Y = ds.X[:29000], ds.Y[:29000]
     else:
-        train, _ = load_sample_split(name, random_state=0) if name == "medical" else load_standard_split(name)
+        train, _ = load_protocol_split(name)
         X, Y = train.X, train.Y
     X, _ = scale_split(X, X[:2])
     return X, np.asarray(Y)

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from mlviz.data import load_sample_split, load_standard_split
+from mlviz.data import load_protocol_split
 from mlviz.evaluation import multilabel_kfold
 from mlviz.models.forest import RandomForestML
 from mlviz.preprocessing import scale_split
@@ -83,7 +83,7 @@ def threshold_curves(Y, P, thresholds):
 
 def load_training(name):
     """Training half (X, Y) of a standard split, or of medical's seeded split."""
-    train = load_sample_split(name, random_state=0)[0] if name == "medical" else load_standard_split(name)[0]
+    train = load_protocol_split(name)[0]
     return train.X, np.asarray(train.Y)
 
 

@@ -34,7 +34,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from mlviz.data import load_sample_split, load_standard_split
+from mlviz.data import load_protocol_split
 from mlviz.evaluation import multilabel_kfold
 from mlviz.evaluation.thresholds import THRESHOLD_GRID
 from mlviz.metrics import at_least_one
@@ -55,7 +55,7 @@ def micro_f1_hamming(Y, P):
 
 def load_training(name):
     """Training half (X, Y) of a standard split, or of medical's seeded split."""
-    train = load_sample_split(name, random_state=0)[0] if name == "medical" else load_standard_split(name)[0]
+    train = load_protocol_split(name)[0]
     return train.X, np.asarray(train.Y)
 
 

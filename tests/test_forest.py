@@ -166,13 +166,13 @@ def test_batches_grow_the_same_forest(monkeypatch):
 
 def test_time_estimate_and_guard(monkeypatch):
     """The estimate follows its formula; a fit beyond the budget is refused before any tree is grown."""
-    from mlviz.models import forest
+    from mlviz.models import _forest_trees, forest
 
     rows = 0.632 * 1000
-    a, b = forest._TREE_COST["dense"]
+    a, b = _forest_trees._TREE_COST["dense"]
     assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, bootstrap=True) == pytest.approx(
         10 * rows * np.log2(rows) * 20 * (a + 7 * b))
-    a, b = forest._TREE_COST["sparse"]
+    a, b = _forest_trees._TREE_COST["sparse"]
     assert forest_seconds_estimate(1000, 400, 7, n_estimators=10, max_features=0.5, sparse=True) == pytest.approx(
         10 * 1000 * np.log2(1000) * 200 * (a + 7 * b))
     # the delicious shape (sparse, 983 labels, 100 trees) fits within the budget on the 2/3 split only;

@@ -66,3 +66,13 @@ def test_recorded_reads_only_full_runs_and_takeaway_counts_gaps(tmp_path):
     text = ss.takeaway(ss.state_of_the_art(frame))
     assert "reaches the published best of 26 methods on 1" in text and "0.009 micro-F1 on emotions" in text
     assert ss.recorded(tmp_path / "missing.csv") is None
+
+
+def test_protocol_split_is_the_standard_files_else_the_seeded_split():
+    from mlviz.data import load_protocol_split, load_sample_split, load_standard_split
+
+    for got, want in ((load_protocol_split("yeast"), load_standard_split("yeast")),
+                      (load_protocol_split("medical", random_state=3), load_sample_split("medical", random_state=3))):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g.Y), np.asarray(w.Y))
+            assert (abs(g.X - w.X)).max() == 0

@@ -38,6 +38,7 @@ from .loader import detect_format, load_dataset
 from .npz import load_npz, to_npz
 from .samples import (
                       list_samples,
+                      load_protocol_split,
                       load_sample,
                       load_sample_split,
                       load_standard_split,
@@ -64,7 +65,8 @@ __all__ = [
     "warm_up", "detect_format", "load_arff",
     "load_csv", "csv_column_names", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
     "save_libsvm", "list_samples", "load_sample", "load_sample_split", "sample_dir",
-    "split_dataset", "split_indices", "load_standard_split", "make_rotated_toy", "rotated_toy_labels", "describe",
+    "split_dataset", "split_indices", "load_standard_split",
+    "load_protocol_split", "make_rotated_toy", "rotated_toy_labels", "describe",
     "describe_frame", "DESCRIBE_KEYS", "make_planted", "PlantedData", "parse_structure", "format_structure",
     "expected_dependency_graph", "edge_recovery", "edge_status",
 ]

@@ -19,8 +19,8 @@ from ._errors import DataError
 from .arff import load_arff
 from .dataset import MultiLabelDataset
 
-__all__ = ["list_samples", "load_sample", "load_sample_split", "load_standard_split", "sample_dir", "SAMPLES",
-           "STANDARD_SPLITS"]
+__all__ = ["list_samples", "load_sample", "load_sample_split", "load_standard_split", "load_protocol_split",
+           "sample_dir", "SAMPLES", "STANDARD_SPLITS"]
 
 #: name -> (ARFF file, Mulan XML file); "scene" pools the official train and test files.
 SAMPLES = {
@@ -157,6 +157,25 @@ def load_standard_split(name: str):
     if name not in STANDARD_SPLITS:
         raise DataError(f"no standard train/test split is bundled for {name!r}; expected one of {STANDARD_SPLITS}")
     return load_sample(f"{name}-train"), load_sample(f"{name}-test")
+
+
+def load_protocol_split(name: str, random_state=0):
+    """The train/test split the benchmarks compare on: the standard Mulan files where they are bundled
+    (:func:`load_standard_split`), else the seeded split of :func:`load_sample_split` (e.g. medical).
+
+    Parameters
+    ----------
+    name : str
+    random_state : int or None, default 0
+        Seed of the split for a data set without standard files.
+
+    Returns
+    -------
+    train, test : MultiLabelDataset
+    """
+    if name in STANDARD_SPLITS:
+        return load_standard_split(name)
+    return load_sample_split(name, random_state=random_state)
 
 
 def split_indices(n_samples, train_fraction=2 / 3, random_state=0):

@@ -55,7 +55,6 @@ from ._base import (
     proba_per_label,
 )
 from ._forest_trees import (  # noqa: F401  (the cost model is part of this module's API)
-    _TREE_COST,
     forest_bytes_estimate,
     forest_seconds_estimate,
     grow_projected,
