@@ -37,6 +37,7 @@ from mlviz.data import load_sample, load_sample_split, make_rotated_toy  # noqa:
 from mlviz.metrics import evaluate  # noqa: E402
 from mlviz.models import MLLEM, BinaryRelevance, MLkNN  # noqa: E402
 from mlviz.reproductions import mllem_ranking  # noqa: E402
+from mlviz.reproductions.references import lookup  # noqa: E402
 
 SOLVERS = ("dense", "lanczos", "shift-invert")
 
@@ -64,19 +65,16 @@ def accuracy_section(quick):
     print(f"\n(reproduction {'quick' if quick else 'full'} run: {time.perf_counter() - t0:.1f} s)\n")
 
     print("Baselines beside the fixed-split reference numbers (micro-F1 at 0.5 / macro AUC):\n")
-    anchors = {("emotions", "ML-kNN"): (0.687, 0.828), ("scene", "ML-kNN"): (0.715, 0.918),
-               ("yeast", "ML-kNN"): (0.629, 0.673), ("emotions", "BR-LR"): (0.640, 0.832),
-               ("scene", "BR-LR"): (0.636, 0.883), ("yeast", "BR-LR"): (0.603, 0.661)}
-    print("| data | method | micro-F1 ours | anchor | macro AUC ours | anchor |\n|---|---|---|---|---|---|")
+    print("| data | method | micro-F1 ours | reference | macro AUC ours | reference |\n|---|---|---|---|---|---|")
     for name in ("emotions", "scene", "yeast"):
         train, test = load_sample_split(name)
         sc = StandardScaler().fit(train.X)
         X, Xt = sc.transform(train.X), sc.transform(test.X)
-        for method, est in (("ML-kNN", MLkNN(k=10)), ("BR-LR", BinaryRelevance(base="lr"))):
+        for method, est in (("ML-kNN", MLkNN(k=10)), ("BR-LR", BinaryRelevance(base="lr", C=1.0, scale_C=False))):
             r = evaluate(test.Y, est.fit(X, train.Y).predict_proba(Xt), measures=["micro_f1", "macro_auc"])
-            a = anchors[(name, method)]
+            a = [lookup("fixed-split", name, method, m).value for m in ("micro_f1", "macro_auc")]
             print(f"| {name} | {method} | {r['micro_f1']:.3f} | {a[0]:.3f} | {r['macro_auc']:.3f} | {a[1]:.3f} |")
-    print("\n(emotions and yeast: mlviz's seeded split need not be the anchors' split; scene is the official one.)\n")
+    print("\n(emotions and yeast: mlviz's seeded split need not be the reference numbers' split (benchmarks/reference_numbers.py); scene is the official one.)\n")
 
 
 def timing_section(repeat):
@@ -214,7 +212,7 @@ def defaults_section():
                             ("MLLEM old defaults (α=β=1, k=10, K=20)",
                              MLLEM(alpha=1.0, beta=1.0, k_instances=10, k_test=10, n_components=20,
                                    random_state=0)),
-                            ("ML-kNN", MLkNN()), ("BR-LR", BinaryRelevance(base="lr"))):
+                            ("ML-kNN", MLkNN()), ("BR-LR", BinaryRelevance(base="lr", C=1.0, scale_C=False))):
             t = time.perf_counter()
             est.fit(X, Y)
             P = est.predict_proba(Xt)  # MLLEM: includes the lazy calibration

@@ -17,7 +17,7 @@ It prints mean ± sd (ddof = 1) and min–max over the seeds beside the publishe
 value of Bogatinovski et al. (2022, ESWA 203:117215; RF-PCT / RF-BR where the
 study has the method, else RF-PCT's, marked) and whether the published value
 lies inside the seed range [min, max]; and the fit time as a ratio to
-BinaryRelevance of per-label ``LogisticRegression(C=1)`` (the anchors' BR-LR)
+BinaryRelevance of per-label ``LogisticRegression(C=1)`` (the fixed-split reference BR-LR)
 fitted in the same run for the same seed. Nothing is chosen here: the test
 half is only scored.
 

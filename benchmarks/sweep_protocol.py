@@ -71,12 +71,10 @@ Usage::
 import argparse
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1] / "sample_data"
 STANDARD = ["emotions", "enron", "scene", "yeast"]
 DATASETS = [*STANDARD, "medical"]
 BR_CS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
@@ -112,13 +110,9 @@ PUBLISHED.update({"br-kernel": PUBLISHED["br"], "cc-kernel": PUBLISHED["cc-base"
 
 def load_split(name):
     """(train, test) MultiLabelDataset: the standard split, or medical's seeded one."""
-    from mlviz.data import load_dataset, load_sample_split
+    from mlviz.data import load_protocol_split
 
-    if name in STANDARD:
-        xml = str(ROOT / f"{name}.xml")
-        return (load_dataset(str(ROOT / f"{name}-train.arff.gz"), labels=xml),
-                load_dataset(str(ROOT / f"{name}-test.arff.gz"), labels=xml))
-    return load_sample_split(name, random_state=0)
+    return load_protocol_split(name, random_state=0)
 
 
 def _minmax(X):

@@ -116,7 +116,7 @@ class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
         strong on the second, where it left 38 % of medical's test rows with
         an empty prediction (70–81 % on two other public text sets).
         ``False``: ``C_ = C`` (``C=1, scale_C=False, base="lr"`` is the BR-LR of the
-        reference-check anchors, ``LogisticRegression(C=1)`` per label).
+        Reference check's fixed-split numbers, ``LogisticRegression(C=1)`` per label).
         The default C = 30 was chosen on inner cross-validation of the
         training halves only (``benchmarks/sweep_protocol.py``; standard
         splits of emotions, enron, scene, yeast and a seeded split of medical,
