@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 
 from mlviz.data import load_standard_split
-from mlviz.metrics import evaluate
+from mlviz.metrics import at_least_one, evaluate
 from mlviz.models.registry import METHODS
 from mlviz.preprocessing import scale_split
 from mlviz.reproductions.standard_splits import published
@@ -65,10 +65,8 @@ def ceilings(P, Y):
         ``f1_global``, ``f1_global1`` (at least one label a row), ``hl_global``, ``hl_per_label`` and
         the thresholds of the first three (``t_*``).
     """
-    top = np.zeros_like(Y)
-    top[np.arange(len(P)), P.argmax(axis=1)] = True
     f1 = [micro_f1(P >= t, Y) for t in THRESHOLDS]
-    f1_1 = [micro_f1((P >= t) | top, Y) for t in THRESHOLDS]
+    f1_1 = [micro_f1(at_least_one(P, P >= t).astype(bool), Y) for t in THRESHOLDS]
     errors = np.stack([((P >= t) != Y).sum(axis=0) for t in THRESHOLDS])  # (thresholds, labels)
     hl = errors.sum(axis=1) / Y.size
     return {"f1_global": max(f1), "t_f1": THRESHOLDS[int(np.argmax(f1))],
