@@ -74,7 +74,8 @@ def accuracy_section(quick):
             r = evaluate(test.Y, est.fit(X, train.Y).predict_proba(Xt), measures=["micro_f1", "macro_auc"])
             a = [lookup("fixed-split", name, method, m).value for m in ("micro_f1", "macro_auc")]
             print(f"| {name} | {method} | {r['micro_f1']:.3f} | {a[0]:.3f} | {r['macro_auc']:.3f} | {a[1]:.3f} |")
-    print("\n(emotions and yeast: mlviz's seeded split need not be the reference numbers' split (benchmarks/reference_numbers.py); scene is the official one.)\n")
+    print("\n(emotions and yeast: mlviz's seeded split need not be the split of benchmarks/reference_numbers.py; "
+          "scene is the official one.)\n")
 
 
 def timing_section(repeat):

@@ -127,8 +127,9 @@ def bench_splits():
 
 
 def bench_rakel(name):
-    from mlviz.models.baselines import LabelPowerset, mean_squared_norm
+    from mlviz.models._base_learner import mean_squared_norm
     from mlviz.models.chains import draw_labelsets
+    from mlviz.models.label_powerset import LabelPowerset
 
     X, Y, _, _ = _data(name)
     L = Y.shape[1]

@@ -105,6 +105,12 @@ def content_hash(dataset):
 
 
 # ------------------------------------------------------------ the allow-list
+#: Class paths that report packs of earlier versions recorded -> the public name they still load as
+#: (BR, LP and ML-kNN lived in one module, ``mlviz.models.baselines``, until each got its own).
+MOVED_CLASSES = {f"mlviz.models.baselines.{name}": f"mlviz.models.{name}"
+                 for name in ("BinaryRelevance", "LabelPowerset", "MLkNN")}
+
+
 def allowed_estimator_classes() -> dict:
     """The estimator classes a report pack may name: ``{"dotted.path": class}``.
 
@@ -112,7 +118,8 @@ def allowed_estimator_classes() -> dict:
     under both their defining module (``mlviz.models.cdn.SparseCDN``, what
     :func:`estimator_spec` writes) and their public name
     (``mlviz.models.SparseCDN``), plus :data:`SKLEARN_CLASSES` under the same
-    two kinds of name.  Nothing else can be built from a pack: no function,
+    two kinds of name, and the paths of :data:`MOVED_CLASSES` that earlier
+    versions wrote.  Nothing else can be built from a pack: no function,
     no other class, whatever its module.
 
     Returns
@@ -132,6 +139,8 @@ def allowed_estimator_classes() -> dict:
     for public, cls in classes:
         allowed[public] = cls
         allowed[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    for old, public in MOVED_CLASSES.items():
+        allowed[old] = allowed[public]
     return allowed
 
 

@@ -11,7 +11,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.svm import SVC, LinearSVC
 
 from mlviz.models import BinaryRelevance, LabelPowerset, MLkNN
-from mlviz.models.baselines import ConstantProbability
+from mlviz.models._base_learner import ConstantProbability
 
 
 # ---------------------------------------------------------------- BinaryRelevance
@@ -278,7 +278,7 @@ def test_lp_cap_keeps_most_frequent_sets_and_relabels_to_nearest():
 def test_lp_not_fitted_and_too_large():
     from sklearn.exceptions import NotFittedError
 
-    from mlviz.models.baselines import TooLargeError
+    from mlviz.models import TooLargeError
 
     X, Y = contract_data()
     for call in (LabelPowerset().predict, LabelPowerset().predict_proba, LabelPowerset().predict_set_proba):

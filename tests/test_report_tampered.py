@@ -146,6 +146,15 @@ def test_estimator_specs_outside_the_allow_list_are_refused(spec, match):
         estimator_from_spec(spec)
 
 
+def test_packs_of_earlier_versions_name_br_lp_and_mlknn_by_their_old_module():
+    from mlviz.models import LabelPowerset
+
+    for name, cls in (("BinaryRelevance", BinaryRelevance), ("LabelPowerset", LabelPowerset), ("MLkNN", MLkNN)):
+        est = estimator_from_spec({"class": f"mlviz.models.baselines.{name}", "params": {}})
+        assert type(est) is cls
+        assert estimator_spec(est)["class"] == f"{cls.__module__}.{name}" != f"mlviz.models.baselines.{name}"
+
+
 def test_specs_nested_too_deeply_are_refused():
     spec = {"class": "sklearn.linear_model.LogisticRegression", "params": {}}
     for _ in range(3):

@@ -6,7 +6,7 @@ One method family per module:
 - ``cdn``       : SparseCDN (paper 001); ``pcc``: PCC (its baseline)
 - ``mllem``     : MLLEM (paper 002)
 - ``mlrh``      : MLRH (paper 003)
-- ``baselines`` : BinaryRelevance, LabelPowerset, MLkNN
+- ``binary_relevance``, ``label_powerset``, ``mlknn``: BinaryRelevance, LabelPowerset, MLkNN
 - ``forest``    : RandomForestML, RandomForestBR; ``boosting``: GradientBoostingBR
 - ``chains``, ``clr``: ClassifierChain, EnsembleClassifierChains, RAkEL, CalibratedLabelRanking
 

@@ -39,6 +39,7 @@ References
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.kernel_approximation import Nystroem
 
 from ._base import check_param
@@ -197,3 +198,71 @@ def base_learner_doc(shared_by):
         return cls
 
     return decorate
+
+
+def mean_squared_norm(X):
+    """Mean squared Euclidean row norm, (1/n) Σ_i ||x_i||² (1.0 for an empty or all-zero X).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix, shape (n_samples, n_features)
+
+    Returns
+    -------
+    r2 : float > 0
+    """
+    if sp.issparse(X):
+        sq = X.multiply(X).sum()
+    else:
+        sq = float(np.einsum("ij,ij->", np.asarray(X, dtype=np.float64), np.asarray(X, dtype=np.float64)))
+    r2 = float(sq) / max(1, X.shape[0])
+    return r2 if np.isfinite(r2) and r2 > 0 else 1.0
+
+
+def _positive_scores(estimator, X):
+    """P(class 1 | x) from a fitted binary scikit-learn classifier.
+
+    Uses ``predict_proba`` when the estimator offers it (for calibrated SVM
+    probabilities wrap it: ``CalibratedClassifierCV(SVC(), ensemble=False)``);
+    otherwise ``decision_function`` mapped through
+    the logistic sigmoid, which is monotone but *not* calibrated.
+
+    Returns
+    -------
+    p : ndarray, shape (n_samples,)
+    """
+    if hasattr(estimator, "predict_proba"):
+        proba = estimator.predict_proba(X)
+        col = int(np.flatnonzero(np.asarray(estimator.classes_) == 1)[0])
+        return proba[:, col]
+    if hasattr(estimator, "decision_function"):
+        return expit(np.asarray(estimator.decision_function(X), dtype=np.float64).ravel())
+    raise TypeError(f"{type(estimator).__name__} has neither predict_proba nor decision_function.")
+
+
+def _mapped(est, X):
+    """X through the fitted base feature map (``feature_map_``; identity for the linear base)."""
+    fmap = getattr(est, "feature_map_", None)
+    return X if fmap is None else fmap.transform(X)
+
+
+class ConstantProbability:
+    """Stand-in classifier for a label that is constant in the training data.
+
+    Parameters
+    ----------
+    probability : float
+        The smoothed constant P(y = 1), see :class:`BinaryRelevance`.
+    """
+
+    def __init__(self, probability):
+        self.probability = float(probability)
+        self.classes_ = np.array([0, 1])
+
+    def predict_proba(self, X):
+        """Return ``[[1 - p, p]] * n``; shape (n_samples, 2)."""
+        n = X.shape[0]
+        return np.tile([1.0 - self.probability, self.probability], (n, 1))
+
+    def __repr__(self):
+        return f"ConstantProbability({self.probability:.4g})"

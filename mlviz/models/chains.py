@@ -33,10 +33,10 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
-from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
+from ._base_learner import N_COMPONENTS, RBF_GAMMA, _mapped, _positive_scores, base_learner_doc, fit_base_features
 from ._warm_links import WarmLinks
-from .baselines import LabelPowerset, _mapped, _positive_scores
 from .clr import CalibratedLabelRanking
+from .label_powerset import LabelPowerset
 from .pcc import PCC
 
 __all__ = ["ClassifierChain", "EnsembleClassifierChains", "RAkEL", "CalibratedLabelRanking", "CC_C", "RAKEL_TOL"]

@@ -23,8 +23,15 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_doc
-from ._base_learner import N_COMPONENTS, RBF_GAMMA, base_learner_doc, fit_base_features
-from .baselines import _mapped, _positive_scores, mean_squared_norm
+from ._base_learner import (
+    N_COMPONENTS,
+    RBF_GAMMA,
+    _mapped,
+    _positive_scores,
+    base_learner_doc,
+    fit_base_features,
+    mean_squared_norm,
+)
 
 __all__ = ["CalibratedLabelRanking", "CLR_C", "MAX_PAIRS"]
 

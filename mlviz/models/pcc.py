@@ -22,15 +22,9 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_doc
+from ._base_learner import mean_squared_norm
 from ._cdn_inference import _inference_seed
-from .baselines import mean_squared_norm
-
-try:
-    from ._base import TooLargeError
-except ImportError:  # until the shared definition is merged
-    class TooLargeError(ValueError):
-        """The requested computation exceeds the size this estimator handles."""
 
 __all__ = ["PCC", "TooLargeError"]
 
@@ -66,7 +60,7 @@ class PCC(MultiLabelClassifierMixin, BaseEstimator):
         Inverse ℓ2 penalty of the default links (ignored when ``estimator``
         is given), in units of 1 / mean ||x||² when ``scale_C``.
     scale_C : bool, default True
-        ``C_ = C / mean_i ||x_i||²`` (:func:`~mlviz.models.baselines.mean_squared_norm`
+        ``C_ = C / mean_i ||x_i||²`` (:func:`~mlviz.models._base_learner.mean_squared_norm`
         of the training X, without the chained label features), as
         :class:`~mlviz.models.LabelPowerset`: the same penalty whatever the
         units of the features. Why: in the documented sweep
