@@ -89,7 +89,8 @@ def threshold_rule(est, P):
 def check_empty_set(estimator, data=None):
     """``empty_set``: ``True`` keeps the rule; on training rows that all have a label, ``"auto"`` and
     ``False`` give the same model with every empty row of the rule filled with its top label, and say
-    so in ``decision_rule_``; with an empty training row, ``"auto"`` keeps the rule."""
+    so in ``decision_rule_``; with an empty training row, ``"auto"`` keeps the rule; a value outside
+    the three is refused before the fit does any work."""
     X, Y = data if data is not None else contract_data()
     full = Y.copy()
     full[~full.any(axis=1), 0] = 1
@@ -104,8 +105,11 @@ def check_empty_set(estimator, data=None):
         np.testing.assert_array_equal(np.asarray(est.predict(X)), _fill_empty_rows(base, P))
     assert not (Y.any(axis=1)).all(), "the check needs training data with an empty row"
     assert clone(estimator).set_params(empty_set="auto").fit(X, Y).allow_empty_ is True
+    bad = clone(estimator).set_params(empty_set="sometimes")
     with pytest.raises(ValueError, match="empty_set"):
-        clone(estimator).set_params(empty_set="sometimes").fit(X, full)
+        bad.fit(X, full)
+    fitted = [k for k in vars(bad) if k.endswith("_") and not k.startswith("_")]
+    assert not fitted, f"empty_set is checked before any work, but fit had set {fitted}"
 
 
 def rank_cut_rule(attribute):

@@ -31,6 +31,8 @@ Validation (``check_X``, ``check_Y``, ``check_X_Y``, ``check_param``) and
 re-exported here so the model modules keep importing them from ``_base``.
 """
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: F401  (re-exported)
 from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
@@ -52,13 +54,23 @@ _EMPTY_SET_PARAMETER = """\
 """
 
 
-def empty_set_doc(cls):
-    """Class decorator filling the docstring's ``{empty_set_parameter}`` line (one text for every
-    estimator with the ``empty_set`` hyperparameter)."""
+def empty_set_param(cls):
+    """Class decorator for an estimator with the ``empty_set`` hyperparameter: fills the docstring's
+    ``{empty_set_parameter}`` line (one text for every such estimator) and checks the value when
+    ``fit`` starts, before any work (the resolution on the labels,
+    :meth:`MultiLabelClassifierMixin._fit_empty_set`, comes at the end of the fit)."""
     marker = "    {empty_set_parameter}\n"
     if cls.__doc__ is not None:  # (python -OO strips docstrings)
         assert marker in cls.__doc__, f"{cls.__name__}'s docstring has no {{empty_set_parameter}} line"
         cls.__doc__ = cls.__doc__.replace(marker, _EMPTY_SET_PARAMETER)
+    fit = cls.fit
+
+    @functools.wraps(fit)
+    def checked_fit(self, *args, **kwargs):
+        check_param(self, "empty_set", self.empty_set, options=EMPTY_SET_OPTIONS)
+        return fit(self, *args, **kwargs)
+
+    cls.fit = checked_fit
     return cls
 
 

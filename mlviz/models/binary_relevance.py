@@ -20,7 +20,7 @@ from ._base import (
     check_param,
     check_X,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
 )
 from ._base_learner import (
     N_COMPONENTS,
@@ -38,7 +38,7 @@ BR_C = 30.0
 
 
 
-@empty_set_doc
+@empty_set_param
 @base_learner_doc('all labels')
 class BinaryRelevance(MultiLabelClassifierMixin, BaseEstimator):
     """One independent binary classifier per label.

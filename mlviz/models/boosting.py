@@ -40,7 +40,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
     fit_per_label,
     proba_per_label,
 )
@@ -55,7 +55,7 @@ _SECONDS_PER_CELL = 1.9e-8
 """Measured cost per training row x feature of one boosting iteration (one core)."""
 
 
-@empty_set_doc
+@empty_set_param
 class GradientBoostingBR(MultiLabelClassifierMixin, BaseEstimator):
     """Binary relevance with histogram gradient-boosted trees.
 

@@ -52,7 +52,7 @@ from scipy.special import expit
 from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_param
 from ._cdn_core import _solve
 from ._cdn_inference import _inference_seed, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
@@ -89,7 +89,7 @@ def _stage(callback, stage, n):
     return lambda it, F: callback(stage, it, F * n)
 
 
-@empty_set_doc
+@empty_set_param
 class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     """Sparse conditional dependency network with shared sparse features.
 

@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import clone
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_param
 from ._base_learner import N_COMPONENTS, RBF_GAMMA, _mapped, _positive_scores, base_learner_doc, fit_base_features
 from ._warm_links import WarmLinks
 from .clr import CalibratedLabelRanking
@@ -65,7 +65,7 @@ def _label_scale_note(label_scale):
     return "" if float(label_scale) == 1.0 else f", earlier labels × {float(label_scale):g}"
 
 
-@empty_set_doc
+@empty_set_param
 @base_learner_doc('all links (link j: on [φ(x), earlier labels])')
 class ClassifierChain(PCC):
     """Classifier chain with greedy inference (CC; Read et al. 2011, §4).
@@ -220,7 +220,7 @@ class ClassifierChain(PCC):
         return np.clip(P, 0.0, 1.0)
 
 
-@empty_set_doc
+@empty_set_param
 @base_learner_doc('all chains, each chain linear on it')
 class EnsembleClassifierChains(MultiLabelClassifierMixin, BaseEstimator):
     """Ensemble of classifier chains (ECC; Read et al. 2011, §4.3).
@@ -407,7 +407,7 @@ def draw_labelsets(n_labels, k, n_models, rng):
     return sets + [(l,) for l in np.flatnonzero(~covered).tolist()]
 
 
-@empty_set_doc
+@empty_set_param
 @base_learner_doc('all label powersets, each linear on it')
 class RAkEL(MultiLabelClassifierMixin, BaseEstimator):
     """Random k-labelsets, overlapping (RAkELo; Tsoumakas et al. 2011, §4).

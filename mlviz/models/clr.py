@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_param
 from ._base_learner import (
     N_COMPONENTS,
     RBF_GAMMA,
@@ -42,7 +42,7 @@ MAX_PAIRS = 5000
 """Default bound on the number of pairwise models (L(L-1)/2 <= 5000, i.e. L <= 100)."""
 
 
-@empty_set_doc
+@empty_set_param
 @base_learner_doc('all L(L+1)/2 models')
 class CalibratedLabelRanking(MultiLabelClassifierMixin, BaseEstimator):
     """Calibrated label ranking by pairwise comparison (CLR; Fürnkranz et al. 2008).

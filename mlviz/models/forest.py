@@ -50,7 +50,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
     fit_per_label,
     proba_per_label,
 )
@@ -82,8 +82,6 @@ when there are more than four times as many labels, else on the labels themselve
 class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
     """Shared validation, forest factory and memory guard."""
 
-    _auto_trees = False  # accepts n_estimators="auto"
-
     def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
                  max_depth=None, threshold=FOREST_THRESHOLD, max_model_bytes=2e9, n_jobs=None, random_state=None,
                  empty_set=True):
@@ -98,10 +96,12 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.empty_set = empty_set
 
+    def _check_n_estimators(self):
+        check_param(self, "n_estimators", self.n_estimators, low=1)
+
     def _validate(self, X, Y):
         check_param(self, "kind", self.kind, options=tuple(_KINDS))
-        if not (self._auto_trees and isinstance(self.n_estimators, str) and self.n_estimators == "auto"):
-            check_param(self, "n_estimators", self.n_estimators, low=1)
+        self._check_n_estimators()
         check_param(self, "min_samples_leaf", self.min_samples_leaf, low=1)
         check_param(self, "max_depth", self.max_depth, low=1, allow_none=True)
         check_param(self, "threshold", self.threshold, low=0.0, high=1.0)
@@ -133,7 +133,7 @@ class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
         return f"threshold {float(self.threshold):g} on the {what} vote share (mean leaf frequency of the label)"
 
 
-@empty_set_doc
+@empty_set_param
 class RandomForestML(_ForestBase):
     """One multi-output forest predicting all labels at once (the RF-PCT family).
 
@@ -244,8 +244,6 @@ class RandomForestML(_ForestBase):
     (60, 2)
     """
 
-    _auto_trees = True
-
     def __init__(self, *, kind="random", n_estimators=100, max_features="sqrt", min_samples_leaf=1,
                  max_depth=None, threshold=FOREST_THRESHOLD, label_projection=None, max_model_bytes=2e9,
                  n_jobs=None, random_state=None, empty_set=True):
@@ -254,6 +252,10 @@ class RandomForestML(_ForestBase):
                          max_model_bytes=max_model_bytes, n_jobs=n_jobs, random_state=random_state,
                          empty_set=empty_set)
         self.label_projection = label_projection
+
+    def _check_n_estimators(self):  # also "auto" (AUTO_TREES)
+        if not (isinstance(self.n_estimators, str) and self.n_estimators == "auto"):
+            super()._check_n_estimators()
 
     def _components(self, L):
         """The projection dimension k for L labels, or None (every label)."""
@@ -373,20 +375,16 @@ class RandomForestML(_ForestBase):
         return (reach @ self.leaf_proba_).toarray() / T
 
 
+@empty_set_param
 class RandomForestBR(_ForestBase):
     """One single-output forest per label (RF-BR; "RFDTBR" in Bogatinovski et al. 2022).
 
-    Parameters are those of :class:`RandomForestML`; ``max_model_bytes``
-    bounds the sum over the ``n_labels`` forests of :func:`forest_bytes_estimate`
-    with at most 8 m + 1 leaves per tree, m = min(#positives, #negatives) of
-    the label. That cap is empirical, not a bound: a single-label tree stops
-    at pure nodes, and on enron and yeast (10 trees per label) a label's
-    trees had on average at most 3.8 (2m + 1) nodes, i.e. about 3.8 m + 2
-    leaves; the fitted forests used 7 % (enron) and 14 % (yeast) of the
-    estimate without this cap. Forest ``l`` is seeded with
-    ``check_random_state(random_state).randint(2**31 - 1, size=n_labels)[l]``
-    (drawn for every label, so a label's forest does not depend on which
-    other labels are constant).
+    Parameters
+    ----------
+    kind, n_estimators, max_features, min_samples_leaf, max_depth, threshold, max_model_bytes, n_jobs, \
+random_state
+        As for :class:`RandomForestML` (``n_estimators`` an integer).
+    {empty_set_parameter}
 
     Attributes
     ----------
@@ -397,6 +395,19 @@ class RandomForestBR(_ForestBase):
     seeds_ : ndarray of int, shape (n_labels,)
     n_labels_, n_features_in_ : int
     decision_rule_ : str
+
+    Notes
+    -----
+    ``max_model_bytes`` bounds the sum over the ``n_labels`` forests of :func:`forest_bytes_estimate`
+    with at most 8 m + 1 leaves per tree, m = min(#positives, #negatives) of
+    the label. That cap is empirical, not a bound: a single-label tree stops
+    at pure nodes, and on enron and yeast (10 trees per label) a label's
+    trees had on average at most 3.8 (2m + 1) nodes, i.e. about 3.8 m + 2
+    leaves; the fitted forests used 7 % (enron) and 14 % (yeast) of the
+    estimate without this cap. Forest ``l`` is seeded with
+    ``check_random_state(random_state).randint(2**31 - 1, size=n_labels)[l]``
+    (drawn for every label, so a label's forest does not depend on which
+    other labels are constant).
 
     Examples
     --------

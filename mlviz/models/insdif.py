@@ -44,7 +44,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
 )
 from ._embedding_base import ScoreCalibrationMixin
 
@@ -167,7 +167,7 @@ def kmedoids(D, n_medoids, *, max_iter=100, random_state=None):
     return np.sort(medoids)
 
 
-@empty_set_doc
+@empty_set_param
 class InsDif(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     """Instance differentiation + two-level (k-medoids, least squares) classifier (Zhang & Zhou, 2007).
 

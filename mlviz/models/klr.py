@@ -53,7 +53,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_param
 from ._klr_newton import LABEL_CHUNK, NewtonCGResult, newton_cg_klr
 from ._lspc_base import _KernelFeaturesMixin
 
@@ -93,7 +93,7 @@ def klr_objective(params, Phi, Y, lam, fit_intercept=True):
     return value, grad.ravel()
 
 
-@empty_set_doc
+@empty_set_param
 class KernelLogisticRegression(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
     """L2-regularised Gaussian-kernel logistic regression, one per label, by Newton–CG.
 

@@ -64,7 +64,7 @@ import numpy as np
 import scipy.linalg as la
 import scipy.linalg.lapack as lapack
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X_Y, empty_set_param
 from ._embedding_base import (
     CenteredGram,
     CenteredRidge,
@@ -139,7 +139,7 @@ class _LinearEmbedding(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEst
         return S
 
 
-@empty_set_doc
+@empty_set_param
 class CPLST(_LinearEmbedding):
     """Conditional principal label space transformation (Chen & Lin, NIPS 2012).
 
@@ -233,7 +233,7 @@ class CPLST(_LinearEmbedding):
         return V
 
 
-@empty_set_doc
+@empty_set_param
 class FaIE(_LinearEmbedding):
     """Feature-aware implicit label space encoding (Lin, Ding, Hu & Wang, 2014).
 
@@ -340,7 +340,7 @@ class FaIE(_LinearEmbedding):
         self.code_intercept_ = C.mean(axis=0)
 
 
-@empty_set_doc
+@empty_set_param
 class LEML(_LinearEmbedding):
     """Low-rank empirical risk minimisation for multi-label learning (Yu et al., ICML 2014).
 

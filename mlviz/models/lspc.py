@@ -49,13 +49,13 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator
 
 from ..solvers.sylvester import SymmetricEig, solve_sylvester_cg, solve_sylvester_naive
-from ._base import check_param, empty_set_doc
+from ._base import check_param, empty_set_param
 from ._lspc_base import _LSPCBase, normalise_posteriors, pearson_label_similarity
 
 __all__ = ["LSPC", "MTLSPC", "MLLSPC", "pearson_label_similarity", "normalise_posteriors"]
 
 
-@empty_set_doc
+@empty_set_param
 class LSPC(_LSPCBase):
     """Gaussian-kernel least-squares probabilistic classifier, one per label ("plain LSPC").
 
@@ -132,7 +132,7 @@ class LSPC(_LSPCBase):
         return SymmetricEig(np.full(T, float(lam)), np.eye(T))
 
 
-@empty_set_doc
+@empty_set_param
 class MTLSPC(_LSPCBase):
     """Multi-task LSPC with common + individual parts (paper 004 §3), tasks = labels.
 
@@ -217,7 +217,7 @@ class MTLSPC(_LSPCBase):
         return gamma / (T * (lam + gamma)) * coef_pos.sum(axis=1)
 
 
-@empty_set_doc
+@empty_set_param
 class MLLSPC(_LSPCBase):
     """Multi-label LSPC (paper 000 §5): labels coupled through a similarity graph.
 

@@ -20,7 +20,7 @@ from ._base import (
     MultiLabelClassifierMixin,
     check_param,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
 )
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
@@ -38,7 +38,7 @@ def _neighbour_label_counts(neighbours, Y, n_train):
     return np.asarray((A @ sp.csr_matrix(Y, dtype=np.int64)).toarray(), dtype=np.int64)
 
 
-@empty_set_doc
+@empty_set_param
 class MLkNN(MultiLabelClassifierMixin, BaseEstimator):
     """Multi-label k-nearest neighbours (Zhang & Zhou 2007), vectorised.
 

@@ -56,7 +56,7 @@ from sklearn.utils import check_random_state
 
 from ..solvers.eigen import METHODS as EIGEN_METHODS
 from ..solvers.eigen import laplacian_eigenmap
-from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_param
 from ._neighbors import ALGORITHMS, METRICS, NeighborIndex
 
 
@@ -222,7 +222,7 @@ def platt_fit(scores, Y, *, max_iter=100, tol=1e-10):
     return a, b
 
 
-@empty_set_doc
+@empty_set_param
 class MLLEM(MultiLabelClassifierMixin, BaseEstimator):
     """Multi-label classification by a joint Laplacian eigenmap (MLLEM-L / MLLEM-NL).
 

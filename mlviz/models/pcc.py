@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_doc
+from ._base import BaseEstimator, MultiLabelClassifierMixin, TooLargeError, check_param, check_X_Y, empty_set_param
 from ._base_learner import mean_squared_norm
 from ._cdn_inference import _inference_seed
 
@@ -37,7 +37,7 @@ _EXACT_MAX_LABELS = 12
 _SAMPLING_MAX_WORK = 1e11
 
 
-@empty_set_doc
+@empty_set_param
 class PCC(MultiLabelClassifierMixin, BaseEstimator):
     """Probabilistic classifier chain with marginals by enumeration or sampling.
 

@@ -44,7 +44,7 @@ from ._base import (
     TooLargeError,
     check_param,
     check_X_Y,
-    empty_set_doc,
+    empty_set_param,
 )
 from ._embedding_base import CenteredRidge, ScoreCalibrationMixin
 
@@ -267,7 +267,7 @@ def _admm_regression(ridge, Z, mu, n_iter):
     return V, b
 
 
-@empty_set_doc
+@empty_set_param
 class SLEEC(ScoreCalibrationMixin, MultiLabelClassifierMixin, BaseEstimator):
     """Sparse local embeddings + kNN (Bhatia et al., NIPS 2015).
 
