@@ -62,6 +62,10 @@ candidate is the linear base at the method's registry defaults):
   (``label_scale``: their weights' L2 penalty × 1 / s²; s = 1 is Read et al.'s chain).
 - ``lp-cap``: the registry's LP with ``max_label_sets`` in ``LP_CAPS`` (its default first; issue 31:
   the multinomial fit's cost grows with the number of kept label sets).
+- ``gbt-size``: the registry's GBT-BR with (``learning_rate``, ``max_iter``) in ``GBT_SIZES`` (its
+  default, scikit-learn's (0.1, 100), first); ``gbt-joint``: the same with the threshold, (``learning_rate``,
+  ``max_iter``, ``threshold``) in ``GBT_JOINT`` (the default (0.1, 100, 0.15) first); ``gbt-lr``: learning rate
+  0.1 and 0.3 at 100 iterations only (the affordable part on the text sets).
 
 Usage::
 
@@ -86,6 +90,9 @@ KERNEL_CS = (1.0, 10.0, 100.0)
 CC_CS = (10.0, 30.0, 100.0)
 LABEL_SCALES = (1.0, 0.3, 0.1, 0.03)
 LP_CAPS = (500, 200, 100)
+GBT_SIZES = ((0.1, 100), (0.1, 200), (0.1, 400), (0.3, 100), (0.3, 200))
+GBT_JOINT = tuple((lr, it, t) for lr, it in ((0.1, 100), (0.1, 200), (0.3, 100), (0.3, 200))
+                  for t in (0.15, 0.25, 0.35))
 #: candidate set -> (registry key, the one parameter swept, its values): cc-thr, cc-c, cc-ls, ecc-ls, lp-cap
 REGISTRY_SWEEPS = {
     "cc-thr": ("cc", "threshold", THRESHOLDS),
@@ -210,6 +217,18 @@ def _second_pass(method, steps, scaled, X=None):
         out.update({f"rbf γ={g:g} C={c:g}": scaled(steps, spec.make(base="rbf", gamma=g, C=c, random_state=0))
                     for g in (KERNEL_GAMMAS if dense else (1.0,)) for c in KERNEL_CS})
         return out
+    if method in ("gbt-size", "gbt-lr"):
+        from mlviz.models.registry import METHODS
+
+        sizes = GBT_SIZES if method == "gbt-size" else ((0.1, 100), (0.3, 100))
+        return {f"learning_rate={lr:g}, max_iter={it}": scaled(steps, METHODS["gbt-br"].make(learning_rate=lr,
+                                                                                             max_iter=it))
+                for lr, it in sizes}
+    if method == "gbt-joint":
+        from mlviz.models.registry import METHODS
+
+        return {f"learning_rate={lr:g}, max_iter={it}, threshold={t:g}": scaled(
+            steps, METHODS["gbt-br"].make(learning_rate=lr, max_iter=it, threshold=t)) for lr, it, t in GBT_JOINT}
     if method == "rf-pct-trees":  # the affordable part of rf-pct-size: more trees only
         return {f"n_estimators={n}": scaled(steps, RandomForestML(n_estimators=n, random_state=0)) for n in (100, 300)}
     if method == "rf-pct-size":
