@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_scale import make_dataset, sparse_159  # noqa: E402  (the data shapes live in bench_scale)
 
 
 def dense_174(n=500, L=174, d=68, seed=0):
@@ -53,34 +55,8 @@ def dense_174(n=500, L=174, d=68, seed=0):
     return MultiLabelDataset(X, Y, label_names=[f"tag_{j:03d}" for j in range(L)], name="dense-174")
 
 
-def sparse_159(n=7000, L=159, d=1836, words=40, seed=0):
-    import scipy.sparse as sp
-
-    from mlviz.data import MultiLabelDataset
-
-    rng = np.random.default_rng(seed)
-    k = 12
-    Z = rng.dirichlet(np.full(k, 0.3), size=n)           # topic mixture per document
-    topics = rng.dirichlet(np.full(d, 0.05), size=k)     # word distribution per topic
-    rows, cols = [], []
-    for i in range(n):
-        w = np.unique(rng.choice(d, size=words, p=Z[i] @ topics))
-        rows.append(np.full(w.size, i))
-        cols.append(w)
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
-    scores = Z @ rng.normal(size=(k, L)) * 2 + rng.normal(size=(n, L))
-    freq = np.clip(0.15 * np.arange(1, L + 1) ** -0.5, 51 / n, 0.5)
-    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
-    Y = (scores > thr).astype(np.uint8)
-    return MultiLabelDataset(X, Y, label_names=[f"label_{j:03d}" for j in range(L)], name="sparse-159")
-
-
 def delicious_983(seed=0):
     """16,105 × 500 binary bag of words (sparse CSR), 983 labels, cardinality 19 (bench_scale's shape)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from bench_scale import make_dataset
-
     from mlviz.data import MultiLabelDataset
 
     X, Y = make_dataset("delicious", seed=seed)

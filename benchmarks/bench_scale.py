@@ -142,6 +142,29 @@ def make_dataset(shape, *, fraction=1.0, seed=0):
     return X, Y
 
 
+def sparse_159(n=7000, L=159, d=1836, words=40, seed=0):
+    import scipy.sparse as sp
+
+    from mlviz.data import MultiLabelDataset
+
+    rng = np.random.default_rng(seed)
+    k = 12
+    Z = rng.dirichlet(np.full(k, 0.3), size=n)           # topic mixture per document
+    topics = rng.dirichlet(np.full(d, 0.05), size=k)     # word distribution per topic
+    rows, cols = [], []
+    for i in range(n):
+        w = np.unique(rng.choice(d, size=words, p=Z[i] @ topics))
+        rows.append(np.full(w.size, i))
+        cols.append(w)
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
+    scores = Z @ rng.normal(size=(k, L)) * 2 + rng.normal(size=(n, L))
+    freq = np.clip(0.15 * np.arange(1, L + 1) ** -0.5, 51 / n, 0.5)
+    thr = np.array([np.quantile(scores[:, j], 1 - freq[j]) for j in range(L)])
+    Y = (scores > thr).astype(np.uint8)
+    return MultiLabelDataset(X, Y, label_names=[f"label_{j:03d}" for j in range(L)], name="sparse-159")
+
+
 #: real bundled set -> its synthetic twin (a preset of make_text_like or make_dense_like)
 TWINS = {"enron": "enron-like", "medical": "medical-like", "yeast": "yeast-like", "scene": "scene-like"}
 REAL_SETS = ("enron", "medical", "yeast", "scene")
@@ -581,13 +604,10 @@ def bench_cdn(quick, compare_tree, timeout, dashboard):
 
 def _bench_dashboard_path():
     """The Label graph page's sparse-CDN path on the sparse-159 page data (7,000 x 1,836 sparse,
-    159 labels; ``benchmarks/bench_pages_scale.py``), with the page's own data context
-    (seeded split, default scaling) and path functions: start (gamma = 1e12, V = 0), then the
+    159 labels; :func:`sparse_159`, as ``benchmarks/bench_pages_scale.py`` uses it), with the page's own
+    data context (seeded split, default scaling) and path functions: start (gamma = 1e12, V = 0), then the
     steps 1.0, 0.5, 0.3 x gamma_max, each warm-started from the previous, as the page does."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     import warnings
-
-    from bench_pages_scale import sparse_159
 
     from mlviz.dashboard.state import context_from_dataset
     from mlviz.models import SparseCDN
