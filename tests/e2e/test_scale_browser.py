@@ -185,11 +185,14 @@ def svg_text_problems(figures):
 def attach_upload(page, arff, xml):
     """Open the Home page's upload form and attach the ARFF and the XML (the page is on Home and settled)."""
     page.get_by_text("Upload your own data set").click()
+    page.wait_for_selector(IDLE)
     inputs = page.locator("[data-testid='stFileUploader'] input[type='file']")
-    inputs.nth(0).set_input_files(str(arff))
-    page.wait_for_selector(IDLE)
-    inputs.nth(1).set_input_files(str(xml))
-    page.wait_for_selector(IDLE)
+    for i, path in enumerate((arff, xml)):
+        inputs.nth(i).set_input_files(str(path))
+        # attached only when its chip names it and its upload has finished (a click before that finds no file)
+        page.locator("[data-testid='stFileChipName']", has_text=Path(path).name).first.wait_for()
+        page.wait_for_selector("[data-testid='stFileChipIconSpinner']", state="detached")
+        page.wait_for_selector(IDLE)
 
 
 def load_upload(page, name, timeout=240):
