@@ -181,7 +181,6 @@ class MultiLabelClassifierMixin:
         if not getattr(self, "allow_empty_", True) and not rule.endswith(AT_LEAST_ONE_TEXT):
             self.decision_rule_ = rule + AT_LEAST_ONE_TEXT
 
-
     def score(self, X, Y, sample_weight=None):
         """Micro-averaged F1 of ``predict(X)`` against ``Y`` (greater is better).
 

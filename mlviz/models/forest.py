@@ -79,6 +79,8 @@ AUTO_TREES_SECONDS = 10.0
 AUTO_PROJECTION = 64
 """``RandomForestML(label_projection="auto")``: trees split on this many random projections of the labels
 when there are more than four times as many labels, else on the labels themselves."""
+
+
 class _ForestBase(MultiLabelClassifierMixin, BaseEstimator):
     """Shared validation, forest factory and memory guard."""
 
