@@ -138,6 +138,13 @@ def test_hessian_product_float32_and_float64_paths_equal_explicit_hessian(fit_in
     g = rng.normal(size=(B + fi, 2))
     gt = basis.from_original(g[:B], g[B] if fi else None)
     np.testing.assert_allclose(gt, T.T @ g, rtol=1e-13, atol=1e-14)
+    # the solver's float32 maps (every step, the CG right-hand sides): the same to ~1e-6
+    dAs, dbs = basis.to_original(M, fit_intercept, True)
+    np.testing.assert_allclose(dAs, dA, rtol=0, atol=1e-5 * np.abs(dA).max())
+    if fi:
+        np.testing.assert_allclose(dbs, db, rtol=0, atol=1e-5 * np.abs(db).max())
+    gs = basis.from_original(g[:B], g[B] if fi else None, single=True)
+    np.testing.assert_allclose(gs, gt, rtol=0, atol=1e-5 * np.abs(gt).max())
 
 
 def test_batched_pcg_multiplies_only_live_systems_and_solves_each_alone():

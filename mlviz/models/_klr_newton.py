@@ -82,9 +82,13 @@ class _Basis:
 
     def to_original(self, Mb, fit_intercept, in32=None):
         """``(dα, db)`` of basis directions ``Mb`` (rows β, then b'); the columns flagged by
-        ``in32`` with a float32 product (far-phase steps, whose Z is recomputed exactly later)."""
+        ``in32`` (a mask, or True for all) with a float32 product. The solver maps every step
+        that way: a step is any direction, its logits are then recomputed exactly from the
+        ``dα`` it returns (or were accumulated in float32 by the far phase's CG)."""
         B = self.V.shape[0]
-        if in32 is not None and in32.any():
+        if in32 is True:
+            dA = (self.V32 @ Mb[:B].astype(np.float32)).astype(np.float64)
+        elif in32 is not None and in32.any():
             dA = np.empty((B, Mb.shape[1]))
             dA[:, in32] = self.V32 @ Mb[:B, in32].astype(np.float32)
             dA[:, ~in32] = self.V @ Mb[:B, ~in32]
@@ -93,11 +97,12 @@ class _Basis:
         db = Mb[B] - self.mu @ dA if fit_intercept else None
         return dA, db
 
-    def from_original(self, gA, gb):
-        """Basis gradient ``[Vᵀ(g_α − μ g_b); g_b]`` of the original gradient ``(g_α, g_b)``."""
-        if gb is None:
-            return self.V.T @ gA
-        return np.vstack([self.V.T @ (gA - np.outer(self.mu, gb)), gb])
+    def from_original(self, gA, gb, single=False):
+        """Basis gradient ``[Vᵀ(g_α − μ g_b); g_b]`` of the original gradient ``(g_α, g_b)``;
+        ``single``: the product in float32 (a CG right-hand side, ~1e-7 relative)."""
+        G = gA if gb is None else gA - np.outer(self.mu, gb)
+        GV = (self.V32.T @ G.astype(np.float32)).astype(np.float64) if single else self.V.T @ G
+        return GV if gb is None else np.vstack([GV, gb])
 
 
 def newton_cg_klr(Phi, Y, lam, *, fit_intercept=True, gtol=1e-6, max_iter=100, max_cg=250):
@@ -158,14 +163,17 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
     n_cg = 0
     grad_max = np.full(L, np.inf)
     act = np.arange(L)
-    # Far phase, per label: while a lower bound of ‖g‖₂/√p (original variables) is above gtol
-    # the label cannot be converged (max|g_j| >= ‖g‖₂/√p), so its gradient runs in float32 on
-    # Ψ = Φ_c V, its logit steps are those the CG accumulated, and the exact gradient is
-    # skipped; also once the bound is below 1e-6 × its first value (float32 rounding would
-    # start to show), and after a step without decrease. On leaving it, Z is recomputed
-    # exactly and everything is float64, so a label is declared converged only by the exact test.
+    # Far phase, per label: its gradient runs in float32 on Ψ = Φ_c V, its logit steps are
+    # those the CG accumulated, and the exact gradient is skipped. A label leaves it when its
+    # largest gradient component (original variables), estimated in float32 through V, is
+    # within 2 × gtol of the test (the estimate is only formed once the lower bound
+    # ‖g‖₂/√p <= max|g_j| is), once that bound is below 1e-6 × its first value (float32
+    # rounding would start to show), and after a step without decrease. On leaving it, Z is
+    # recomputed exactly and everything is float64, so a label is declared converged only by
+    # the exact test.
     far = np.ones(L, bool)
     far_floor = np.zeros(L)
+    fcur = np.full(L, np.nan)  # objective at the current point, known since the last line search
     it = 0
     for it in range(max_iter + 1):
         P = expit(Z[:, act])
@@ -181,11 +189,20 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
                             ** 2 + gb ** 2) / np.sqrt(Bp)
             if it == 0:
                 far_floor[act[f]] = 1e-6 * lower
-            leave = lower <= np.maximum(gtol, far_floor[act[f]])
+            leave = lower <= far_floor[act[f]]
+            near = np.flatnonzero(~leave & (lower <= 2 * gtol))
+            if near.size:  # max|g_j| estimated in float32 through V: near the test only then
+                cf = np.flatnonzero(f)[near]
+                est = basis.V32 @ Gt[:B, cf].astype(np.float32)
+                if fi:
+                    est += np.outer(mu, Gt[B, cf]).astype(np.float32)
+                est_max = np.maximum(np.abs(est).max(axis=0), np.abs(gb[near]))
+                leave[near] = est_max <= 2 * gtol
             if leave.any():  # leave the far phase: exact Z from here on
                 cols = act[f][leave]
                 far[cols] = False
                 Z[:, cols] = Phi @ A[:, cols] + (b[cols] if fi else 0.0)
+                fcur[cols] = np.nan
                 P[:, np.flatnonzero(f)[leave]] = expit(Z[:, cols])
                 f = far[act]
         gm = np.full(act.size, np.inf)  # far labels: not converged
@@ -197,7 +214,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
             gm[~f] = np.abs(gA).max(axis=0, initial=0.0)
             if fi:
                 gm[~f] = np.maximum(gm[~f], np.abs(gb))
-            Gt[:, ~f] = basis.from_original(gA, gb)
+            Gt[:, ~f] = basis.from_original(gA, gb, single=True)
         grad_max[act] = gm
         keep = gm > gtol
         act, Gt, P, f = act[keep], Gt[:, keep], P[:, keep], f[keep]
@@ -212,7 +229,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         step, k, ZS = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg,
                                    n_rows=n)
         n_cg += k
-        dA, db = basis.to_original(step, fi, f)
+        dA, db = basis.to_original(step, fi, True)
         # far: ZS = Ψ dβ + db' as the CG accumulated it from its products' Ψ d (float32 rounding)
         if not f.all():
             ZS[:, ~f] = Phi @ dA[:, ~f]
@@ -221,7 +238,10 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         # Armijo backtracking per label (the objective is separable across labels)
         Aa, Za, Sa = A[:, act], Z[:, act], S[:, act]
         aa, ad, dd = (np.sum(Aa * Aa, axis=0), np.sum(Aa * dA, axis=0), np.sum(dA * dA, axis=0))
-        f0 = _label_objectives(Za, Sa, 0.5 * lam * aa)
+        f0 = fcur[act]
+        new = np.isnan(f0)
+        if new.any():
+            f0[new] = _label_objectives(Za[:, new], Sa[:, new], 0.5 * lam * aa[new])
         slope = np.sum(Gt * step, axis=0)
         t = np.ones(act.size)
         todo = np.ones(act.size, bool)
@@ -232,6 +252,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
                 break
             t = np.where(todo, 0.5 * t, t)
         t = np.where(todo, 0.0, t)  # no decrease found (round-off level): keep the point
+        fcur[act] = np.where(todo, f0, ft)  # the objective at the accepted point
         A[:, act] = Aa + t * dA
         if fi:
             b[act] += t * db
@@ -243,6 +264,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         back = act[stuck & f]  # a float32 step that found no decrease: retry in float64
         far[back] = False
         Z[:, back] = Phi @ A[:, back] + (b[back] if fi else 0.0)
+        fcur[back] = np.nan
     rest = np.flatnonzero(np.isinf(grad_max))  # stopped while still far: the exact measure
     if rest.size:
         R = expit(Phi @ A[:, rest] + (b[rest] if fi else 0.0)) - Y[:, rest]

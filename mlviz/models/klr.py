@@ -23,13 +23,13 @@ variables are rotated into the eigenbasis of the centred Gram matrix
 intercept ``b' = b + μᵀα``, which decouples from the Gram matrix), where the Hessian
 ``Ψᵀ D Ψ + λ`` (``Ψ = Φ_c V``) is close to ``c·diag(s²) + λ`` (and ``n·c`` for b') with
 ``c`` the mean logistic weight σ(z)(1 − σ(z)) of the label; that diagonal is the CG
-preconditioner. The basis is computed and applied in float32 (the CG's Hessian products
-and the steps of a label whose gradient is still far above the tolerance); gradients,
-the stopping test and the steps of the labels near it are computed exactly, in float64
-on Φ in the original variables (:func:`newton_cg_klr`). Each CG solve multiplies only
-the labels whose solve is still running; labels are solved in chunks of
-``LABEL_CHUNK``. The stopping
-test is float64. ``converged_`` is True iff every label's gradient in the original
+preconditioner. The basis is computed and applied in float32 (the CG's Hessian products,
+the maps of steps and gradients between the basis and the original variables, and the
+gradients and logit steps of a label whose largest gradient component is still above
+twice the tolerance); the gradients, the logits and the objective of the labels near the
+test are computed exactly, in float64 on Φ in the original variables
+(:func:`newton_cg_klr`). Each CG solve multiplies only the labels whose solve is still
+running; labels are solved in chunks of ``LABEL_CHUNK``. The stopping test is float64. ``converged_`` is True iff every label's gradient in the original
 variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
 scikit-learn's scaling) — a first-order optimality (KKT) test, never a step size.
