@@ -366,7 +366,9 @@ def _cmd_evaluate(args, out):
 def _cmd_reproduce(args, out, argv):
     import pandas as pd
 
-    from mlviz.reproductions import EXPERIMENTS, get_experiment
+    from threadpoolctl import threadpool_limits
+
+    from mlviz.reproductions import EXPERIMENTS, REPRODUCE_BLAS_THREADS, get_experiment
     from mlviz.reproductions.report import format_table, write_report
 
     names = list(EXPERIMENTS) if "all" in args.experiments else list(dict.fromkeys(args.experiments))
@@ -381,8 +383,12 @@ def _cmd_reproduce(args, out, argv):
             continue
         t0 = time.perf_counter()
         try:
-            frame = module.run(quick=args.quick, random_state=args.random_state,
-                               progress=_tqdm_progress(name))
+            # one BLAS thread: a threaded sum adds in another order, and a borderline prediction can flip
+            # (scene RAkEL micro-F1 0.7673 on one thread, 0.7678 on two), so the tables would depend on
+            # the machine's core count
+            with threadpool_limits(limits=REPRODUCE_BLAS_THREADS):
+                frame = module.run(quick=args.quick, random_state=args.random_state,
+                                   progress=_tqdm_progress(name))
         except Exception as exc:  # noqa: BLE001 -- report and go on with the others
             crashed.append(name)
             print(f"mlviz reproduce: experiment {name!r} failed: {type(exc).__name__}: {exc}", file=sys.stderr)

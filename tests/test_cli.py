@@ -165,6 +165,26 @@ def test_reproduce_merges_sections_and_handles_missing(capsys, monkeypatch, tmp_
     assert code == 1 and "failed: RuntimeError: solver exploded" in err
 
 
+def test_reproduce_runs_on_one_blas_thread(capsys, monkeypatch, tmp_path):
+    """The tables must not depend on the core count: every experiment runs with BLAS pinned, and the
+    report says so."""
+    from threadpoolctl import threadpool_info
+
+    seen = []
+    fake = _fake_experiment("lspc-toy", [0.5, 0.6], [0.55, np.nan])
+    inner = fake.run
+
+    def run_experiment(**kwargs):
+        seen.extend(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+        return inner(**kwargs)
+
+    fake.run = run_experiment
+    monkeypatch.setattr(reproductions, "get_experiment", lambda name: fake)
+    assert run(capsys, "reproduce", "lspc-toy", "--out-dir", str(tmp_path))[0] == 0
+    assert seen and set(seen) == {reproductions.REPRODUCE_BLAS_THREADS} == {1}
+    assert "BLAS pinned to 1 thread" in (tmp_path / "reproductions.md").read_text()
+
+
 def test_help_exits_zero(capsys):
     code, out, _ = run(capsys, "--help")
     assert code == 0 and "reproduce" in out and "evaluate" in out

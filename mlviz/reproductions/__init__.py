@@ -22,6 +22,10 @@ EXPERIMENTS = {
     "reference-check": "reference",
 }
 
+#: BLAS threads of ``mlviz reproduce`` (threadpoolctl): a threaded BLAS sums in another order, so with the
+#: machine's core count a borderline prediction could flip and a table change in its fourth decimal.
+REPRODUCE_BLAS_THREADS = 1
+
 
 def get_experiment(name):
     """Return the module implementing the reproduction ``name``."""
