@@ -327,7 +327,7 @@ def time_ratio_figure(df, *, title=None):
     ratio = (g["klr_seconds"] / g["lspc_seconds"]).to_numpy()
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=("training time",
-                                        "KLR time / LSPC time"))
+                                        "KLR time / LSPC time (> 1: LSPC faster)"))
     colors = method_colors(["LSPC", "KLR"])
     for col_name, label in (("lspc_seconds", "LSPC"), ("klr_seconds", "KLR")):
         fig.add_trace(go.Scatter(

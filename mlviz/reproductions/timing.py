@@ -4,8 +4,9 @@
   naive Kronecker solve, Kronecker CG and the eigendecomposition solver (paper 000
   Fig. 1(b)), on the rotated toy data of paper 000 §6.1.
 - :func:`lspc_vs_klr_timing` — plain LSPC against Gaussian-kernel logistic
-  regression (batched Newton–CG) fit time as the training set grows (paper 004 §4 reports
-  LSPC 2–100× faster).
+  regression (batched Newton–CG) fit time as the training set grows. Paper 004 §4 reports
+  LSPC 2–100× faster than KLR solved by L-BFGS; against this Newton–CG solver the lead is
+  1.4–1.8× at N ≤ 200 and gone from N = 400 (benchmarks/RESULTS.md, LSPC §4).
 
 Times are wall-clock seconds of one ``fit`` (kernel + solve), best of ``repeats``
 runs, on whatever BLAS threads the process has; compare ratios measured in the
