@@ -370,8 +370,17 @@ def main(argv=None):
     p.add_argument("--from-csv", action="store_true",
                    help="with --extra: re-render the section from the rows in docs/reproductions.csv")
     args = p.parse_args(argv)
-    if args.extra:
-        return main_extra(args, argv)
+    from threadpoolctl import threadpool_limits
+
+    from mlviz.reproductions import REPRODUCE_BLAS_THREADS
+
+    # the sections it writes sit beside `mlviz reproduce`'s in docs/reproductions.md: the same one BLAS thread
+    with threadpool_limits(limits=REPRODUCE_BLAS_THREADS):
+        return main_extra(args, argv) if args.extra else _main_sweep(args, argv)
+
+
+def _main_sweep(args, argv):
+    """The first sweep: candidates, best defaults, tuned vs default; optionally the docs section."""
     cfg = dict(QUICK if args.quick else FULL)
     for key in ("datasets", "methods"):
         if getattr(args, key):
