@@ -365,7 +365,6 @@ def _cmd_evaluate(args, out):
 
 def _cmd_reproduce(args, out, argv):
     import pandas as pd
-
     from threadpoolctl import threadpool_limits
 
     from mlviz.reproductions import EXPERIMENTS, REPRODUCE_BLAS_THREADS, get_experiment

@@ -110,7 +110,10 @@ TEXT = {
         look=(
             "Arrows in a measure name say whether higher (↑) or lower (↓) is better. The timing chart is on a "
             "log scale. The solver-scaling chart reproduces paper 000 Fig. 1(b): the eigendecomposition solver "
-            "barely grows with the number of labels. Paper 004 found LSPC 2–100× faster than kernel logistic regression solved by L-BFGS; mlviz's KLR is solved by a preconditioned Newton–CG method, and against it LSPC's lead is small and gone from a few hundred samples (a ratio below 1 means KLR trained faster)."
+            "barely grows with the number of labels. Paper 004 found LSPC 2–100× faster than kernel logistic "
+            "regression solved by L-BFGS; mlviz's KLR is solved by a preconditioned Newton–CG method, and against "
+            "it LSPC's lead is small and gone from a few hundred samples (a ratio below 1 means KLR trained "
+            "faster)."
         ),
         papers=["000", "004"],
     ),

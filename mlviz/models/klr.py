@@ -29,8 +29,8 @@ gradients and logit steps of a label whose largest gradient component is still a
 twice the tolerance); the gradients, the logits and the objective of the labels near the
 test are computed exactly, in float64 on Φ in the original variables
 (:func:`newton_cg_klr`). Each CG solve multiplies only the labels whose solve is still
-running; labels are solved in chunks of ``LABEL_CHUNK``. The stopping test is float64. ``converged_`` is True iff every label's gradient in the original
-variables satisfies
+running; labels are solved in chunks of ``LABEL_CHUNK``. The stopping test is float64.
+``converged_`` is True iff every label's gradient in the original variables satisfies
 ``max_j |∂f/∂w_j| ≤ tol · n`` (``tol`` on the gradient of the mean loss,
 scikit-learn's scaling) — a first-order optimality (KKT) test, never a step size.
 
