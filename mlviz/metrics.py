@@ -115,7 +115,7 @@ from ._validation import check_Y
 
 __all__ = [
     "RCut", "Measure", "MEASURES", "DEFAULT_MEASURES", "UNDEFINED_CONVENTIONS", "AT_LEAST_ONE_TEXT",
-    "at_least_one", "binarize", "evaluate", "get_measure", "ranking_loss", "one_error", "coverage",
+    "at_least_one", "threshold_rule", "binarize", "evaluate", "get_measure", "ranking_loss", "one_error", "coverage",
     "average_precision", "precision_at_k", "ndcg_at_k", "instance_auc",
 ]
 
@@ -197,6 +197,29 @@ def at_least_one(P, Y_pred):
     empty = out.sum(axis=1) == 0
     out[np.flatnonzero(empty), np.argmax(np.asarray(P)[empty], axis=1)] = 1
     return out
+
+
+def threshold_rule(P, threshold=0.5, allow_empty=True):
+    """A threshold decision rule: ``P >= threshold``, and, where ``allow_empty`` is False, every
+    empty row given its most probable label (:func:`at_least_one`).
+
+    The rule of every estimator's ``predict`` that thresholds its probabilities, and of
+    :class:`~mlviz.evaluation.thresholds.ThresholdedClassifier`.
+
+    Parameters
+    ----------
+    P : array-like, shape (n_samples, n_labels)
+        Probabilities (compared in their own dtype).
+    threshold : float or ndarray of shape (n_labels,)
+    allow_empty : bool
+
+    Returns
+    -------
+    Y_pred : ndarray of uint8, shape (n_samples, n_labels)
+    """
+    P = np.asarray(P)
+    Y_pred = (P >= threshold).astype(np.uint8)
+    return Y_pred if allow_empty else at_least_one(P, Y_pred)
 
 
 def binarize(scores, threshold=0.5):

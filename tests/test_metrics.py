@@ -262,3 +262,23 @@ def test_never_nan_and_in_range(Y, data):
     cov = r.pop("coverage")
     assert 0 <= cov <= Y.shape[1] - 1
     assert all(0.0 <= v <= 1.0 for v in r.values())
+
+
+def test_threshold_rule_against_a_hand_loop():
+    """``threshold_rule``: the threshold, global or per label, then (``allow_empty=False``) the top label of
+    each empty row; compared in the probabilities' own dtype, as every ``predict`` does."""
+    from mlviz.metrics import threshold_rule
+
+    rng = np.random.default_rng(1)
+    P = rng.random((40, 5)).astype(np.float32)
+    for t in (0.7, np.array([0.9, 0.5, 0.95, 0.6, 0.8])):
+        for allow_empty in (True, False):
+            out = threshold_rule(P, t, allow_empty)
+            assert out.dtype == np.uint8
+            for i in range(P.shape[0]):
+                row = [int(P[i, l] >= (t if np.ndim(t) == 0 else t[l])) for l in range(P.shape[1])]
+                if not allow_empty and not any(row):
+                    row[int(np.argmax(P[i]))] = 1
+                assert out[i].tolist() == row
+    p = np.array([[np.float32(0.35)]], dtype=np.float32)  # 0.35 in float32 is just below 0.35
+    assert threshold_rule(p, 0.35)[0, 0] == 1

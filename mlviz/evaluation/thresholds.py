@@ -51,7 +51,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ..metrics import AT_LEAST_ONE_TEXT, at_least_one
+from ..metrics import AT_LEAST_ONE_TEXT, threshold_rule
 
 __all__ = ["THRESHOLD_GRID", "THRESHOLD_MODES", "THRESHOLD_MEASURES", "threshold_counts", "choose_thresholds",
            "crossfit_scores", "FallbackCounts", "fold_table", "pooled_thresholds", "allows_empty",
@@ -440,6 +440,4 @@ class ThresholdedClassifier(BaseEstimator):
         With ``allow_empty_`` False, ``at_least_one(P, P >= threshold_)``: an empty row gets its
         top label (ties: the lower index).
         """
-        P = np.asarray(self.predict_proba(X))
-        Y_pred = (P >= self.threshold_).astype(np.uint8)
-        return Y_pred if getattr(self, "allow_empty_", True) else at_least_one(P, Y_pred)
+        return threshold_rule(self.predict_proba(X), self.threshold_, getattr(self, "allow_empty_", True))

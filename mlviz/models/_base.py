@@ -39,7 +39,7 @@ from sklearn.exceptions import NotFittedError  # noqa: F401  (re-exported)
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import MAX_FIT_SECONDS, TooLargeError, check_param, check_X, check_X_Y, check_Y  # noqa: F401
-from ..metrics import AT_LEAST_ONE_TEXT, at_least_one
+from ..metrics import AT_LEAST_ONE_TEXT, threshold_rule
 
 #: The values of the ``empty_set`` hyperparameter.
 EMPTY_SET_OPTIONS = ("auto", True, False)
@@ -161,9 +161,7 @@ class MultiLabelClassifierMixin:
         -------
         Y_pred : ndarray of uint8, shape (n_samples, n_labels)
         """
-        P = np.asarray(P)
-        Y_pred = (P >= getattr(self, "threshold", 0.5)).astype(np.uint8)
-        return Y_pred if getattr(self, "allow_empty_", True) else at_least_one(P, Y_pred)
+        return threshold_rule(P, getattr(self, "threshold", 0.5), getattr(self, "allow_empty_", True))
 
     def _fit_empty_set(self, Y):
         """Set ``allow_empty_`` from ``empty_set`` and ``Y``; state the rule in ``decision_rule_``.
