@@ -202,3 +202,17 @@ def test_label_chunks_solve_the_same_independent_problems(monkeypatch):
     assert (res.grad_max <= 1e-10 * X.shape[0]).all()
     np.testing.assert_allclose(res.coef[:-1], m.coef_, rtol=1e-6, atol=1e-8 * np.abs(m.coef_).max())
     np.testing.assert_allclose(res.coef[-1], m.intercept_, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_reaches_a_tolerance_near_round_off(seed):
+    """tol 1e-10 on 4,000 rows: the objective's decreases are then below its float64 rounding, so every
+    line search must compare values summed the same way (a carried-over objective, summed otherwise,
+    left one label of three at ~1.2e-10 on each of these seeds)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4000, 5))
+    Y = (X[:, :3] + 0.3 * rng.normal(size=(4000, 3)) > 0).astype(np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        m = KernelLogisticRegression(random_state=0, lam=0.5, tol=1e-10, n_centers=60).fit(X, Y)
+    assert m.converged_ and (m.grad_max_ <= 1e-10).all()

@@ -173,7 +173,6 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
     # the exact test.
     far = np.ones(L, bool)
     far_floor = np.zeros(L)
-    fcur = np.full(L, np.nan)  # objective at the current point, known since the last line search
     it = 0
     for it in range(max_iter + 1):
         P = expit(Z[:, act])
@@ -202,7 +201,6 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
                 cols = act[f][leave]
                 far[cols] = False
                 Z[:, cols] = Phi @ A[:, cols] + (b[cols] if fi else 0.0)
-                fcur[cols] = np.nan
                 P[:, np.flatnonzero(f)[leave]] = expit(Z[:, cols])
                 f = far[act]
         gm = np.full(act.size, np.inf)  # far labels: not converged
@@ -238,10 +236,9 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         # Armijo backtracking per label (the objective is separable across labels)
         Aa, Za, Sa = A[:, act], Z[:, act], S[:, act]
         aa, ad, dd = (np.sum(Aa * Aa, axis=0), np.sum(Aa * dA, axis=0), np.sum(dA * dA, axis=0))
-        f0 = fcur[act]
-        new = np.isnan(f0)
-        if new.any():
-            f0[new] = _label_objectives(Za[:, new], Sa[:, new], 0.5 * lam * aa[new])
+        # (recomputed, not carried over from the last line search: that value sums the penalty as
+        # ‖α‖² + 2t αᵀd + t²‖d‖², whose rounding decides Armijo tests near round-off, 1e-10 tolerances)
+        f0 = _label_objectives(Za, Sa, 0.5 * lam * aa)
         slope = np.sum(Gt * step, axis=0)
         t = np.ones(act.size)
         todo = np.ones(act.size, bool)
@@ -252,7 +249,6 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
                 break
             t = np.where(todo, 0.5 * t, t)
         t = np.where(todo, 0.0, t)  # no decrease found (round-off level): keep the point
-        fcur[act] = np.where(todo, f0, ft)  # the objective at the accepted point
         A[:, act] = Aa + t * dA
         if fi:
             b[act] += t * db
@@ -264,7 +260,6 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         back = act[stuck & f]  # a float32 step that found no decrease: retry in float64
         far[back] = False
         Z[:, back] = Phi @ A[:, back] + (b[back] if fi else 0.0)
-        fcur[back] = np.nan
     rest = np.flatnonzero(np.isinf(grad_max))  # stopped while still far: the exact measure
     if rest.size:
         R = expit(Phi @ A[:, rest] + (b[rest] if fi else 0.0)) - Y[:, rest]
