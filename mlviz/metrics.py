@@ -203,8 +203,8 @@ def threshold_rule(P, threshold=0.5, allow_empty=True):
     """A threshold decision rule: ``P >= threshold``, and, where ``allow_empty`` is False, every
     empty row given its most probable label (:func:`at_least_one`).
 
-    The rule of every estimator's ``predict`` that thresholds its probabilities, and of
-    :class:`~mlviz.evaluation.thresholds.ThresholdedClassifier`.
+    The rule behind the estimators' ``predict_from_proba`` (their ``predict`` where it thresholds
+    the probabilities) and :class:`~mlviz.evaluation.thresholds.ThresholdedClassifier`.
 
     Parameters
     ----------
