@@ -80,18 +80,14 @@ class _Basis:
         return cls(mu=mu, V=V.astype(np.float64), s2=np.maximum(s2.astype(np.float64), 0.0),
                    Psi32=Psi32, V32=V.astype(np.float32, copy=False))
 
-    def to_original(self, Mb, fit_intercept, in32=None):
-        """``(dα, db)`` of basis directions ``Mb`` (rows β, then b'); the columns flagged by
-        ``in32`` (a mask, or True for all) with a float32 product. The solver maps every step
-        that way: a step is any direction, its logits are then recomputed exactly from the
-        ``dα`` it returns (or were accumulated in float32 by the far phase's CG)."""
+    def to_original(self, Mb, fit_intercept, single=False):
+        """``(dα, db)`` of basis directions ``Mb`` (rows β, then b'); ``single``: the product in
+        float32. The solver maps every step that way: a step is any direction, its logits are then
+        recomputed exactly from the ``dα`` it returns (or were accumulated in float32 by the far
+        phase's CG)."""
         B = self.V.shape[0]
-        if in32 is True:
+        if single:
             dA = (self.V32 @ Mb[:B].astype(np.float32)).astype(np.float64)
-        elif in32 is not None and in32.any():
-            dA = np.empty((B, Mb.shape[1]))
-            dA[:, in32] = self.V32 @ Mb[:B, in32].astype(np.float32)
-            dA[:, ~in32] = self.V @ Mb[:B, ~in32]
         else:
             dA = self.V @ Mb[:B]
         db = Mb[B] - self.mu @ dA if fit_intercept else None
@@ -227,7 +223,7 @@ def _newton_labels(Phi, basis, Y, lam, fi, gtol, max_iter, max_cg):
         step, k, ZS = _batched_pcg(_hessian_product(Phi, basis, Dw, lam, fi), Gt, prec, max_cg,
                                    n_rows=n)
         n_cg += k
-        dA, db = basis.to_original(step, fi, True)
+        dA, db = basis.to_original(step, fi, single=True)
         # far: ZS = Ψ dβ + db' as the CG accumulated it from its products' Ψ d (float32 rounding)
         if not f.all():
             ZS[:, ~f] = Phi @ dA[:, ~f]
