@@ -512,3 +512,16 @@ def test_reference_check_shows_the_state_of_the_art_from_the_measured_run():
     assert list(table.value.index) == list(sota["dataset"])
     assert any(standard_splits.takeaway(sota).split(";")[0][:40] in m.value for m in at.markdown)
     assert any("Bogatinovski" in c.value for c in at.caption)
+    # the study's other measures: Hamming loss shows where the best method is behind (emotions)
+    at.radio(key="ref_sota_measure").set_value("Hamming loss").run()
+    sota = standard_splits.state_of_the_art(frame, "hamming_loss")
+    (table,) = at.table
+    assert list(table.value["mlviz best"]) == list(sota["mlviz best"])
+    behind = sota.loc[sota["gap to best"].idxmin()]
+    assert any("in Hamming loss" in m.value and f"on {behind['dataset']}" in m.value for m in at.markdown)
+    # the measure is a setting of the address: a shared link opens on it
+    at = run(REFERENCE, ref_data="emotions", ref_sota_measure="subset accuracy")
+    assert at.radio(key="ref_sota_measure").value == "subset accuracy"
+    (table,) = at.table
+    sota = standard_splits.state_of_the_art(frame, "subset_accuracy")
+    assert list(table.value["mlviz best"]) == list(sota["mlviz best"])

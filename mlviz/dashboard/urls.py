@@ -271,6 +271,7 @@ def _build() -> dict:
         # Reference check
         UrlParam("ref_data", "choice", (REF,), _reference()[0]),
         UrlParam("ref_protocol", "choice", (REF,), _reference()[1]),
+        UrlParam("ref_sota_measure", "choice", (REF,), _reference()[2]),
     ]
     out = {}
     for p in params:
@@ -282,8 +283,10 @@ def _build() -> dict:
 
 def _reference() -> tuple:
     from mlviz.reproductions.reference import PROTOCOLS
+    from mlviz.reproductions.standard_splits import MEASURE_NAMES, PUBLISHED_MEASURES
 
-    return tuple(dict.fromkeys(d for ds in PROTOCOLS.values() for d in ds)), tuple(PROTOCOLS)
+    return (tuple(dict.fromkeys(d for ds in PROTOCOLS.values() for d in ds)), tuple(PROTOCOLS),
+            tuple(MEASURE_NAMES[m] for m in PUBLISHED_MEASURES))
 
 
 @lru_cache(maxsize=1)
