@@ -242,7 +242,7 @@ elif job is not None and not job.done():
     progress.follow(job, draw_partial)
 
 st.divider()
-st.subheader("Why ML-LSPC is fast: solver scaling and LSPC vs kernel logistic regression")
+st.subheader("Solver timing: ML-LSPC's Sylvester solvers, and LSPC beside kernel logistic regression")
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
