@@ -497,6 +497,12 @@ def test_solver_scaling_and_time_ratio():
     ratio = [t for t in f2.data if t.name == "KLR / LSPC"][0]
     np.testing.assert_allclose(ratio.x, [100, 1000])
     np.testing.assert_allclose(ratio.y, [2.0 / 0.2, 50.0])
+    assert list(ratio.customdata) == ["LSPC faster", "LSPC faster"]
+    # below 1 the hover says KLR trained faster (never "LSPC is 0.8× faster")
+    slow = mp.time_ratio_figure(pd.DataFrame(dict(n_samples=[100, 800], lspc_seconds=[0.1, 1.0],
+                                                  klr_seconds=[0.2, 0.8])))
+    r = [t for t in slow.data if t.name == "KLR / LSPC"][0]
+    assert list(r.customdata) == ["LSPC faster", "KLR faster"] and "× faster" not in r.hovertemplate
     assert f2.layout.xaxis.type == "linear"
     assert f2.layout.yaxis.type == "log"
 
