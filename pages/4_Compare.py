@@ -1,5 +1,6 @@
-"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling), chart
-measures and timings; solver scaling."""
+"""Compare: cross-validate several methods (each with its own decision rule and the chosen scaling) -- or, on a
+bundled set with standard Mulan files, fit on the standard training file and score on its test file beside the
+published numbers -- chart measures and timings; solver scaling."""
 
 import re
 
@@ -9,6 +10,9 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, present, progress, state, tour, widgets
+from mlviz.data.samples import STANDARD_SPLITS
+
+PROTOCOLS = list(compute.COMPARE_PROTOCOLS.values())  # (labels, also the ``cmp_protocol`` address values)
 
 ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
@@ -23,6 +27,15 @@ chosen = c1.multiselect(
     format_func=lambda k: methods.METHODS[k].label, bind="query-params",
 )
 folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
+# The field's protocol where this copy holds it: fit on the standard Mulan training file, score on its test file
+STANDARD = ctx.data_key in STANDARD_SPLITS
+protocol = PROTOCOLS[0]
+if STANDARD:
+    protocol = st.radio("Protocol", PROTOCOLS, key="cmp_protocol", bind="query-params", horizontal=True,
+                        help="k-fold cross-validation on all instances, or the standard train/test split the "
+                             "published comparisons use (Bogatinovski et al. 2022): one fit on the standard "
+                             "training file, scored once on its test file (the folds slider is then unused).")
+standard = protocol == PROTOCOLS[1]
 
 
 # One source of truth: the sidebar's scaling (as resolved for this data set, e.g. auto -> standard).
@@ -33,9 +46,19 @@ tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-
                         "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), "
                         "then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
+if standard:
+    from mlviz.data import load_standard_split
+
+    _train, _test = load_standard_split(ctx.data_key)
+    where = (f"Fits once on the standard training file of **{escape_markdown(ctx.name)}** ({_train.n_samples} "
+             f"instances) and scores on its test file ({_test.n_samples}), the protocol of the published "
+             "comparisons (Bogatinovski et al. 2022, Expert Systems with Applications 203:117215; their numbers are "
+             "shown beside ours under the results)")
+else:
+    where = (f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively "
+             "stratified folds (seed 0)")
 st.caption(
-    f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively stratified "
-    f"folds (seed 0). Features: **{escape_markdown(scaling)}**"
+    f"{where}. Features: **{escape_markdown(scaling)}**"
     + (f" (the sidebar's *{escape_markdown(chosen_scaling)}* for these features)" if chosen_scaling != scaling
        else " (chosen in the sidebar)")
     + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
@@ -70,7 +93,8 @@ def estimate(request) -> pd.DataFrame:
     server) × folds × (fold size / split size), × the inner search's fits with *Tune*."""
     from mlviz.evaluation import tuning_grid
 
-    n_fold = ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"]
+    n_fold = (_train.n_samples if request["protocol"] == "standard"
+              else ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"])
     ratio = n_fold / max(1, ctx.Y_train.shape[0])
     rows = []
     for k, values in request["settings"].items():
@@ -88,7 +112,8 @@ def estimate(request) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-request = {"settings": settings_of(sorted(chosen)), "folds": int(folds), "scaling": scaling, "tune": bool(tune)}
+request = {"settings": settings_of(sorted(chosen)), "folds": 1 if standard else int(folds), "scaling": scaling,
+           "tune": bool(tune), "protocol": "standard" if standard else "cv"}
 if chosen:
     est = estimate(request)
     known = est["expected s"].dropna()
@@ -131,17 +156,17 @@ if asked is not None:
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _references(data_key: str, n_folds: int, _Y) -> pd.DataFrame:
+def _references(data_key: str, n_folds: int, protocol: str) -> pd.DataFrame:
     """The trivial references on the Compare folds (the same splits as the cross-validation job)."""
-    from mlviz.evaluation import reference_results, resolve_cv
+    from mlviz.evaluation import reference_results
 
-    Y = _Y.toarray() if hasattr(_Y, "toarray") else np.asarray(_Y)
-    return reference_results(Y, resolve_cv(n_folds, None, Y, random_state=0))
+    _, Y, splits, _ = compute.comparison_data(ctx, {"folds": n_folds, "protocol": protocol})
+    return reference_results(np.asarray(Y), splits)
 
 
-def with_references(res, n_folds):
+def with_references(res, request):
     """``res`` and, for the folds and measures it has, the rows of the trivial references."""
-    refs = _references(ctx.key, int(n_folds), ctx.dataset.Y)
+    refs = _references(ctx.key, int(request["folds"]), request["protocol"])
     refs = refs[refs["fold"].isin(res["fold"].unique()) & refs["measure"].isin(res["measure"].unique())]
     return pd.concat([res, refs], ignore_index=True) if len(refs) else res
 
@@ -185,6 +210,31 @@ def show_downloads(res, summary, timing):
                        key="dl_cv_results", on_click="ignore", icon=":material/download:")
 
 
+SUMMARY = {"cv": "Summary (mean ± std over folds)", "standard": "Summary (the standard test file)"}
+
+
+def show_published(summary):
+    """The study's numbers beside ours for the chosen methods it reports like for like (standard split only);
+    returns ``{title: table}`` for the report pack (empty when none of the methods is in the study)."""
+    from mlviz.plotting.tables import for_display
+    from mlviz.reproductions import standard_splits
+
+    keys = {methods.METHODS[k].label: k for k in asked["settings"]}
+    table = standard_splits.beside_published(summary, ctx.data_key, keys)
+    title = "Beside the published numbers (Bogatinovski et al. 2022)"
+    if table.empty:
+        st.caption("None of these methods is reported on this split by Bogatinovski et al. 2022 like for like "
+                   f"({', '.join(sorted(set(standard_splits.LIKE_FOR_LIKE.values())))}); the Reference check page "
+                   "shows the study's best beside mlviz's.")
+        return {}
+    st.markdown(f"**{title}**")
+    st.dataframe(for_display(table, digits=3), width="stretch", hide_index=True)
+    st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}, the same training and test files; their "
+               "base learners and parameter selection differ from mlviz's defaults (docs/reproductions.md, "
+               "standard-splits, says how).")
+    return {title: table}
+
+
 def show_results(res, done=True):
     """Measures (with the trivial reference rows and the notes of methods below them), decision rules and
     scalings, timings and CSVs of a (partial) result table; returns the tables shown (for the report pack),
@@ -194,7 +244,7 @@ def show_results(res, done=True):
     from mlviz.plotting.tables import for_display, measure_label, rules_table, summary_table, timing_table, wide_summary
 
     methods_res = res
-    res = with_references(res, asked["folds"])
+    res = with_references(res, asked)
     show_errors(res)
     summary = summary_table(res)
     if summary.empty:
@@ -204,14 +254,20 @@ def show_results(res, done=True):
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
     present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
-    fig = plotting.measure_bars(res, measures=shown or None, title="Mean ± std over folds")
+    fig = plotting.measure_bars(res, measures=shown or None,
+                                title="On the standard test file" if asked["protocol"] == "standard"
+                                else "Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
-    st.markdown("**Summary (mean ± std over folds)**")
+    title = SUMMARY[asked["protocol"]]
+    st.markdown(f"**{title}**")
     wide = wide_summary(summary)
     st.dataframe(wide, width="stretch")
     show_bar_notes(res)
+    tables = {title: wide}
+    if asked["protocol"] == "standard":
+        tables.update(show_published(summary))
     st.markdown("**Which rule and which scaling produced these numbers**")
     rules = rules_table(res)
     st.dataframe(for_display(rules, digits=2), width="stretch", hide_index=True)  # ("—" if not tuned)
@@ -220,7 +276,7 @@ def show_results(res, done=True):
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
                   "all folds done."))
     show_downloads(res, summary, timing)
-    return {"Summary (mean ± std over folds)": wide, "Decision rule and scaling per method": rules,
+    return {**tables, "Decision rule and scaling per method": rules,
             "Timing per method (fit and predict seconds per fold)": timing, "Per-fold results": res}
 
 
@@ -293,9 +349,12 @@ def report_section(tables):
         ctx, asked["settings"], key="cmp_pack", tables=tables,
         figures=widgets.figures_drawn(["fig_cv_measures", "fig_cv_timing", "fig_scaling", "fig_klr"]),
         identity={"request": asked, "rows": len(tables["Per-fold results"])},
-        extra={"page": "compare", "folds": asked["folds"], "tune": asked["tune"]},
-        notes=[f"The figures and tables are the page's {asked['folds']}-fold cross-validation (iteratively "
-               "stratified folds, seed 0, each method's own decision rule"
+        extra={"page": "compare", "folds": asked["folds"], "tune": asked["tune"], "protocol": asked["protocol"]},
+        notes=[("The figures and tables are the page's run on the standard training and test files (one fit, "
+                "scored once on the test file" if asked["protocol"] == "standard" else
+                f"The figures and tables are the page's {asked['folds']}-fold cross-validation (iteratively "
+                "stratified folds, seed 0")
+               + ", each method's own decision rule"
                + (", hyperparameters tuned by nested CV" if asked["tune"] else "") + "). measures.csv and "
                "reproduce.py refit the same methods at the same settings once on the dashboard's train/test split "
                "and apply threshold 0.5, so their numbers are a single split's, not the folds' means."])

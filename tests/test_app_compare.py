@@ -261,3 +261,50 @@ def test_scaling_follows_the_sidebar():
     assert "Features: **standard** (the sidebar's *auto* for these features)" in caption
     # an old link with a value the sidebar does not offer is ignored, not an error
     ok(run_cv(cmp_methods=["BR-LR"], cmp_folds="2", cmp_feature_scaling="bogus"))
+
+
+def test_standard_protocol_job_equals_evaluate_split_on_the_standard_files(job_token):
+    """``protocol="standard"``: one fit on the standard training file, scored on its test file -- the same table
+    as :func:`mlviz.evaluation.evaluate_split` (what ``mlviz evaluate TRAIN --test TEST`` runs) with the
+    estimators built by hand."""
+    from mlviz.dashboard import compute, state
+    from mlviz.data import load_standard_split
+    from mlviz.evaluation import evaluate_split
+    from mlviz.models import BinaryRelevance, MLkNN
+
+    ctx = state.sample_context("emotions")
+    request = {"settings": {"mlknn": {}, "br": {}}, "folds": 1, "scaling": "standard", "tune": False,
+               "protocol": "standard"}
+    res = compute.cross_validation_fn(ctx, request)(job_token)
+    train, test = load_standard_split("emotions")
+    ref = evaluate_split({"ML-kNN": MLkNN(k=20, s=0.5, threshold=0.35),
+                          "BR-LR": BinaryRelevance(C=30.0, threshold=0.25, empty_set="auto")},
+                         train.X, train.Y, test.X, test.Y, scaling="standard", random_state=0)
+    key = ["method", "fold", "measure"]
+    a = res.sort_values(key).reset_index(drop=True)
+    b = ref.sort_values(key).reset_index(drop=True)
+    assert set(a["fold"]) == {0} and len(a) == len(b)
+    pd.testing.assert_frame_equal(a[key + ["decision_rule", "scaling"]], b[key + ["decision_rule", "scaling"]])
+    np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_standard_protocol_on_the_page_shows_the_published_numbers_beside_ours():
+    from mlviz.reproductions import standard_splits
+
+    at = run_cv(cmp_methods=["BR-LR", "ML-kNN", "ML-LSPC"], cmp_protocol="standard train/test split")
+    assert any("standard training file" in c.value and "391 instances" in c.value for c in at.caption)
+    summary = frame_with(at, "Micro F1 ↑")
+    assert list(summary.index) == ["BR-LR", "ML-kNN", "ML-LSPC", *REFS]
+    beside = frame_with(at, "micro-F1 (published)")
+    assert list(beside["method"]) == ["BR-LR", "ML-kNN"]  # ML-LSPC is not in the study
+    assert list(beside["published as"]) == ["BR", "ML-kNN"]
+    for measure in standard_splits.PUBLISHED_MEASURES:
+        name = standard_splits.MEASURE_NAMES[measure]
+        assert list(beside[f"{name} (published)"]) == [standard_splits.published("emotions", m, measure)
+                                                       for m in ("BR", "ML-kNN")]
+    assert float(summary.loc["BR-LR", "Micro F1 ↑"]) == pytest.approx(beside["micro-F1 (ours)"].iloc[0], abs=5e-4)
+    # a data set without standard files has no protocol choice
+    plain = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    plain.query_params["data"] = "medical"
+    ok(plain.run())
+    assert not [r for r in plain.radio if r.key == "cmp_protocol"]

@@ -412,10 +412,11 @@ def edge_stability(ctx, method: Method, values: dict, gamma: float, n_folds: int
 
 # ------------------------------------------------------------------ cross-validation (Compare page)
 
-def cv_scale(ctx, scaling: str, folds: int) -> Scale:
+def cv_scale(ctx, scaling: str, folds: int, n_train: int | None = None) -> Scale:
     """What slider values mean inside cross-validation on the whole of ``ctx.dataset`` with ``scaling``:
-    a training fold's size, and the median distance of the rows after that scaling (fitted on all rows;
-    used only for σ factors other than 1, which become ``sigma="median"`` per fold)."""
+    a training fold's size (``n_train`` if given: the standard split's training file), and the median
+    distance of the rows after that scaling (fitted on all rows; used only for σ factors other than 1,
+    which become ``sigma="median"`` per fold)."""
     from mlviz.preprocessing import make_scaler, resolve_scaling
 
     X = ctx.dataset.X
@@ -432,7 +433,8 @@ def cv_scale(ctx, scaling: str, folds: int) -> Scale:
             RUNNER.results.put(k, value)
         return value
 
-    return Scale(n_train=max(1, round(n * (folds - 1) / folds)), median_distance=median)
+    return Scale(n_train=max(1, round(n * (folds - 1) / folds)) if n_train is None else int(n_train),
+                 median_distance=median)
 
 
 def cv_estimator(ctx, method: Method, values: dict, token, cv: Scale):
@@ -458,23 +460,45 @@ def known_fit_seconds(ctx, method: Method, values: dict):
     return None if base is None else float(base[1])
 
 
+#: the Compare page's protocols: request code -> label (the label is also the ``cmp_protocol`` address value)
+COMPARE_PROTOCOLS = {"cv": "k-fold cross-validation", "standard": "standard train/test split"}
+
+
+def comparison_data(ctx, request: dict):
+    """``(X, Y, splits, n_train)`` a Compare request is evaluated on: the whole of ``ctx.dataset`` with
+    ``request["folds"]`` iteratively stratified folds (seed 0), or with ``request["protocol"] ==
+    "standard"`` the standard Mulan training and test files of a bundled set stacked as one fold
+    (:func:`mlviz.evaluation.stack_split`, as ``mlviz evaluate TRAIN --test TEST`` does); ``n_train``
+    is that training file's size (None for folds)."""
+    from mlviz.evaluation import resolve_cv
+
+    if request.get("protocol", "cv") == "standard":
+        from mlviz.data import load_standard_split
+        from mlviz.evaluation.fixed_split import stack_split
+
+        train, test = load_standard_split(ctx.data_key or ctx.key)
+        X, Y, splits = stack_split(train.X, train.Y, test.X, test.Y)
+        return X, Y, splits, train.n_samples
+    X, Y = ctx.dataset.X, np.asarray(ctx.dataset.Y)
+    return X, Y, resolve_cv(int(request["folds"]), X, Y, random_state=0), None
+
+
 def cross_validation_fn(ctx, request: dict):
     """``fn(token)`` of a cross-validation: ``request`` = ``{"settings": {method key: values}, "folds",
-    "scaling", "tune"}``.  Runs fold by fold (the same folds and seeds as one
+    "scaling", "tune"}`` and optionally ``"protocol"`` (``"cv"``, or ``"standard"``: the standard train/test
+    files as one fold, :func:`comparison_data`).  Runs fold by fold (the same folds and seeds as one
     :func:`mlviz.evaluation.cross_validate` call) and publishes the rows of the folds done so far as
     ``job.partial``; returns the whole table."""
     import pandas as pd
 
-    from mlviz.evaluation import cross_validate, resolve_cv
+    from mlviz.evaluation import cross_validate
 
     from .methods import METHODS
 
-    folds = int(request["folds"])
-
     def fn(token):
-        X, Y = ctx.dataset.X, np.asarray(ctx.dataset.Y)
-        splits = resolve_cv(folds, X, Y, random_state=0)
-        cv = cv_scale(ctx, request["scaling"], folds)
+        X, Y, splits, n_train = comparison_data(ctx, request)
+        folds = len(splits)
+        cv = cv_scale(ctx, request["scaling"], folds, n_train=n_train)
         ests = {}
         for k, values in request["settings"].items():
             m = METHODS[k]

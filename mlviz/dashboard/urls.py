@@ -239,6 +239,7 @@ def _build() -> dict:
         UrlParam("cmp_methods", "multi", (CMP,), method_labels, max_items=len(method_labels)),
         UrlParam("cmp_folds", "choice", (CMP,), ("2", "3", "4", "5", "10")),
         UrlParam("cmp_tune", "bool", (CMP,)),
+        UrlParam("cmp_protocol", "choice", (CMP,), _compare_protocols()),
         UrlParam("cmp_quick", "bool", (CMP,)),
         # Sandbox
         UrlParam("sb_preset", "choice", (SB,), ("chain", "hub", "xor", "mix", "custom")),
@@ -279,6 +280,12 @@ def _build() -> dict:
             raise ValueError(f"URL parameter {p.name} declared twice")
         out[p.name] = p
     return out
+
+
+def _compare_protocols() -> tuple:
+    from .compute import COMPARE_PROTOCOLS
+
+    return tuple(COMPARE_PROTOCOLS.values())
 
 
 def _reference() -> tuple:

@@ -204,6 +204,40 @@ def state_of_the_art(frame: pd.DataFrame, measure: str = "micro_f1") -> pd.DataF
     return pd.DataFrame(out)
 
 
+def beside_published(summary: pd.DataFrame, dataset: str, keys: dict) -> pd.DataFrame:
+    """Our numbers on a standard split beside the study's, for the methods it reports like for like.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Columns ``method``, ``measure``, ``mean`` (e.g. :func:`mlviz.plotting.tables.summary_table` of a
+        run on the standard training and test files).
+    dataset : str
+        One of :data:`DATASETS`.
+    keys : dict
+        Method name in ``summary`` -> registry key (only keys of :data:`LIKE_FOR_LIKE` are compared).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per compared method: ``method``, ``published as``, then for each of the study's
+        measures (:data:`PUBLISHED_MEASURES`) ``<name> (ours)`` and ``<name> (published)``. Empty when
+        no method has a published counterpart.
+    """
+    rows = []
+    for label, key in keys.items():
+        if key not in LIKE_FOR_LIKE:
+            continue
+        row = {"method": label, "published as": LIKE_FOR_LIKE[key]}
+        for measure in PUBLISHED_MEASURES:
+            hit = summary[(summary["method"] == label) & (summary["measure"] == measure)]
+            name = MEASURE_NAMES[measure]
+            row[f"{name} (ours)"] = float(hit["mean"].iloc[0]) if len(hit) else float("nan")
+            row[f"{name} (published)"] = published(dataset, LIKE_FOR_LIKE[key], measure)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def recorded(path=None) -> pd.DataFrame | None:
     """This experiment's rows of the repository's last full run (``docs/reproductions.csv``), or None.
 
