@@ -96,3 +96,18 @@ def test_protocol_split_is_the_standard_files_else_the_seeded_split():
         for g, w in zip(got, want):
             np.testing.assert_array_equal(np.asarray(g.Y), np.asarray(w.Y))
             assert (abs(g.X - w.X)).max() == 0
+
+
+def test_beside_published_pairs_each_reported_method_with_the_study_row():
+    summary = pd.DataFrame([dict(method="BR-LR", measure="micro_f1", mean=0.70),
+                            dict(method="BR-LR", measure="hamming_loss", mean=0.20),
+                            dict(method="ML-LSPC", measure="micro_f1", mean=0.71),
+                            dict(method="RF-PCT", measure="subset_accuracy", mean=0.30)])
+    out = ss.beside_published(summary, "yeast", {"BR-LR": "br", "ML-LSPC": "mllspc", "RF-PCT": "rf-pct"})
+    assert list(out["method"]) == ["BR-LR", "RF-PCT"] and list(out["published as"]) == ["BR", "RF-PCT"]
+    br, rf = out.iloc[0], out.iloc[1]
+    assert (br["micro-F1 (ours)"], br["micro-F1 (published)"]) == (0.70, 0.601)  # the study's table, yeast
+    assert (br["Hamming loss (ours)"], br["Hamming loss (published)"]) == (0.20, 0.241)
+    assert np.isnan(br["subset accuracy (ours)"]) and br["subset accuracy (published)"] == 0.144
+    assert (rf["subset accuracy (ours)"], rf["subset accuracy (published)"]) == (0.30, 0.181)
+    assert ss.beside_published(summary, "yeast", {"ML-LSPC": "mllspc"}).empty
