@@ -253,7 +253,8 @@ def show_results(res, done=True):
     shown = st.multiselect("Measures to chart", codes, key="cmp_measures", format_func=measure_label,
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
-    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()))))
+    present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()),
+                                                                          asked["protocol"] == "standard")))
     fig = plotting.measure_bars(res, measures=shown or None,
                                 title="On the standard test file" if asked["protocol"] == "standard"
                                 else "Mean ± std over folds")

@@ -333,6 +333,10 @@ def test_tour_text_with_given_numbers():
                 runner_up_mean=0.65)
     assert tour.comparison_text(comp) == ("Over 3 folds, ML\\-kNN has the best micro-F1 of the 2 methods: "
                                           "0.700 ± 0.010, ahead of BR (0.650).")
+    # one run on the standard train/test files: no folds, no spread
+    assert tour.comparison_text({**comp, "folds": 1, "standard": True, "best_std": float("nan")}) == (
+        "On the standard train/test split, ML\\-kNN has the best micro-F1 of the 2 methods: 0.700, ahead of BR "
+        "(0.650).")
     for name in ("embedding", "graph", "posteriors", "comparison"):
         assert tour.NOT_YET in tour.TEXTS[name](None)
     assert tour.step_text(3, graph) == tour.STEPS[2].lead + " " + tour.graph_text(graph)

@@ -120,7 +120,8 @@ def comparison_text(n) -> str:
         return (f"The cross-validation is {NOT_YET} on this data set: pick the methods on the Compare page "
                 "and press *Run cross-validation*.")
     std = "" if n.get("best_std") is None or not np.isfinite(n["best_std"]) else f" ± {_num(n['best_std'])}"
-    text = (f"Over {n['folds']} folds, {_name(n['best'])} has the best micro-F1 of the {n['n_methods']} "
+    where = "On the standard train/test split" if n.get("standard") else f"Over {n['folds']} folds"
+    text = (f"{where}, {_name(n['best'])} has the best micro-F1 of the {n['n_methods']} "
             f"methods: {_num(n['best_mean'])}{std}")
     if n.get("runner_up") is not None:
         text += f", ahead of {_name(n['runner_up'])} ({_num(n['runner_up_mean'])})"
@@ -249,12 +250,13 @@ def comparison_numbers(ctx):
     res = RUNNER.peek(key(ctx.key, "cross-validation", asked))
     if res is None:
         return None
-    return comparison_summary(summary_table(res), int(asked["folds"]))
+    return comparison_summary(summary_table(res), int(asked["folds"]), asked.get("protocol") == "standard")
 
 
-def comparison_summary(summary, folds):
+def comparison_summary(summary, folds, standard=False):
     """Best and second-best method by mean micro-F1 in a :func:`mlviz.plotting.tables.summary_table`
-    (the trivial reference rows, :data:`mlviz.evaluation.baselines.REFERENCES`, are not methods)."""
+    (the trivial reference rows, :data:`mlviz.evaluation.baselines.REFERENCES`, are not methods);
+    ``standard``: the table is one run on the standard train/test files, not ``folds`` folds."""
     from mlviz.evaluation.baselines import REFERENCES
 
     summary = summary[~summary["method"].astype(str).isin(REFERENCES)]
@@ -265,7 +267,7 @@ def comparison_summary(summary, folds):
     from mlviz.models.registry import seed_labels
 
     best = rows.iloc[0]
-    out = dict(folds=folds, n_methods=int(summary["method"].nunique()), best=best["method"],
+    out = dict(folds=folds, standard=bool(standard), n_methods=int(summary["method"].nunique()), best=best["method"],
                best_mean=float(best["mean"]), best_std=float(best["std"]), runner_up=None, runner_up_mean=None,
                best_seed=None, best_seed_mean=None)
     if len(rows) > 1:
