@@ -458,6 +458,14 @@ def test_measure_bars_ignore_errors_and_match_groupby():
     assert {t.meta["measure"] for t in only.data} == {"micro_f1"}
     errors = df[df["measure"].str.startswith("error")]
     assert mp.measure_bars(errors).data == ()
+    assert fig.layout.yaxis.title.text == "mean ± std over folds" and all(t.error_y.visible for t in fig.data)
+    # one fold (a fixed train/test split): the values themselves, no error bar, no "± 0"
+    one = mp.measure_bars(clean[clean["fold"] == 0])
+    assert one.layout.yaxis.title.text == "value (one train/test split)"
+    assert not any(t.error_y.visible for t in one.data) and not any("±" in t.hovertemplate for t in one.data)
+    for t in one.data:
+        v = clean[(clean.method == t.meta["method"]) & (clean.measure == t.meta["measure"]) & (clean.fold == 0)]
+        assert t.y[0] == pytest.approx(float(v["value"].iloc[0]))
 
 
 def test_timing_bars_median_quartiles_and_points_on_log_y():

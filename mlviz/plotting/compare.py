@@ -107,8 +107,9 @@ def measure_bars(summary, *, measures=None, title=None):
     plotly.graph_objects.Figure
         One subplot per measure titled with its label and "(higher is
         better)" / "(lower is better)"; in each, one ``Bar`` per method
-        (x = method, y = mean over folds, ``error_y`` = sample std over folds,
-        0 for a single fold), coloured by :func:`method_colors`; the legend
+        (x = method, y = mean over folds, ``error_y`` = sample std over folds;
+        with a single fold, e.g. a fixed train/test split, the value itself, no
+        error bar and the y axis "value (one train/test split)"), coloured by :func:`method_colors`; the legend
         toggles a method in every panel. The trivial references of
         :func:`mlviz.evaluation.reference_results` (methods ``"ref: …"``) are
         drawn last in a panel, grey with a diagonal hatch, and named in the
@@ -128,6 +129,7 @@ def measure_bars(summary, *, measures=None, title=None):
     colors = {**method_colors([m for m in methods if m not in refs]), **{m: REFERENCE_COLOR for m in refs}}
     stats = (df.groupby(["measure", "method"], sort=False)["value"]
              .agg(["mean", "std", "count"]).fillna({"std": 0.0}))
+    one = bool((stats["count"] == 1).all())  # a fixed split: no spread to draw
     rows, cols = _grid(len(chosen))
     titles = []
     for m in chosen:
@@ -153,17 +155,18 @@ def measure_bars(summary, *, measures=None, title=None):
                 showlegend=meth not in in_legend, marker_color=colors[meth],
                 marker_pattern=dict(shape="/", fgcolor="#FFFFFF", size=6) if ref else None,
                 marker_line=dict(color="#616161", width=1) if ref else None,
-                error_y=dict(type="data", array=[s["std"]], visible=True,
+                error_y=dict(type="data", array=[s["std"]], visible=not one,
                              thickness=1.5, width=4),
                 meta={"measure": m, "method": meth, "reference": ref},
                 hovertemplate=(f"<b>{template_text(shown)}</b><br>{template_text(label)} "
-                               f"({template_text(m)}): %{{y:.4f}} ± "
-                               f"{s['std']:.4f}<br>{int(s['count'])} fold(s)"
+                               f"({template_text(m)}): %{{y:.4f}}"
+                               + ("" if one else f" ± {s['std']:.4f}") + f"<br>{int(s['count'])} fold(s)"
                                "<extra></extra>")),
                 row=r + 1, col=c + 1)
             in_legend.add(meth)
         fig.update_xaxes(showticklabels=False, row=r + 1, col=c + 1)
-        fig.update_yaxes(title_text="mean ± std over folds" if c == 0 else None,
+        fig.update_yaxes(title_text=("value (one train/test split)" if one else "mean ± std over folds")
+                         if c == 0 else None,
                          row=r + 1, col=c + 1)
     fig.update_layout(legend=dict(title=dict(text="method", side="top"), orientation="h",
                                   y=-0.08, yanchor="top"), bargap=0.25)
