@@ -349,6 +349,8 @@ def _cmd_evaluate(args, out):
     print(summary.to_string(), file=out)
     if test is not None and len(estimators) > 1:
         print("\n(one fixed train/test split: no paired comparison across folds)", file=out)
+    if test is not None:
+        _print_published(ds, test, results, estimators, out)
     print("\n" + _bar_footnotes(results), file=out)
     timing = methods_only.drop_duplicates(["method", "fold"]).groupby("method", sort=False)[
         ["fit_seconds", "predict_seconds"]].mean()
@@ -361,6 +363,22 @@ def _cmd_evaluate(args, out):
         print(f"\nwrote {len(results)} rows to {out_path}", file=out)
     n_err = len(error_rows(methods_only))
     return 1 if n_err == len(methods_only) else 0
+
+
+def _print_published(train, test, results, estimators, out):
+    """On the standard files of a bundled set: the study's numbers beside ours for the methods it reports."""
+    from mlviz.plotting.tables import summary_table
+    from mlviz.reproductions import standard_splits
+
+    name = standard_splits.identify(train, test)
+    if name is None:
+        return
+    table = standard_splits.beside_published(summary_table(results), name, {k: k for k in estimators})
+    if table.empty:
+        return
+    print(f"\nThese are the standard {name} files. Beside the published numbers ({standard_splits.CITATION}; "
+          "their base learners and parameter selection differ from mlviz's defaults):\n"
+          + table.round(4).to_string(index=False), file=out)
 
 
 def _cmd_reproduce(args, out, argv):

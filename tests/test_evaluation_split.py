@@ -82,6 +82,10 @@ def test_mismatched_halves_are_refused():
 
 
 # ---------------------------------------------------------------- CLI
+def got_of(methods, name, measure):
+    return float(methods[(methods.method == name) & (methods.measure == measure)]["value"].iloc[0])
+
+
 def test_cli_train_test_end_to_end(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("MLVIZ_NO_PROGRESS", "1")
     out_csv = tmp_path / "split.csv"
@@ -106,6 +110,12 @@ def test_cli_train_test_end_to_end(capsys, monkeypatch, tmp_path):
         got = methods[methods.method == name].set_index("measure")["value"].to_dict()
         assert got == pytest.approx(expected, abs=1e-12)
         assert f"{expected['micro_f1']:.3f}" in out
+    # these are the standard files: the study's numbers stand beside ours (BR and ML-kNN are in its table)
+    published = out.split("These are the standard emotions files.")[1]
+    assert "Bogatinovski" in published
+    rows = {line.split()[0]: line.split() for line in published.splitlines()[2:4]}
+    assert rows["br"][1:4] == ["BR", f"{got_of(methods, 'br', 'micro_f1'):.4f}", "0.685"]
+    assert rows["mlknn"][1:4] == ["ML-kNN", f"{got_of(methods, 'mlknn', 'micro_f1'):.4f}", "0.625"]
     # the trivial references of the test set, from training-set frequencies
     ref = res[res.method == "ref: rank by training frequency"].set_index("measure")["value"]
     top = int(np.argmax(train.Y.sum(axis=0)))

@@ -111,3 +111,20 @@ def test_beside_published_pairs_each_reported_method_with_the_study_row():
     assert np.isnan(br["subset accuracy (ours)"]) and br["subset accuracy (published)"] == 0.144
     assert (rf["subset accuracy (ours)"], rf["subset accuracy (published)"]) == (0.30, 0.181)
     assert ss.beside_published(summary, "yeast", {"ML-LSPC": "mllspc"}).empty
+
+
+def test_identify_recognises_the_standard_files_only():
+    from mlviz.data import load_sample_split, load_standard_split
+    from mlviz.data.dataset import MultiLabelDataset
+
+    train, test = load_standard_split("yeast")
+    assert ss.identify(train, test) == "yeast"
+    assert ss.identify(test, train) is None  # the halves swapped
+    X = np.array(train.X, dtype=float, copy=True)
+    X[7, 3] += 1e-9  # one value changed
+    changed = MultiLabelDataset(X=X, Y=train.Y, feature_names=train.feature_names, label_names=train.label_names,
+                                name=train.name)
+    assert ss.identify(changed, test) is None
+    assert ss.identify(*load_sample_split("emotions")) is None  # the seeded split of the whole file
+    assert all(ss._SHAPES[n] == (a.n_samples, b.n_samples, a.n_features, a.n_labels)
+               for n in ss.DATASETS for a, b in [load_standard_split(n)])

@@ -238,6 +238,43 @@ def beside_published(summary: pd.DataFrame, dataset: str, keys: dict) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def identify(train, test) -> str | None:
+    """The bundled data set whose standard training and test files ``train`` and ``test`` hold, or None.
+
+    Parameters
+    ----------
+    train, test : MultiLabelDataset
+        As loaded (e.g. by ``mlviz evaluate TRAIN --test TEST``).
+
+    Returns
+    -------
+    str or None
+        One of :data:`DATASETS` when both halves equal its standard files row for row (features and
+        labels; shapes are compared first, so a file of another shape is never parsed twice).
+    """
+    from ..data import load_standard_split
+
+    def same(a, b):
+        if a.X.shape != b.X.shape or np.shape(a.Y) != np.shape(b.Y):
+            return False
+        xa = a.X.toarray() if hasattr(a.X, "toarray") else np.asarray(a.X)
+        xb = b.X.toarray() if hasattr(b.X, "toarray") else np.asarray(b.X)
+        return bool(np.array_equal(xa, xb) and np.array_equal(np.asarray(a.Y), np.asarray(b.Y)))
+
+    for name in DATASETS:
+        if _SHAPES[name] != (train.n_samples, test.n_samples, train.n_features, train.n_labels):
+            continue
+        std_train, std_test = load_standard_split(name)
+        if same(train, std_train) and same(test, std_test):
+            return name
+    return None
+
+
+#: (training rows, test rows, features, labels) of each standard split (a cheap first test of :func:`identify`)
+_SHAPES = {"emotions": (391, 202, 72, 6), "enron": (1123, 579, 1001, 53), "scene": (1211, 1196, 294, 6),
+           "yeast": (1500, 917, 103, 14)}
+
+
 def recorded(path=None) -> pd.DataFrame | None:
     """This experiment's rows of the repository's last full run (``docs/reproductions.csv``), or None.
 
