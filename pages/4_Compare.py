@@ -12,7 +12,8 @@ from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, present, progress, state, tour, widgets
 from mlviz.data.samples import STANDARD_SPLITS
 
-PROTOCOLS = list(compute.COMPARE_PROTOCOLS.values())  # (labels, also the ``cmp_protocol`` address values)
+PROTOCOL_CODES = {label: code for code, label in compute.COMPARE_PROTOCOLS.items()}  # (the labels are also the
+# ``cmp_protocol`` address values)
 
 ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
@@ -28,14 +29,14 @@ chosen = c1.multiselect(
 )
 folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
 # The field's protocol where this copy holds it: fit on the standard Mulan training file, score on its test file
-STANDARD = ctx.data_key in STANDARD_SPLITS
-protocol = PROTOCOLS[0]
-if STANDARD:
-    protocol = st.radio("Protocol", PROTOCOLS, key="cmp_protocol", bind="query-params", horizontal=True,
-                        help="k-fold cross-validation on all instances, or the standard train/test split the "
-                             "published comparisons use (Bogatinovski et al. 2022): one fit on the standard "
-                             "training file, scored once on its test file (the folds slider is then unused).")
-standard = protocol == PROTOCOLS[1]
+protocol = "cv"
+if ctx.data_key in STANDARD_SPLITS:
+    protocol = PROTOCOL_CODES[st.radio(
+        "Protocol", list(PROTOCOL_CODES), key="cmp_protocol", bind="query-params", horizontal=True,
+        help="k-fold cross-validation on all instances, or the standard train/test split the published "
+             "comparisons use (Bogatinovski et al. 2022): one fit on the standard training file, scored once on "
+             "its test file (the folds slider is then unused).")]
+standard = protocol == "standard"
 
 
 # One source of truth: the sidebar's scaling (as resolved for this data set, e.g. auto -> standard).
@@ -52,8 +53,7 @@ if standard:
     _train, _test = load_standard_split(ctx.data_key)
     where = (f"Fits once on the standard training file of **{escape_markdown(ctx.name)}** ({_train.n_samples} "
              f"instances) and scores on its test file ({_test.n_samples}), the protocol of the published "
-             "comparisons (Bogatinovski et al. 2022, Expert Systems with Applications 203:117215; their numbers are "
-             "shown beside ours under the results)")
+             "comparisons (Bogatinovski et al. 2022; their numbers are shown beside ours under the results)")
 else:
     where = (f"Runs on all {ctx.dataset.n_samples} instances of **{escape_markdown(ctx.name)}** with iteratively "
              "stratified folds (seed 0)")
@@ -93,8 +93,7 @@ def estimate(request) -> pd.DataFrame:
     server) × folds × (fold size / split size), × the inner search's fits with *Tune*."""
     from mlviz.evaluation import tuning_grid
 
-    n_fold = (_train.n_samples if request["protocol"] == "standard"
-              else ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"])
+    n_fold = _train.n_samples if standard else ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"]
     ratio = n_fold / max(1, ctx.Y_train.shape[0])
     rows = []
     for k, values in request["settings"].items():
@@ -113,7 +112,7 @@ def estimate(request) -> pd.DataFrame:
 
 
 request = {"settings": settings_of(sorted(chosen)), "folds": 1 if standard else int(folds), "scaling": scaling,
-           "tune": bool(tune), "protocol": "standard" if standard else "cv"}
+           "tune": bool(tune), "protocol": protocol}
 if chosen:
     est = estimate(request)
     known = est["expected s"].dropna()
@@ -244,6 +243,7 @@ def show_results(res, done=True):
     from mlviz.plotting.tables import for_display, measure_label, rules_table, summary_table, timing_table, wide_summary
 
     methods_res = res
+    one_split = asked["protocol"] == "standard"
     res = with_references(res, asked)
     show_errors(res)
     summary = summary_table(res)
@@ -254,10 +254,9 @@ def show_results(res, done=True):
                            default=[m for m in ["micro_f1", "macro_f1", "hamming_loss", "macro_auc", "ranking_loss",
                                                 "p@1"] if m in codes])
     present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()),
-                                                                          asked["protocol"] == "standard")))
+                                                                          one_split)))
     fig = plotting.measure_bars(res, measures=shown or None,
-                                title="On the standard test file" if asked["protocol"] == "standard"
-                                else "Mean ± std over folds")
+                                title="On the standard test file" if one_split else "Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
     fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
@@ -267,7 +266,7 @@ def show_results(res, done=True):
     st.dataframe(wide, width="stretch")
     show_bar_notes(res)
     tables = {title: wide}
-    if asked["protocol"] == "standard":
+    if one_split:
         tables.update(show_published(summary))
     st.markdown("**Which rule and which scaling produced these numbers**")
     rules = rules_table(res)
