@@ -111,38 +111,33 @@ THUMB = "[data-testid='stSliderThumbValue']"
 
 
 def move_slider(page, index=0, attempts=3):
-    """Focus the ``index``-th slider's thumb and press → (← at the right end) twice; return the shown
-    value before and after.  The shown value is polled for up to 10 s, and the presses are repeated
-    (the page idle first, up to ``attempts`` times) while it has not changed: on a loaded machine a
-    rerun started by a background result can redraw the slider under the keys."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    """Focus a slider's thumb and press → (← at the right end) twice; return the shown value before and
+    after.  ``index``: the slider's position on the page, or a locator of it.  The shown value is polled
+    for up to 10 s, and the presses are repeated (the page idle first, up to ``attempts`` times) while
+    it has not changed: on a loaded machine a rerun started by a background result can redraw the
+    slider under the keys."""
+    def slider():
+        return page.locator(SLIDER).nth(index) if isinstance(index, int) else index
 
     def shown():
-        return page.locator(SLIDER).nth(index).locator(THUMB).first.inner_text()
+        return slider().locator(THUMB).first.inner_text()
 
-    changed = """([slider, thumb, i, v]) => {
-        const t = document.querySelectorAll(slider)[i]?.querySelector(thumb);
-        return !!t && t.innerText !== v; }"""
     before = after = None
     for _ in range(attempts):
         wait_idle(page)
-        slider = page.locator(SLIDER).nth(index)
-        slider.scroll_into_view_if_needed()
+        slider().scroll_into_view_if_needed()
         before = shown()
-        thumb = slider.locator("input[type='range']").first
-        at_end = thumb.get_attribute("value") == thumb.get_attribute("max")
+        thumb = slider().locator("input[type='range']").first
+        key = "ArrowLeft" if thumb.get_attribute("value") == thumb.get_attribute("max") else "ArrowRight"
         thumb.focus()
-        key = "ArrowLeft" if at_end else "ArrowRight"
         page.keyboard.press(key)
         page.keyboard.press(key)
-        try:
-            page.wait_for_function(changed, arg=[SLIDER, THUMB, index, before], timeout=10_000)
-        except PlaywrightTimeout:
-            continue
-        wait_idle(page)
-        after = shown()
-        if after != before:
-            break
+        for _ in range(50):  # 10 s
+            after = shown()
+            if after != before:
+                wait_idle(page)
+                return before, shown()
+            page.wait_for_timeout(200)
     return before, after
 
 
@@ -272,14 +267,9 @@ def test_label_graph_path_follows_a_mu_move_by_itself(page, app_url, tmp_path):
     shots = _shots(tmp_path)
     open_page(page, app_url, "/Label_graph", shots, "8_graph")
     page.wait_for_function(f"({PATH_POINTS})() === 8", timeout=60_000)  # the first path
-    mu = page.locator(SLIDER).filter(has_text="μ / N")
-    before = mu.locator("[data-testid='stSliderThumbValue']").first.inner_text()
-    mu.locator("input[type='range']").first.focus()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    wait_idle(page)
+    before, after = move_slider(page, page.locator(SLIDER).filter(has_text="μ / N"))
     assert_no_exception(page)
-    assert mu.locator("[data-testid='stSliderThumbValue']").first.inner_text() != before
+    assert after != before
     page.wait_for_function(f"({PATH_POINTS})() === 8", timeout=60_000)  # no click needed
     page.get_by_text("being computed").first.wait_for(state="detached", timeout=10_000)
     wait_idle(page)
