@@ -26,8 +26,8 @@ point -- the most ``--tune`` could ever pick, with the threshold chosen on the t
 
 ``--outside`` adds models mlviz does not offer, each over a small grid scored on the test file the same
 way (own rule: ``predict_proba >= 0.5`` with at least one label a row): binary relevance with an RBF
-support vector machine and Platt probabilities (scikit-learn's ``SVC(probability=True)``, the base of the
-study's SVM-based methods), label powerset with the same SVM (marginals of the label-set probabilities),
+support vector machine and Platt probabilities (scikit-learn's ``CalibratedClassifierCV(SVC(),
+ensemble=False)``, sigmoid on 5-fold decision values; the base of the study's SVM-based methods), label powerset with the same SVM (marginals of the label-set probabilities),
 and scikit-learn's multi-label ``MLPClassifier``. They ask whether a *different model* could close a gap.
 
 Usage::
@@ -153,20 +153,23 @@ def _dense(M):
     return np.asarray(M.toarray() if hasattr(M, "toarray") else M, dtype=float)
 
 
-def _svm_br(X, Y, Xt, C, gamma):
+def platt_svc(X, C, gamma):
+    """An RBF ``SVC`` with Platt probabilities; ``gamma``: a multiple of scikit-learn's ``gamma="scale"``."""
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.svm import SVC
 
-    g = gamma / (X.shape[1] * X.var())  # a multiple of scikit-learn's gamma="scale"
-    return np.column_stack([SVC(C=C, gamma=g, probability=True, random_state=0).fit(X, Y[:, j])
-                            .predict_proba(Xt)[:, 1] if 0 < Y[:, j].sum() < len(Y) else np.full(len(Xt), Y[0, j])
+    return CalibratedClassifierCV(SVC(C=C, gamma=gamma / (X.shape[1] * X.var())), ensemble=False)
+
+
+def _svm_br(X, Y, Xt, C, gamma):
+    return np.column_stack([platt_svc(X, C, gamma).fit(X, Y[:, j]).predict_proba(Xt)[:, 1]
+                            if 0 < Y[:, j].sum() < len(Y) else np.full(len(Xt), Y[0, j])
                             for j in range(Y.shape[1])])
 
 
 def _svm_lp(X, Y, Xt, C, gamma):
-    from sklearn.svm import SVC
-
     sets, y = np.unique(Y, axis=0, return_inverse=True)
-    svc = SVC(C=C, gamma=gamma / (X.shape[1] * X.var()), probability=True, random_state=0).fit(X, y.ravel())
+    svc = platt_svc(X, C, gamma).fit(X, y.ravel())
     return svc.predict_proba(Xt) @ sets[svc.classes_]
 
 

@@ -28,8 +28,9 @@ def test_ceilings_are_the_best_over_the_grid_by_brute_force():
 
 
 def test_outside_models_against_scikit_learn_by_hand():
-    """SVM-BR is one Platt-scaled SVC a label; SVM-LP's marginals sum the label-set probabilities; the
+    """SVM-BR is one Platt-scaled SVC (sigmoid on 5-fold decision values) a label; SVM-LP's marginals sum the label-set probabilities; the
     own rule is p >= 0.5 with the row's most probable label added when none passes."""
+    from sklearn.calibration import CalibratedClassifierCV
     from sklearn.svm import SVC
 
     mod = load_benchmark("threshold_ceiling")
@@ -39,11 +40,12 @@ def test_outside_models_against_scikit_learn_by_hand():
     Xt = rng.normal(size=(10, 4))
     g = 1 / (4 * X.var())
     P = mod._svm_br(X, Y, Xt, C=1, gamma=1)
-    ref = [SVC(gamma=g, probability=True, random_state=0).fit(X, Y[:, j]).predict_proba(Xt)[:, 1] for j in range(3)]
+    ref = [CalibratedClassifierCV(SVC(gamma=g), ensemble=False).fit(X, Y[:, j]).predict_proba(Xt)[:, 1]
+           for j in range(3)]
     np.testing.assert_allclose(P, np.column_stack(ref))
     sets = sorted({tuple(r) for r in Y})
     y = np.array([sets.index(tuple(r)) for r in Y])
-    svc = SVC(C=4, gamma=2 * g, probability=True, random_state=0).fit(X, y)
+    svc = CalibratedClassifierCV(SVC(C=4, gamma=2 * g), ensemble=False).fit(X, y)
     by_hand = np.zeros((10, 3))
     for c, p in zip(svc.classes_, svc.predict_proba(Xt).T):
         by_hand += np.outer(p, sets[c])
