@@ -115,7 +115,7 @@ def bench_scaling(quick):
         rows.append([T, naive, _ms(r["cg"]), _ms(r["eig"]), ratio, f"{r['cg'] / r['eig']:.1f}×",
                      notes.get(T, "")])
     n = int(df["n_samples"].iloc[0])
-    print(f"\n### 3. Fit time against the number of labels (paper 000 Fig. 1(b); N = {n}, "
+    print(f"\n### 3. Fit time against the number of labels (Nam et al., Fig. 1(b); N = {n}, "
           "CG rtol 1e-6)\n")
     print(_table(["T", "naive", "cg", "eig", "naive/eig", "cg/eig", "CG"], rows))
 

@@ -27,8 +27,9 @@ point -- the most ``--tune`` could ever pick, with the threshold chosen on the t
 ``--outside`` adds models mlviz does not offer, each over a small grid scored on the test file the same
 way (own rule: ``predict_proba >= 0.5`` with at least one label a row): binary relevance with an RBF
 support vector machine and Platt probabilities (scikit-learn's ``CalibratedClassifierCV(SVC(),
-ensemble=False)``, sigmoid on 5-fold decision values; the base of the study's SVM-based methods), label powerset with the same SVM (marginals of the label-set probabilities),
-and scikit-learn's multi-label ``MLPClassifier``. They ask whether a *different model* could close a gap.
+ensemble=False)``, sigmoid on 5-fold decision values; the base of the study's SVM-based methods),
+label powerset with the same SVM (marginals of the label-set probabilities), and scikit-learn's
+multi-label ``MLPClassifier``. They ask whether a *different model* could close a gap.
 
 Usage::
 

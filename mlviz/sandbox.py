@@ -7,7 +7,7 @@ so they live above :mod:`mlviz.data` and :mod:`mlviz.models`):
   CDN on one planted data set: measures and the CDN graph against the planted one;
 * :func:`recovery_path` -- edge precision/recall along the CDN's γ path;
 * :func:`lspc_gamma_gain` -- ML-LSPC's gain over γ = 0 as labels share structure
-  (paper 000's rotated toy).
+  (Nam et al.'s rotated toy).
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def lspc_gamma_gain(label_counts=(4, 16), *, n_train=200, n_features=20, n_valid
                     random_state=0):
     """ML-LSPC's gain over plain LSPC on the rotated toy as labels share more structure.
 
-    Paper 000 §6.1 / Fig. 1(a): with T rotated boundaries, neighbouring
+    Nam et al., §6.1 / Fig. 1(a): with T rotated boundaries, neighbouring
     labels are more alike as T grows, and coupling them (γ > 0) helps more.
     For each T and run: fit :class:`~mlviz.models.MLLSPC` once (σ = median
     distance, ``lam`` fixed), pick γ on a validation draw by misclassification

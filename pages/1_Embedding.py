@@ -194,7 +194,7 @@ def embedding_view(color, test_color, color_title):
 
 embedding_view(COLOR, TEST_COLOR, COLOR_TITLE)
 
-#: "Compare with" choices: display name -> method key (the label-embedding baselines of paper 002).
+#: "Compare with" choices: display name -> method key (the label-embedding baselines of Kimura et al.).
 OTHER_EMBEDDINGS = {"none": None, "CPLST": "cplst", "FaIE": "faie", "LEML": "leml", "SLEEC": "sleec"}
 
 

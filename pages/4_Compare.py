@@ -21,13 +21,12 @@ explain.explain("compare")
 
 LONG_RUN = 60.0  # seconds: above this estimate the page says so before the run
 
-st.subheader("Cross-validation")
+st.subheader("Compare the methods")
 c1, c2, c4 = st.columns([3, 1, 1.2])
 chosen = c1.multiselect(
     "Methods", methods.POSTERIOR_METHODS, default=["mllspc", "br", "mlknn"], key="cmp_methods",
     format_func=lambda k: methods.METHODS[k].label, bind="query-params",
 )
-folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params")
 # The field's protocol where this copy holds it: fit on the standard Mulan training file, score on its test file
 protocol = "cv"
 if ctx.data_key in STANDARD_SPLITS:
@@ -37,13 +36,16 @@ if ctx.data_key in STANDARD_SPLITS:
              "comparisons use (Bogatinovski et al. 2022): one fit on the standard training file, scored once on "
              "its test file (the folds slider is then unused).")]
 standard = protocol == "standard"
+folds = c2.select_slider("Folds", [2, 3, 4, 5, 10], value=3, key="cmp_folds", bind="query-params",
+                         disabled=standard, help="Unused by the standard train/test split." if standard else None)
 
 
 # One source of truth: the sidebar's scaling (as resolved for this data set, e.g. auto -> standard).
 scaling = ctx.scaling
 chosen_scaling = state.scaling_choice()
 tune = c4.checkbox("Tune (nested CV)", value=False, key="cmp_tune", bind="query-params",
-                   help="Inside each training fold, choose each method's key hyperparameters by an inner 3-fold "
+                   help="Inside each training fold (the training file, under the standard split), choose each "
+                        "method's key hyperparameters by an inner 3-fold "
                         "search (micro-F1 of its own predict; grids in the method registry, mlviz.models.registry), "
                         "then refit "
                         "the best. Costs about (candidates × 3 + 1) fits per fold; the cost is shown.")
@@ -61,7 +63,8 @@ st.caption(
     f"{where}. Features: **{escape_markdown(scaling)}**"
     + (f" (the sidebar's *{escape_markdown(chosen_scaling)}* for these features)" if chosen_scaling != scaling
        else " (chosen in the sidebar)")
-    + ", fitted on each training fold. Label measures use **each method's own decision rule** (its predict; "
+    + (", fitted on the training file" if standard else ", fitted on each training fold")
+    + ". Label measures use **each method's own decision rule** (its predict; "
     "listed with the results); ranking measures use its probabilities. Hyperparameters: those set on the "
     "Posteriors page (in this session or in the link), else the dashboard defaults, which come from a "
     "documented sweep over the "
@@ -129,8 +132,10 @@ if chosen:
                                for name, sec in zip(long_ones["method"], long_ones["expected s"]))
                    + ". It runs in the background (folds appear as they finish) and can be cancelled.")
     st.caption(f":material/schedule: {text}." if text else "")
-b1, b2 = st.columns([1, 4])
-if b1.button(":material/play_arrow: Run cross-validation", type="primary", key="cmp_run", disabled=not chosen):
+b1, b2 = st.columns([1.5, 3.5])
+RUN = {"cv": ("Run cross-validation", "Cross-validating"),
+       "standard": ("Run on the standard split", "Fitting on the training file, scoring on the test file")}
+if b1.button(f":material/play_arrow: {RUN[protocol][0]}", type="primary", key="cmp_run", disabled=not chosen):
     st.session_state["cmp_request"] = request
 asked = st.session_state.get("cmp_request")
 if asked is not None and set(asked) != set(request):  # (a request of an older version of this page)
@@ -144,9 +149,9 @@ if asked is not None:
                                                                      for k in asked["settings"]),
                                                 "folds": asked["folds"], "scaling": asked["scaling"],
                                                 "tune": asked["tune"]},
-                                 slot="compare", label="Cross-validating")
+                                 slot="compare", label=RUN[asked["protocol"]][1])
     except Exception as exc:  # noqa: BLE001 - shown, never a traceback
-        st.error(f"Cross-validation failed: {escape_markdown(str(exc), 300)}")
+        st.error(f"The comparison failed: {escape_markdown(str(exc), 300)}")
     if not job.done():
         if b2.button("Cancel", key="cmp_cancel", icon=":material/close:"):
             compute.RUNNER.cancel(progress.owner("compare"))
@@ -194,18 +199,19 @@ def show_errors(res):
                                for r in other.itertuples()))
 
 
-def show_downloads(res, summary, timing):
+def show_downloads(res, summary, timing, tag):
+    """The result CSVs, named ``<data set>_<tag>_*.csv`` (``tag``: "cv" or "split", the protocol)."""
     from mlviz.plotting.tables import to_csv_bytes
 
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", ctx.key)  # data set (+ "_scaling_<name>" when not its default)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{stem}_cv_summary.csv",
+    d1.download_button("summary CSV", data=to_csv_bytes(summary), file_name=f"{stem}_{tag}_summary.csv",
                        mime="text/csv", key="dl_cv_summary", on_click="ignore", icon=":material/download:",
                        help="method, measure (code), measure_name, higher_is_better, mean, std, n_folds: numbers.")
-    d2.download_button("timing CSV", data=to_csv_bytes(timing), file_name=f"{stem}_cv_timing.csv",
+    d2.download_button("timing CSV", data=to_csv_bytes(timing), file_name=f"{stem}_{tag}_timing.csv",
                        mime="text/csv", key="dl_cv_timing", on_click="ignore", icon=":material/download:")
     d3.download_button("per-fold results CSV", data=to_csv_bytes(res),
-                       file_name=f"{stem}_cv_results.csv", mime="text/csv",
+                       file_name=f"{stem}_{tag}_results.csv", mime="text/csv",
                        key="dl_cv_results", on_click="ignore", icon=":material/download:")
 
 
@@ -227,7 +233,10 @@ def show_published(summary):
                    "shows the study's best beside mlviz's.")
         return {}
     st.markdown(f"**{title}**")
-    st.dataframe(for_display(table, digits=3), width="stretch", hide_index=True)
+    shown = for_display(table, digits=4)  # ours to 4 decimals, the study's to the 3 it publishes
+    st.dataframe(shown, width="stretch", hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f" if c.endswith("(ours)") else "%.3f")
+                                for c in shown.columns if pd.api.types.is_float_dtype(shown[c])})
     st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}, the same training and test files; their "
                "base learners and parameter selection differ from mlviz's defaults (docs/reproductions.md, "
                "standard-splits, says how).")
@@ -258,7 +267,8 @@ def show_results(res, done=True):
     fig = plotting.measure_bars(res, measures=shown or None,
                                 title="On the standard test file" if one_split else "Mean ± std over folds")
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
-    fig = plotting.timing_bars(methods_res, title="Fit and predict time per fold: median and quartiles (log scale)")
+    fig = plotting.timing_bars(methods_res, title="Fit and predict time on the standard split (log scale)" if one_split
+                               else "Fit and predict time per fold: median and quartiles (log scale)")
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
     title = SUMMARY[asked["protocol"]]
     st.markdown(f"**{title}**")
@@ -272,19 +282,20 @@ def show_results(res, done=True):
     rules = rules_table(res)
     st.dataframe(for_display(rules, digits=2), width="stretch", hide_index=True)  # ("—" if not tuned)
     timing = timing_table(methods_res[~methods_res["method"].map(is_reference)])
-    st.caption("Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
+    st.caption("Fit and predict seconds are in the timing CSV." if one_split else
+               "Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
                   "all folds done."))
-    show_downloads(res, summary, timing)
+    show_downloads(res, summary, timing, "split" if one_split else "cv")
     return {**tables, "Decision rule and scaling per method": rules,
             "Timing per method (fit and predict seconds per fold)": timing, "Per-fold results": res}
 
 
 shown_tables = None
 if res is None and asked is None:
-    st.info("Pick methods and folds, then press **Run cross-validation**: seconds on the bundled sets, minutes on "
-            "thousands of instances × hundreds of labels (the expected time above counts the methods already fitted "
-            "on this data set; folds appear as they finish, and the run can be cancelled).")
+    st.info(f"Pick methods{'' if standard else ' and folds'}, then press **{RUN[protocol][0]}**: seconds on the "
+            "bundled sets, minutes on thousands of instances × hundreds of labels (the expected time above counts the "
+            "methods already fitted on this data set; folds appear as they finish, and the run can be cancelled).")
 elif res is not None:
     if asked != request:
         st.caption(":material/warning: Results below are from a previous run with other settings; press Run to update.")
@@ -330,11 +341,11 @@ def timing_panel(kind, caption, button, spinner, figure, name, quick):
 quick = st.toggle("Quick version (smaller sizes)", value=True, key="cmp_quick", bind="query-params")
 c1, c2 = st.columns(2)
 with c1:
-    timing_panel("scaling", "Paper 000, Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
+    timing_panel("scaling", "Nam et al., Fig. 1(b): fit time of the naive Kronecker solve, CG and eigendecomposition "
                  "against the number of labels.", "Run solver scaling", "Timing the Sylvester solvers…",
                  "solver_scaling_figure", "solver_scaling", quick)
 with c2:
-    timing_panel("klr", "Paper 004 (LSPC 2–100× faster than kernel logistic regression by L-BFGS), timed against "
+    timing_panel("klr", "Simm et al. (LSPC 2–100× faster than kernel logistic regression by L-BFGS), timed against "
                  "mlviz's Newton–CG kernel LR: above 1 LSPC trains faster, below 1 KLR does.",
                  "Run LSPC vs KLR", "Timing LSPC and kernel logistic regression…",
                  "time_ratio_figure", "lspc_vs_klr", quick)

@@ -190,7 +190,7 @@ if reveal:
 
 # ------------------------------------------------------------------ ML-LSPC γ gain
 st.subheader("ML-LSPC: coupling labels helps more when they share more structure")
-st.caption("Paper 000's rotated toy: T labels whose boundaries are rotated in one plane; with more labels, "
+st.caption("Nam et al.'s rotated toy: T labels whose boundaries are rotated in one plane; with more labels, "
            "neighbours are more alike. γ is chosen on a validation draw; the table shows the test Hamming loss "
            "of plain LSPC (γ = 0) and of ML-LSPC, mean of 3 runs (takes several seconds).")
 if st.toggle("Run the ML-LSPC γ-gain experiment", key="sb_lspc", bind="query-params"):

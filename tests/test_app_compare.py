@@ -288,11 +288,15 @@ def test_standard_protocol_job_equals_evaluate_split_on_the_standard_files(job_t
     np.testing.assert_allclose(a["value"].to_numpy(), b["value"].to_numpy(), rtol=0, atol=1e-12)
 
 
-def test_standard_protocol_on_the_page_shows_the_published_numbers_beside_ours():
+def test_standard_protocol_on_the_page_shows_the_published_numbers_beside_ours(downloads):
     from mlviz.reproductions import standard_splits
 
     at = run_cv(cmp_methods=["BR-LR", "ML-kNN", "ML-LSPC"], cmp_protocol="standard train/test split")
     assert any("standard training file" in c.value and "391 instances" in c.value for c in at.caption)
+    # the controls say what runs: no "cross-validation" button, the unused folds slider disabled
+    assert "Run on the standard split" in at.button(key="cmp_run").label
+    assert at.select_slider(key="cmp_folds").disabled
+    assert {"emotions_split_summary.csv", "emotions_split_timing.csv", "emotions_split_results.csv"} <= set(downloads)
     summary = frame_with(at, "Micro F1 ↑")
     assert list(summary.index) == ["BR-LR", "ML-kNN", "ML-LSPC", *REFS]
     beside = frame_with(at, "micro-F1 (published)")

@@ -27,7 +27,7 @@ def test_fit_caption_automatic_names_the_count_it_keeps_and_draws():
     assert text.startswith("γ chosen automatically: 0.5·γ_max, the largest γ of the slider whose graph keeps at "
                            f"least {gt.AUTO_MIN_EDGES} edges (it keeps 20; the 12 strongest are drawn).")
     assert "γ = 0.0123 (γ_max = 0.0246 for these data), μ = 0, λ₁ = λ₂ = 1;" in text
-    assert text.endswith("summed over the 395 training instances (paper 001, eq. 4).")
+    assert text.endswith("summed over the 395 training instances (Guo & Xue, eq. 4).")
 
 
 def test_fit_caption_by_hand_and_variants_without_penalties():

@@ -1,4 +1,4 @@
-"""InsDif (paper 000's comparison): bags, Hausdorff distances, k-medoids and the second level by hand."""
+"""InsDif (Nam et al.'s comparison): bags, Hausdorff distances, k-medoids and the second level by hand."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""CPLST, FaIE and LEML (the linear label embeddings of paper 002's comparison) against independent references."""
+"""CPLST, FaIE and LEML (the linear label embeddings of Kimura et al.'s comparison) against independent references."""
 
 import numpy as np
 import pytest

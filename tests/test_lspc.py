@@ -323,7 +323,7 @@ def test_refit_validates():
 
 # --------------------------------------------------------------------------- MT-LSPC
 def _mt_primal(Phi, Pi, lam, gamma):
-    """Explicit (B(T+1)) normal equations of paper 004 eq. (4) (sum loss), independent of the dual."""
+    """Explicit (B(T+1)) normal equations of Simm et al., eq. (4) (sum loss), independent of the dual."""
     B, T = Phi.shape[1], Pi.shape[1]
     G = Phi.T @ Phi
     H = np.zeros((B * (T + 1), B * (T + 1)))
@@ -340,7 +340,7 @@ def _mt_primal(Phi, Pi, lam, gamma):
 
 
 def _mt_literal_dual(Phi_train, Phi_test, Pi, lam, gamma):
-    """Paper 004 Lemma 1 with explicit Ψ over all (sample, task) pairs."""
+    """Simm et al., Lemma 1 with explicit Ψ over all (sample, task) pairs."""
     n, B = Phi_train.shape
     T = Pi.shape[1]
 

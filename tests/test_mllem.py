@@ -1,4 +1,4 @@
-"""Tests for MLLEM (paper 002): graph construction, embedding, mappings, contract."""
+"""Tests for MLLEM (Kimura et al.): graph construction, embedding, mappings, contract."""
 
 import numpy as np
 import pytest

@@ -45,7 +45,7 @@ def test_no_tracked_file_cites_a_machine_path_or_the_team_folder():
 
 def test_the_pattern_catches_what_it_is_for():
     for bad in ["see /" + "work/" + "shared/" + "ANCHORS.md", "(`../" + "shared/" + "ANCHORS.md`)",
-                "paper 003 in shared/" + "papers", "cd /" + "work/wt/pagesdata"]:
+                "Lee & Shajari in shared/" + "papers", "cd /" + "work/wt/pagesdata"]:
         assert FORBIDDEN.search(bad), bad
     for fine in ["a shared link", "the shared figure widget", "mlviz/reproductions/references.py", "framework/x"]:
         assert not FORBIDDEN.search(fine), fine

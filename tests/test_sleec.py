@@ -1,4 +1,4 @@
-"""SLEEC (paper 002's comparison) against its documented special case and direct constructions."""
+"""SLEEC (Kimura et al.'s comparison) against its documented special case and direct constructions."""
 
 import numpy as np
 import pytest

@@ -14,7 +14,7 @@ from mlviz.solvers import SymmetricEig, solve_sylvester_cg, solve_sylvester_eig,
 
 
 def _laplacian_C(rng, T, lam, gamma):
-    """C = diag(λ + Γ1) − Γ for a random non-negative symmetric Γ (paper 000 §4)."""
+    """C = diag(λ + Γ1) − Γ for a random non-negative symmetric Γ (Nam et al., §4)."""
     W = np.abs(rng.normal(size=(T, T)))
     W = (W + W.T) / 2
     np.fill_diagonal(W, 0.0)

@@ -28,8 +28,9 @@ def test_ceilings_are_the_best_over_the_grid_by_brute_force():
 
 
 def test_outside_models_against_scikit_learn_by_hand():
-    """SVM-BR is one Platt-scaled SVC (sigmoid on 5-fold decision values) a label; SVM-LP's marginals sum the label-set probabilities; the
-    own rule is p >= 0.5 with the row's most probable label added when none passes."""
+    """SVM-BR is one Platt-scaled SVC (sigmoid on 5-fold decision values) a label; SVM-LP's marginals sum
+    the label-set probabilities; the own rule is p >= 0.5 with the row's most probable label added when
+    none passes."""
     from sklearn.calibration import CalibratedClassifierCV
     from sklearn.svm import SVC
 

@@ -82,10 +82,10 @@ TEXT = {
         latex=[
             r"\Phi^\top\Phi\,\Theta + \Theta\,C = \Phi^\top\Pi,\qquad "
             r"C = \mathrm{diag}(\lambda + \Gamma\mathbf 1) - \Gamma,\qquad "
-            r"\Gamma_{tt'} = \gamma\max(0,\rho_{tt'})\quad\text{(paper 000, §5)}",
+            r"\Gamma_{tt'} = \gamma\max(0,\rho_{tt'})\quad\text{(Nam et al., §5)}",
             r"p(y_l=1\mid x) = \frac{\max(0,q_l^+(x))}{\max(0,q_l^+(x)) + \max(0,q_l^-(x))}",
             r"\text{MLRH: } \Pr(y\mid x) = \frac{\exp\big(\sum_k y_k\,w_k^\top x\big)}"
-            r"{\sum_{1\le|y'|\le M}\exp\big(\sum_k y'_k\,w_k^\top x\big)}\quad\text{(paper 003, eq. 30-31)}",
+            r"{\sum_{1\le|y'|\le M}\exp\big(\sum_k y'_k\,w_k^\top x\big)}\quad\text{(Lee & Shajari, eq. 30-31)}",
         ],
         look=(
             "Rows of the heatmaps are test instances grouped by their true label set, so a good model paints "
@@ -111,8 +111,8 @@ TEXT = {
         ],
         look=(
             "Arrows in a measure name say whether higher (↑) or lower (↓) is better. The timing chart is on a "
-            "log scale. The solver-scaling chart reproduces paper 000 Fig. 1(b): the eigendecomposition solver "
-            "barely grows with the number of labels. Paper 004 found LSPC 2–100× faster than kernel logistic "
+            "log scale. The solver-scaling chart reproduces Nam et al., Fig. 1(b): the eigendecomposition solver "
+            "barely grows with the number of labels. Simm et al. found LSPC 2–100× faster than kernel logistic "
             "regression solved by L-BFGS; mlviz's KLR is solved by a preconditioned Newton–CG method, and against "
             "it LSPC's lead is small and gone from a few hundred samples (a ratio below 1 means KLR trained "
             "faster)."

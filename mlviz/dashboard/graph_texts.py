@@ -74,4 +74,4 @@ def fit_caption(step: dict, shown: dict, kwargs: dict, *, n_train: int, uses_gam
     text += (f"μ = {kwargs['mu']:.3g}, " if uses_mu else
              f"μ is not used by the {shown['variant']} variant (no ℓ2,1 penalty on W), ")
     return text + (f"λ₁ = λ₂ = {kwargs['lam1']:g}; the loss is summed over the {n_train} training instances "
-                   "(paper 001, eq. 4).")
+                   "(Guo & Xue, eq. 4).")

@@ -1,6 +1,6 @@
 """Synthetic data: the rotated toy problem of ML-LSPC and a planted-dependency sandbox.
 
-* :func:`make_rotated_toy` -- paper 000 §6.1: linear boundaries rotated in
+* :func:`make_rotated_toy` -- Nam et al., §6.1: linear boundaries rotated in
   the (x1, x2) plane; labels with close angles share structure.
 * :func:`make_planted` -- a teaching data set whose label dependencies are
   set by the teacher (chains, hubs, exclusive "XOR" groups, independent
@@ -54,7 +54,7 @@ def rotated_toy_labels(X, n_labels):
     """Labels of the rotated toy problem for given inputs.
 
     ``Y[n, t-1] = 1`` iff ``cos(2 pi t / T) x_{1,n} + sin(2 pi t / T) x_{2,n} > 0``
-    for ``t = 1, ..., T`` (paper 000, §6.1; the paper's task index t runs
+    for ``t = 1, ..., T`` (Nam et al., §6.1; the paper's task index t runs
     from 1 to T, so label T has angle 2 pi, the same boundary as angle 0).
 
     Parameters
@@ -126,7 +126,7 @@ def make_rotated_toy(n_samples=2000, n_features=300, n_labels=10, random_state=N
     return MultiLabelDataset(
         X, Y, [f"x{j}" for j in range(1, n_features + 1)],
         [f"t{t}" for t in range(1, n_labels + 1)], f"rotated-toy-T{n_labels}",
-        [f"ML-LSPC toy (paper 000 §6.1): N={n_samples}, D={n_features}, T={n_labels}, "
+        [f"ML-LSPC toy (Nam et al., §6.1): N={n_samples}, D={n_features}, T={n_labels}, "
          f"random_state={random_state}"],
     )
 

@@ -3,9 +3,9 @@
 One method family per module:
 
 - ``lspc``      : LSPC, MTLSPC, MLLSPC (papers 004, 000); ``klr``: KernelLogisticRegression (their timing baseline)
-- ``cdn``       : SparseCDN (paper 001); ``pcc``: PCC (its baseline)
-- ``mllem``     : MLLEM (paper 002)
-- ``mlrh``      : MLRH (paper 003)
+- ``cdn``       : SparseCDN (Guo & Xue); ``pcc``: PCC (its baseline)
+- ``mllem``     : MLLEM (Kimura et al.)
+- ``mlrh``      : MLRH (Lee & Shajari)
 - ``binary_relevance``, ``label_powerset``, ``mlknn``: BinaryRelevance, LabelPowerset, MLkNN
 - ``forest``    : RandomForestML, RandomForestBR; ``boosting``: GradientBoostingBR
 - ``chains``, ``clr``: ClassifierChain, EnsembleClassifierChains, RAkEL, CalibratedLabelRanking

@@ -5,8 +5,8 @@ distance of the training inputs (computed on a random subsample of at most
 ``max_samples`` rows, under ``random_state``, so it stays cheap at large n).
 
 **Kernel centres at scale.** The kernel model uses every training point as a
-centre (B = N, an N × N matrix). Paper 004 (§2, "b basis functions") and
-paper 000 (§2, φ_b(x) = K(x, x_b) for b = 1..B) allow any B ≤ N; with B
+centre (B = N, an N × N matrix). Simm et al. (§2, "b basis functions") and
+Nam et al. (§2, φ_b(x) = K(x, x_b) for b = 1..B) allow any B ≤ N; with B
 landmark points the design matrix Φ is N × B and every model in
 :mod:`mlviz.models.lspc` / :mod:`mlviz.models.klr` needs O(N·B) memory.
 :func:`resolve_n_centers` implements the documented rule ``n_centers="auto"``:

@@ -1,5 +1,5 @@
 """Shared machinery of the least-squares probabilistic classifiers (:mod:`mlviz.models.lspc`):
-kernel features with a test-kernel cache, the Sylvester factorisation of paper 000 eq. (1)
+kernel features with a test-kernel cache, the Sylvester factorisation of Nam et al., eq. (1)
 reused across λ/γ, posterior normalisation and the Pearson label similarity.
 """
 
@@ -32,7 +32,7 @@ __all__ = ["pearson_label_similarity", "normalise_posteriors", "TooLargeError"]
 
 
 def pearson_label_similarity(Y):
-    """Label similarity ``W_tt' = max(0, ρ_tt')`` (paper 000 §6.1).
+    """Label similarity ``W_tt' = max(0, ρ_tt')`` (Nam et al., §6.1).
 
     For a 0/1 label matrix the correlation is computed from exact integer counts,
     ``ρ_tt' = (n c_tt' − c_t c_t') / sqrt(c_t (n − c_t) c_t' (n − c_t'))`` with ``c_t`` the
@@ -85,7 +85,7 @@ def _pearson_binary(Y):
 
 
 def normalise_posteriors(q_pos, q_neg):
-    """``max(0, q⁺) / (max(0, q⁺) + max(0, q⁻))``, 0.5 where both are ≤ 0 (paper 000 §2)."""
+    """``max(0, q⁺) / (max(0, q⁺) + max(0, q⁻))``, 0.5 where both are ≤ 0 (Nam et al., §2)."""
     a = np.maximum(q_pos, 0.0)
     s = a + np.maximum(q_neg, 0.0)
     out = np.full(np.shape(a), 0.5)
@@ -285,7 +285,7 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         """Cache ``ΦᵀΦ = F diag(f) Fᵀ`` and the rotated right-hand sides ``Fᵀ Φᵀ Π``."""
         Yf = Y.astype(np.float64)
         if self._kernel_model:
-            # B = N: ΦᵀΦ = K², decompose K itself (paper 000 §5: "eig of K suffices")
+            # B = N: ΦᵀΦ = K², decompose K itself (Nam et al., §5: "eig of K suffices")
             self.factorisation_ = "eigh(K)"
             eig, s = SymmetricEig.from_gram_of_symmetric(Phi, check_symmetric=False)
             FtY = eig.vectors.T @ Yf
@@ -509,5 +509,5 @@ class _LSPCBase(_KernelFeaturesMixin, MultiLabelClassifierMixin, BaseEstimator):
         return normalise_posteriors(Phi @ coef_pos, Phi @ coef_neg)
 
     def predict_proba(self, X):
-        """``p(y_l = 1 | x) = max(0, q⁺)/(max(0, q⁺) + max(0, q⁻))`` (paper 000 §2), shape (n, L)."""
+        """``p(y_l = 1 | x) = max(0, q⁺)/(max(0, q⁺) + max(0, q⁻))`` (Nam et al., §2), shape (n, L)."""
         return normalise_posteriors(*self._decision_pair(X))

@@ -1,7 +1,7 @@
 """Factorisations of the landmark design Φ (n × B) for the LSPC Sylvester solve.
 
 Both return ``ΦᵀΦ = V diag(f) Vᵀ`` with per-eigenvalue error bounds and the rotated
-right-hand sides ``Vᵀ Φᵀ [Π, 1]`` (paper 000 eq. (1) in ΦᵀΦ's eigenbasis), without
+right-hand sides ``Vᵀ Φᵀ [Π, 1]`` (Nam et al., eq. (1) in ΦᵀΦ's eigenbasis), without
 forming an n × n array:
 
 - :func:`factorise_design`: Householder QR of Φ and the SVD of R. Accurate for every

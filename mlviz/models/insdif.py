@@ -1,4 +1,4 @@
-"""InsDif: multi-label learning by instance differentiation (a baseline of paper 000).
+"""InsDif: multi-label learning by instance differentiation (a baseline of Nam et al.).
 
 M.-L. Zhang and Z.-H. Zhou, "Multi-label learning by instance
 differentiation", AAAI 2007. The ML-LSPC paper (Nam, Hachiya & Sugiyama §6)

@@ -1,4 +1,4 @@
-"""Gaussian-kernel logistic regression per label — the baseline of paper 004's timing claim.
+"""Gaussian-kernel logistic regression per label — the baseline of Simm et al.'s timing claim.
 
 For each label l (0/1 targets ``y_nl``)::
 

@@ -1,4 +1,4 @@
-"""Linear label-space embeddings: CPLST, FaIE and LEML (the baselines of paper 002).
+"""Linear label-space embeddings: CPLST, FaIE and LEML (the baselines of Kimura et al.).
 
 All three encode the centred label matrix Yc = Y − 1 ȳᵀ (N × L) into K
 dimensions, learn a ridge-type linear map from the centred features

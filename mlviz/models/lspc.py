@@ -1,6 +1,6 @@
 """Least-squares probabilistic classifiers: LSPC, MT-LSPC and ML-LSPC.
 
-Model (paper 000 §2): for each label l and class y ∈ {+, −},
+Model (Nam et al., §2): for each label l and class y ∈ {+, −},
 ``q_y(x) = θ_{y,l}ᵀ φ(x)`` with Gaussian kernel features
 ``φ_b(x) = exp(-||x − c_b||² / (2σ²))`` on B centres, fitted to the class
 indicator by regularised least squares;
@@ -8,8 +8,8 @@ the posterior is ``p(y_l = 1 | x) = max(0, q⁺) / (max(0, q⁺) + max(0, q⁻))
 (0.5 where both are ≤ 0).
 
 **Centres** (``n_centers="auto"``, the default): every training point while
-N ≤ 2000 (the kernel model, B = N, paper 000 §2), else 2000 landmark training
-points chosen at random under ``random_state`` (paper 004's "b basis functions";
+N ≤ 2000 (the kernel model, B = N, Nam et al., §2), else 2000 landmark training
+points chosen at random under ``random_state`` (Simm et al.'s "b basis functions";
 ``center_selection="kmeans++"`` for k-means++ seeding). Memory is O(N·B): the
 landmark path factorises Φ (N × B) (:mod:`mlviz.models._lspc_factor`) and never
 forms an N × N array.
@@ -17,7 +17,7 @@ forms an N × N array.
 bundled sets B = 1000 landmarks stay within 0.01 test micro-F1 of the exact
 kernel (``benchmarks/bench_kernels.py accuracy``).
 
-All three estimators solve ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` (paper 000 eq. (1)) for
+All three estimators solve ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` (Nam et al., eq. (1)) for
 Π = Y (positive class) and Π = 1 − Y (negative class), and differ only in C:
 
 =========  ============================================  ======================
@@ -60,12 +60,12 @@ class LSPC(_LSPCBase):
     """Gaussian-kernel least-squares probabilistic classifier, one per label ("plain LSPC").
 
     ``θ_y = (ΦᵀΦ + λ I)⁻¹ Φᵀ π_y`` for y ∈ {+, −} and each label independently
-    (paper 000 §2; paper 004 eq. (3) with λN → λ).
+    (Nam et al., §2; Simm et al., eq. (3) with λN → λ).
 
     Parameters
     ----------
     lam : float > 0, default 0.1
-        Ridge parameter λ (ρ in paper 000).
+        Ridge parameter λ (ρ in Nam et al.).
     sigma : "median" or float > 0, default "median"
         Kernel width in ``exp(-||x − c||²/(2σ²))``; "median" = median pairwise
         distance of the training inputs.
@@ -134,15 +134,15 @@ class LSPC(_LSPCBase):
 
 @empty_set_param
 class MTLSPC(_LSPCBase):
-    """Multi-task LSPC with common + individual parts (paper 004 §3), tasks = labels.
+    """Multi-task LSPC with common + individual parts (Simm et al., §3), tasks = labels.
 
-    θ_t = β_0 + β_t minimises, for each class y (paper 004 eq. (4), sum loss)::
+    θ_t = β_0 + β_t minimises, for each class y (Simm et al., eq. (4), sum loss)::
 
         Σ_t [½||Φ(β_0 + β_t)||² − (β_0 + β_t)ᵀ Φᵀ π_t] + λ/2 ||β_0||² + γ/(2T) Σ_t ||β_t||²
 
     Large λ → independent tasks; large γ → one common classifier.
 
-    **Dual form** (paper 004 Lemma 1, eq. (5)–(6)): with
+    **Dual form** (Simm et al., Lemma 1, eq. (5)–(6)): with
     ``ψ(x, t) = (√(γ/(Tλ)) φ(x), 0, …, φ(x), …, 0)`` the Gram matrix over all
     (sample, task) pairs is ``ΨΨᵀ = (I_T + γ/(Tλ) 11ᵀ) ⊗ ΦΦᵀ``; the dual
     coefficients ``μ = (ΨΨᵀ + γ/T I)⁻¹ z`` solve ``ΦΦᵀ μ M + (γ/T) μ = Z``
@@ -150,7 +150,7 @@ class MTLSPC(_LSPCBase):
     constant vector (eigenvalue 1 + γ/λ) and its complement (1), and ΦΦᵀ
     shares its non-zero spectrum with ΦᵀΦ, so one eigendecomposition of size
     min(N, B) suffices: the cost does not grow with T, and ``refit`` is O(B²T).
-    This equals paper 000's Sylvester form with
+    This equals Nam et al.'s Sylvester form with
     ``C = γ/T · (I − γ/(λ+γ) 11ᵀ/T)``.
 
     Parameters
@@ -219,10 +219,10 @@ class MTLSPC(_LSPCBase):
 
 @empty_set_param
 class MLLSPC(_LSPCBase):
-    """Multi-label LSPC (paper 000 §5): labels coupled through a similarity graph.
+    """Multi-label LSPC (Nam et al., §5): labels coupled through a similarity graph.
 
-    Solves ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` (paper 000 eq. (1)) for Π = Y and Π = 1 − Y
-    with ``C = diag(λ + Γ1) − Γ``, ``Γ = γ W`` (paper 000 §4), minimising
+    Solves ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` (Nam et al., eq. (1)) for Π = Y and Π = 1 − Y
+    with ``C = diag(λ + Γ1) − Γ``, ``Γ = γ W`` (Nam et al., §4), minimising
     ``Σ_t [½||Φθ_t||² − θ_tᵀΦᵀπ_t + λ/2||θ_t||²] + ¼ Σ_tt' Γ_tt' ||θ_t − θ_t'||²``.
     Since ``C = λ I + γ Lap(W)``, C's eigenvectors are those of the label
     Laplacian for every λ and γ.

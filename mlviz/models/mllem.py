@@ -1,4 +1,4 @@
-"""MLLEM: joint label-instance embedding by a Laplacian eigenmap (paper 002).
+"""MLLEM: joint label-instance embedding by a Laplacian eigenmap (Kimura et al.).
 
 Kimura, Kudo, Sun, "MLLEM: simultaneous nonlinear label-instance embedding
 for multi-label classification". Instances and labels are nodes of one graph

@@ -84,7 +84,7 @@ def _sigma(value, scale):
     return {"sigma": float(value) * scale.median_distance()}
 
 
-def _cdn_mu(value, scale):  # the loss is a sum over N instances (paper 001, eq. 4)
+def _cdn_mu(value, scale):  # the loss is a sum over N instances (Guo & Xue, eq. 4)
     return {"mu": float(value) * scale.n_train}
 
 
@@ -230,7 +230,7 @@ _PCT_SLIDERS = (
 _ENTRIES = [
     MethodSpec(
         "mllspc", "ML-LSPC", "MLLSPC", "lspc", "000",
-        "Least-squares probabilistic classifier for all labels at once (paper 000).",
+        "Least-squares probabilistic classifier for all labels at once (Nam et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": list(_LOG4), "gamma": [0.01, 0.1, 1.0, 10.0]},
         sliders=(
@@ -248,7 +248,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "mlrh", "MLRH", "MLRH", "mlrh", "003",
-        "Multi-label logistic regression with hidden variables; Z by a DP (paper 003).",
+        "Multi-label logistic regression with hidden variables; Z by a DP (Lee & Shajari).",
         tuning=lambda: {"reg": [1e-4, 1e-3, 1e-2, 1e-1, 1.0]},
         sliders=(
             Param("reg", "regularisation", [1e-4, 1e-3, 1e-2, 0.1, 1.0], 1e-3, "ℓ2 penalty on the weights."),
@@ -259,7 +259,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "cdn", "Sparse CDN", "SparseCDN", "cdn", "001",
-        "Sparse conditional dependency network, FISTA + Gibbs sampling (paper 001).",
+        "Sparse conditional dependency network, FISTA + Gibbs sampling (Guo & Xue).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE), tuning=_CDN_TUNING,
         sliders=(
             Param("gamma", "γ / γ_max (ℓ1 on label edges)", [0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 0.5, 1.0],
@@ -283,7 +283,7 @@ _ENTRIES = [
     _cdn_variant("cdn-l21", "l21-lr", "CDN variant 'l21-lr': logistic regressions with the L2,1 feature penalty."),
     MethodSpec(
         "mllem", "MLLEM", "MLLEM", "mllem", "002",
-        "Joint label–instance Laplacian eigenmap (paper 002); calibrated probability >= 0.35.",
+        "Joint label–instance Laplacian eigenmap (Kimura et al.); calibrated probability >= 0.35.",
         # threshold 0.35 (the class's is 0.5): the best worst-case ratio of inner-CV micro-F1 on the standard
         # training halves among the thresholds whose inner Hamming loss stays below predicting nothing on every
         # set (0.3 had the best ratio but not that) (benchmarks/RESULTS.md, "fair defaults").
@@ -334,7 +334,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "lspc", "LSPC (per label)", "LSPC", "lspc", "004",
-        "Plain LSPC, each label on its own (paper 004).",
+        "Plain LSPC, each label on its own (Simm et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": list(_LOG4)},
         sliders=(Param("lam", "λ (ridge)", LOG_SMALL, 0.1, "ℓ2 regularisation."), _sigma_factor(), _centres()),
@@ -343,7 +343,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "mtlspc", "MT-LSPC", "MTLSPC", "lspc", "004",
-        "Multi-task LSPC: common + individual parts, dual form (paper 004).",
+        "Multi-task LSPC: common + individual parts, dual form (Simm et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": list(_LOG4), "gamma": [0.1, 1.0]},
         dashboard=False,
@@ -351,7 +351,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "pcc", "PCC", "PCC", "pcc", "pcc",
-        "Probabilistic classifier chain (baseline of paper 001).",
+        "Probabilistic classifier chain (baseline of Guo & Xue).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         # C in units of 1 / mean ||x||^2 (scale_C=True): an LR object in ``estimator`` would bypass that scaling.
         tuning=lambda: {"C": list(_C_GRID)},
@@ -367,7 +367,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "klr", "Kernel LR", "KernelLogisticRegression", "klr", "004",
-        "Gaussian-kernel logistic regression per label (timing baseline of paper 004); Newton–CG until every "
+        "Gaussian-kernel logistic regression per label (timing baseline of Simm et al.); Newton–CG until every "
         "label's scaled gradient is below 1e-6 (its convergence is shown).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": list(_LOG4)},
@@ -381,7 +381,7 @@ _ENTRIES = [
     MethodSpec(
         "cplst", "CPLST", "CPLST", "label_embedding", "cplst",
         "Conditional principal label space transformation: ridge to label codes, linear decoding "
-        "(a baseline of paper 002).",
+        "(a baseline of Kimura et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "n_components": [0.5, 0.8, 1.0]},
         sliders=(_EMB_LAM, _EMB_DIM),
@@ -390,7 +390,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "faie", "FaIE", "FaIE", "label_embedding", "faie",
-        "Feature-aware implicit label space encoding (a baseline of paper 002).",
+        "Feature-aware implicit label space encoding (a baseline of Kimura et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "alpha": [0.1, 1.0, 10.0]},
         sliders=(_EMB_LAM, _EMB_DIM,
@@ -401,7 +401,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "leml", "LEML", "LEML", "label_embedding", "leml",
-        "Low-rank empirical risk minimisation by alternating least squares (a baseline of paper 002).",
+        "Low-rank empirical risk minimisation by alternating least squares (a baseline of Kimura et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"lam": [0.1, 1.0, 10.0, 100.0, 1e3, 1e4], "n_components": [0.2, 0.5, 0.8]},
         sliders=(_EMB_LAM, _EMB_DIM),
@@ -410,7 +410,7 @@ _ENTRIES = [
     ),
     MethodSpec(
         "sleec", "SLEEC", "SLEEC", "sleec", "sleec",
-        "Sparse local embeddings: distance-preserving codes, regression, kNN label vote (a baseline of paper 002).",
+        "Sparse local embeddings: distance-preserving codes, regression, kNN label vote (a baseline of Kimura et al.).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"k_test": [5, 10, 20], "lam": [0.01, 0.1, 1.0, 10.0, 100.0]},
         sliders=(Param("k_test", "k (test neighbours)", [5, 10, 20, 30], 10, "Neighbours voting a test label set."),
@@ -421,7 +421,7 @@ _ENTRIES = [
     MethodSpec(
         "insdif", "InsDif", "InsDif", "insdif", "insdif",
         "Instance differentiation: bags of label-prototype differences, Hausdorff k-medoids, least-squares "
-        "second level (a baseline of paper 000; slow by design, refuses fits estimated above 300 s).",
+        "second level (a baseline of Nam et al.; slow by design, refuses fits estimated above 300 s).",
         fixed=dict(random_state=SEED, **AT_LEAST_ONE),
         tuning=lambda: {"medoid_fraction": [0.1, 0.2, 0.3]},
         sliders=(Param("medoid_fraction", "Medoids (fraction of N)", [0.1, 0.2, 0.3], 0.2,

@@ -1,4 +1,4 @@
-"""SLEEC: sparse local embeddings for extreme multi-label classification (a baseline of paper 002).
+"""SLEEC: sparse local embeddings for extreme multi-label classification (a baseline of Kimura et al.).
 
 Bhatia, Jain, Kar, Varma & Jain, NIPS 2015. Per cluster of training points
 (k-means on X), SLEEC

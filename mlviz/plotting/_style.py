@@ -55,7 +55,7 @@ KNOWN_METHOD_COLORS = {
     "MLkNN": "#8C564B",
 }
 
-#: Colours of the three ML-LSPC Sylvester solvers (paper 000, Fig. 1(b)).
+#: Colours of the three ML-LSPC Sylvester solvers (Nam et al., Fig. 1(b)).
 SOLVER_COLORS = {"naive": "#D62728", "cg": "#FF7F0E", "eig": "#1F77B4"}
 
 POSITIVE_COLOR = "#2166AC"  # blue end of RdBu

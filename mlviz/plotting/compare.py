@@ -256,7 +256,7 @@ def timing_bars(results, *, title=None):
 def solver_scaling_figure(df, *, title=None):
     """ML-LSPC Sylvester solvers: seconds against the number of labels.
 
-    Reproduces the layout of paper 000, Fig. 1(b): one line per solver
+    Reproduces the layout of Nam et al., Fig. 1(b): one line per solver
     (``naive`` Kronecker solve, ``cg`` conjugate gradient, ``eig`` double
     eigendecomposition), log-scale time.
 
@@ -300,7 +300,7 @@ def solver_scaling_figure(df, *, title=None):
 
 
 def time_ratio_figure(df, *, title=None):
-    """LSPC vs kernel logistic regression training time (paper 004).
+    """LSPC vs kernel logistic regression training time (Simm et al.).
 
     Parameters
     ----------

@@ -351,7 +351,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                       focus_labels=None, label_weights=None, max_label_names=30,
                       marker_size=None, opacity=None, webgl=None, width_hint=800,
                       axis_title="embedding dimension", subtitle=None):
-    """Joint embedding of instances and labels (MLLEM, paper 002).
+    """Joint embedding of instances and labels (MLLEM, Kimura et al.).
 
     Parameters
     ----------

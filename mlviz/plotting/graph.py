@@ -286,7 +286,7 @@ def label_graph_figure(graph, pos, *, label_names=None, title=None,
     graph : networkx.DiGraph
         Nodes are labels (ints ``0..L-1`` or names); each edge ``u -> v`` has
         a ``weight`` attribute (e.g. the entry of V linking label u to label
-        v, paper 001 eq. (5)). Zero-weight edges and self-loops are ignored.
+        v, Guo & Xue, eq. (5)). Zero-weight edges and self-loops are ignored.
     pos : dict node -> (x, y), or array-like (L, 2)
         Node layout (e.g. ``networkx.spring_layout``, cached by the caller).
     label_names : sequence of str, optional

@@ -22,7 +22,7 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
     ----------
     gammas : array-like of float, shape (k,)
         Values of the l1 weight γ on the label-dependency block V
-        (paper 001, eq. (6)); need not be sorted. Values <= 0 cannot be
+        (Guo & Xue, eq. (6)); need not be sorted. Values <= 0 cannot be
         shown on the log axis and are dropped with a note.
     n_edges : array-like of int, shape (k,)
         Number of non-zero entries of V (edges) at each γ.

@@ -1,4 +1,4 @@
-"""Reproduction of paper 000 §6.2: Enron, 1000 train / 702 test random splits.
+"""Reproduction of Nam et al., §6.2: Enron, 1000 train / 702 test random splits.
 
 LSPC, ML-LSPC (cross-validated, :func:`~mlviz.reproductions.lspc_toy.select_and_fit`),
 ML-kNN and InsDif (from the method registry, :func:`~mlviz.reproductions.lspc_toy.fit_baselines`):
@@ -23,7 +23,7 @@ TITLE = "ML-LSPC (Nam et al.) §6.2: F-measure on Enron, 1000 training / 702 tes
 PROTOCOL = """\
 - Data: bundled Mulan `enron` (1702 e-mails × 1001 binary word features, sparse CSR, 53 labels).
   Each run draws a random permutation (seed `random_state + run`): 1000 training, 702 test e-mails
-  (paper 000 §6.2).
+  (Nam et al., §6.2).
 - Methods: plain LSPC (labels independent) and ML-LSPC (Γ = γ·max(0, Pearson)), Gaussian kernel on
   all 1000 training e-mails, σ = factor × median pairwise distance; posterior ≥ 0.5 → label on.
   ML-kNN and InsDif from the method registry (`mlknn`, `insdif`) on the same raw 0/1 features, untuned
@@ -58,7 +58,7 @@ MEASURES = ("micro_f1", "example_f1", "macro_f1", "hamming_loss")
 
 
 def run(quick=False, random_state=0, progress=None):
-    """LSPC, ML-LSPC, ML-kNN and InsDif on Enron random 1000/702 splits (paper 000 §6.2).
+    """LSPC, ML-LSPC, ML-kNN and InsDif on Enron random 1000/702 splits (Nam et al., §6.2).
 
     Parameters
     ----------

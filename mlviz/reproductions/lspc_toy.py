@@ -1,4 +1,4 @@
-"""Reproduction of paper 000 §6.1 / Fig. 1(a): rotated toy data, LSPC, ML-LSPC, ML-kNN and InsDif.
+"""Reproduction of Nam et al., §6.1 / Fig. 1(a): rotated toy data, LSPC, ML-LSPC, ML-kNN and InsDif.
 
 Also provides :func:`path_cv`, the λ × γ (× σ) cross-validation through
 ``MLLSPC.path_predict_proba`` used by both LSPC reproductions: one kernel
@@ -27,7 +27,7 @@ TITLE = ("ML-LSPC (Nam et al.) §6.1: misclassification vs number of labels on t
 
 PROTOCOL = """\
 - Data: `mlviz.data.make_rotated_toy` — x ~ N(0, I_300), label t of T positive iff
-  cos(2πt/T)·x₁ + sin(2πt/T)·x₂ > 0 (paper 000 §6.1). N = 2000 training and 1000 test
+  cos(2πt/T)·x₁ + sin(2πt/T)·x₂ > 0 (Nam et al., §6.1). N = 2000 training and 1000 test
   points per run, fresh draws per run (seeds `random_state + run`).
 - Methods: plain LSPC (labels independent) and ML-LSPC with Γ = γ·max(0, Pearson correlation of
   the training label columns); Gaussian kernel on all training points, σ = factor × median distance.
@@ -54,10 +54,10 @@ GAMMAS = (0.0, 0.1, 1.0, 10.0, 100.0)
 SIGMA_FACTORS = (0.5, 1.0, 2.0)
 BASELINES = {"ML-kNN": ("mlknn", {"k": 10, "s": 1.0, "threshold": 0.5, "empty_set": True}),
              "InsDif": ("insdif", {"calibration": "clip", "empty_set": True})}
-"""Paper 000's other comparison systems: display name -> (registry key, constructor arguments).
+"""Nam et al.'s other comparison systems: display name -> (registry key, constructor arguments).
 
 ML-kNN at the setting of its reference [7] (Zhang & Zhou 2007: k = 10, s = 1, posterior >= 0.5), which
-paper 000 cites without changing it, not at the dashboard's evidence-based default (k = 20, s = 0.5,
+Nam et al. cites without changing it, not at the dashboard's evidence-based default (k = 20, s = 0.5,
 0.35; the registry's ``fixed``). Both keep their papers' rules (``empty_set=True``: no "at least one
 label" fallback, which the registry adds to InsDif)."""
 
@@ -181,7 +181,7 @@ def fit_baselines(X, Y, X_test, *, random_state, max_rows=None):
 
 
 def run(quick=False, random_state=0, progress=None):
-    """Misclassification of LSPC, ML-LSPC, ML-kNN and InsDif against T (paper 000 Fig. 1(a)).
+    """Misclassification of LSPC, ML-LSPC, ML-kNN and InsDif against T (Nam et al., Fig. 1(a)).
 
     Parameters
     ----------

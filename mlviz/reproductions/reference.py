@@ -33,9 +33,9 @@ Every reference number and its citation live in one registry,
     gamma = "scale").
 
 Numbers deliberately *not* included (protocol not reproducible here):
-Guo & Xue 2013 (paper 001) Tables 2-3 LR/PCC -- their Enron/Medical subsets
+Guo & Xue 2013 Tables 2-3 LR/PCC -- their Enron/Medical subsets
 have 1302/785 instances, ours 1677/1569 (see ``cdn_tables.PROTOCOL``);
-Nam et al. (paper 000) §6.2 ML-kNN "F-measure" 0.372 on Enron -- neither the
+Nam et al., §6.2 ML-kNN "F-measure" 0.372 on Enron -- neither the
 F-measure's averaging nor k is stated.
 
 Bands

@@ -1,10 +1,10 @@
 """Timing experiments of the LSPC papers, as tidy DataFrames for the dashboard and benchmarks.
 
 - :func:`solver_scaling` — ML-LSPC fit time against the number of labels T for the
-  naive Kronecker solve, Kronecker CG and the eigendecomposition solver (paper 000
-  Fig. 1(b)), on the rotated toy data of paper 000 §6.1.
+  naive Kronecker solve, Kronecker CG and the eigendecomposition solver (Nam et al.
+  Fig. 1(b)), on the rotated toy data of Nam et al., §6.1.
 - :func:`lspc_vs_klr_timing` — plain LSPC against Gaussian-kernel logistic
-  regression (batched Newton–CG) fit time as the training set grows. Paper 004 §4 reports
+  regression (batched Newton–CG) fit time as the training set grows. Simm et al., §4 reports
   LSPC 2–100× faster than KLR solved by L-BFGS; against this Newton–CG solver the lead is
   1.4–1.8× at N ≤ 200 and gone from N = 400 (benchmarks/RESULTS.md, LSPC §4).
 
@@ -117,7 +117,7 @@ def lspc_vs_klr_timing(sample_sizes=(100, 200, 400, 800), *, n_labels=5, n_featu
     sample_sizes : sequence of int
         Training set sizes N (all points are kernel centres).
     n_labels, n_features : int
-        Size of the rotated toy problem (paper 000 §6.1).
+        Size of the rotated toy problem (Nam et al., §6.1).
     lam, klr_lam : float
         λ of LSPC and of KLR (KLR: ``λ/2 ||α||²`` with a summed log-loss).
     repeats : int

@@ -1,6 +1,6 @@
 """Laplacian eigenmaps: the generalized problem L E = λ D E of a weighted graph.
 
-Used by MLLEM (paper 002, eq. (2)–(3)): minimise Tr(Eᵀ L E) subject to
+Used by MLLEM (Kimura et al., eq. (2)–(3)): minimise Tr(Eᵀ L E) subject to
 Eᵀ D E = I, where W is a symmetric non-negative (n, n) affinity matrix,
 D = diag(W 1) and L = D − W. The minimisers are the generalized eigenvectors
 of the smallest eigenvalues, after the trivial (constant) one(s) are dropped.
@@ -177,7 +177,7 @@ def _solve_block(S, n_eig, method, random_state):
 
 
 def laplacian_eigenmap(W, n_components, *, method="auto", random_state=None):
-    """Bottom non-trivial generalized eigenvectors of L E = λ D E (paper 002, eq. (3)).
+    """Bottom non-trivial generalized eigenvectors of L E = λ D E (Kimura et al., eq. (3)).
 
     Parameters
     ----------

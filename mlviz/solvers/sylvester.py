@@ -1,18 +1,18 @@
 """Solvers for the continuous Sylvester equation ``A Θ + Θ C = B``.
 
-The ML-LSPC training problem of Nam, Hachiya & Sugiyama (paper 000, eq. (1))
+The ML-LSPC training problem of Nam, Hachiya & Sugiyama (Nam et al., eq. (1))
 is ``ΦᵀΦ Θ + Θ C = Φᵀ Π`` with ``A = ΦᵀΦ`` symmetric positive semi-definite
 (B × B), ``C = diag(λ + Γ1) − Γ`` symmetric (T × T, positive definite for
 λ > 0) and a right-hand side of shape (B, T). Three solvers are provided:
 
 - :func:`solve_sylvester_eig` — from cached eigendecompositions of ``A`` and
-  ``C`` (the closed form after paper 000 eq. (1)). Given the caches the cost
+  ``C`` (the closed form after Nam et al., eq. (1)). Given the caches the cost
   is two (B × B)·(B × T) products plus an elementwise division, O(B²T); with
   the right-hand side already rotated into A's eigenbasis only one.
 - :func:`solve_sylvester_cg` — conjugate gradient on the Kronecker system
   ``H vec(Θ) = vec(B)``, ``H = I_T ⊗ A + C ⊗ I_B``, through a matrix-free
   :class:`scipy.sparse.linalg.LinearOperator` with
-  ``[Hθ]_t = A θ_t + Σ_t' C_tt' θ_t'`` (paper 000 §5), warm-startable.
+  ``[Hθ]_t = A θ_t + Σ_t' C_tt' θ_t'`` (Nam et al., §5), warm-startable.
 - :func:`solve_sylvester_naive` — the dense (BT × BT) Kronecker solve, for
   verification and timing only; refuses above a size limit.
 
@@ -154,7 +154,7 @@ def solve_sylvester_eig(A_eig, C_eig, B, *, rhs_in_eigbasis=False, return_eigbas
     """Solve ``A Θ + Θ C = B`` from eigendecompositions of symmetric A and C.
 
     With ``A = F diag(f) Fᵀ`` and ``C = G diag(g) Gᵀ`` the solution is
-    ``Θ = F Q Gᵀ`` with ``Q_bt = [Fᵀ B G]_bt / (f_b + g_t)`` (paper 000, the
+    ``Θ = F Q Gᵀ`` with ``Q_bt = [Fᵀ B G]_bt / (f_b + g_t)`` (Nam et al., the
     closed form after eq. (1)).
 
     Parameters
@@ -270,7 +270,7 @@ def solve_sylvester_cg(A, C, B, *, x0=None, rtol=1e-8, atol=0.0, maxiter=None, M
                        callback=None):
     """Solve ``A Θ + Θ C = B`` by conjugate gradient on the Kronecker system.
 
-    The system ``H θ = h`` with ``H = I_T ⊗ A + C ⊗ I_B`` (paper 000 §5) is
+    The system ``H θ = h`` with ``H = I_T ⊗ A + C ⊗ I_B`` (Nam et al., §5) is
     never formed: the :class:`~scipy.sparse.linalg.LinearOperator` applies
     ``[Hθ]_t = A θ_t + Σ_t' C_tt' θ_t'`` in O(cost(A·X) + pT²) per iteration.
     H must be symmetric positive definite (A symmetric PSD, C symmetric, all
@@ -364,7 +364,7 @@ def solve_sylvester_naive(A, C, B, *, max_size=5000):
     """Solve ``A Θ + Θ C = B`` by a dense LU solve of the (pT × pT) Kronecker system.
 
     ``vec(AΘ + ΘC) = (I_T ⊗ A + Cᵀ ⊗ I_p) vec(Θ)`` (column-major vec); this is
-    the O(p³T³) "mldivide" baseline of paper 000 Fig. 1(b). For verification
+    the O(p³T³) "mldivide" baseline of Nam et al., Fig. 1(b). For verification
     and timing only.
 
     Parameters
