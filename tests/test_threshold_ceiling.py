@@ -1,6 +1,7 @@
 """benchmarks/threshold_ceiling.py: its test-chosen ceilings against scikit-learn, threshold by threshold."""
 
 import numpy as np
+import pytest
 from _bench import load_benchmark
 from sklearn.metrics import f1_score, hamming_loss
 
@@ -27,6 +28,8 @@ def test_ceilings_are_the_best_over_the_grid_by_brute_force():
     assert c["hl_per_label"] <= c["hl_global"] + 1e-12
 
 
+@pytest.mark.filterwarnings("ignore:Number of classes in training fold")  # (rare label sets; the same in both)
+@pytest.mark.filterwarnings("ignore:The least populated class")
 def test_outside_models_against_scikit_learn_by_hand():
     """SVM-BR is one Platt-scaled SVC (sigmoid on 5-fold decision values) a label; SVM-LP's marginals sum
     the label-set probabilities; the own rule is p >= 0.5 with the row's most probable label added when
