@@ -114,8 +114,8 @@ def move_slider(page, index=0, attempts=3):
     """Focus a slider's thumb and press → (← at the right end) twice; return the shown value before and
     after.  ``index``: the slider's position on the page, or a locator of it.  The shown value is polled
     for up to 10 s, and the presses are repeated (the page idle first, up to ``attempts`` times) while
-    it has not changed: on a loaded machine a rerun started by a background result can redraw the
-    slider under the keys."""
+    it has not changed, or has changed back by the time the page is idle: on a loaded machine a rerun
+    started by a background result can redraw the slider under the keys."""
     def slider():
         return page.locator(SLIDER).nth(index) if isinstance(index, int) else index
 
@@ -136,8 +136,11 @@ def move_slider(page, index=0, attempts=3):
             after = shown()
             if after != before:
                 wait_idle(page)
-                return before, shown()
+                after = shown()
+                break
             page.wait_for_timeout(200)
+        if after != before:  # (moved, and still moved once the page is idle)
+            break
     return before, after
 
 
