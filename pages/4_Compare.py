@@ -132,7 +132,7 @@ if chosen:
                                for name, sec in zip(long_ones["method"], long_ones["expected s"]))
                    + ". It runs in the background (folds appear as they finish) and can be cancelled.")
     st.caption(f":material/schedule: {text}." if text else "")
-b1, b2 = st.columns([1.5, 3.5])
+b1, b2 = st.columns([2.2, 2.8])  # (room for the longer label at a 1024-pixel projector width)
 RUN = {"cv": ("Run cross-validation", "Cross-validating"),
        "standard": ("Run on the standard split", "Fitting on the training file, scoring on the test file")}
 if b1.button(f":material/play_arrow: {RUN[protocol][0]}", type="primary", key="cmp_run", disabled=not chosen):

@@ -42,6 +42,17 @@ GROUPS = {
 FONT_SCALE = 1.3
 #: Factor on figure fonts, marker sizes and line widths in presentation mode.
 FIGURE_SCALE = 1.5
+#: Style rules of every page, presentation mode or not: no text is cut to "…" on a narrow screen (a 1024-pixel
+#: projector beside the sidebar: 8 metrics in 560 pixels; larger text in presentation mode). A row of metrics
+#: wraps onto more lines, metric values shrink a little with the window, and the labels Streamlit would end
+#: with an ellipsis (metrics, buttons, the sidebar's page links) wrap at spaces instead.
+BASE_CSS = """<style>
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) { flex-wrap: wrap; }
+[data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: 7rem; }
+[data-testid="stMetricValue"] { font-size: clamp(1.4rem, 0.6rem + 1.6vw, 2.25rem); }
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink-NavLink"] span {
+  white-space: normal; overflow: visible; text-overflow: clip; }
+</style>"""
 _ON = ("1", "true", "on", "yes")
 _STATE = "mlviz_present"  # session_state: (on, hide string) last seen in a URL
 
@@ -105,8 +116,10 @@ def _exit():
 
 
 def apply() -> None:
-    """Called once per page (by :func:`mlviz.dashboard.state.init_page`): in presentation mode, the style
-    rules, a note about unknown ``hide`` names and the *Exit presentation* button; nothing otherwise."""
+    """Called once per page (by :func:`mlviz.dashboard.state.init_page`): :data:`BASE_CSS` (no space on the
+    page: a style-only ``st.html`` goes to Streamlit's event container), and in presentation mode the style
+    rules, a note about unknown ``hide`` names and the *Exit presentation* button."""
+    st.html(BASE_CSS)
     on, hide = _settings()
     if not on:
         return

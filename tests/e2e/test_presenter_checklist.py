@@ -201,3 +201,30 @@ def test_presenter_checklist_offline(browser, app_url, tmp_path):
     finally:
         context.close()
     print(f"presenter checklist walked in {time.monotonic() - t0:.1f} s")
+
+
+#: visible elements whose text Streamlit ends with "…" because it does not fit (the file uploader's
+#: list of accepted formats aside: it is written out in the upload form's own text)
+CUT = """() => [...document.querySelectorAll('*')]
+    .filter(e => e.checkVisibility() && !e.closest("[data-testid='stFileUploader']"))
+    .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.innerText.slice(0, 80))"""
+
+
+def test_nothing_is_cut_to_an_ellipsis_on_a_1024_pixel_projector(browser, app_url):
+    """At 1024 × 768 beside the sidebar, Home's eight statistics and the Posteriors page's measures wrap onto
+    more lines instead of reading "0.…" (mlviz.dashboard.present.BASE_CSS), in normal and presentation mode,
+    and the sidebar's page links wrap instead of ending in "…" under presentation mode's larger text."""
+    context = offline_context(browser, viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        for path in ("/", "/Posteriors?present=1"):
+            open_view(page, app_url, path)
+            page.wait_for_selector("[data-testid='stMetricValue']", timeout=120_000)
+            wait_idle(page)
+            assert page.evaluate(CUT) == [], path
+            value = page.locator("[data-testid='stMetricValue']").first
+            assert "…" not in value.inner_text() and value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        assert context.outside == [], context.outside
+    finally:
+        context.close()
