@@ -371,6 +371,11 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     return finish_layout(fig, title=title, height=height, subtitle="; ".join(notes) or None)
 
 
+#: Shorter names of measures in :func:`posterior_grid`'s panel titles: "Hamming loss 0.180" is wider than a panel
+#: side by side on a 1024-pixel screen (four panels in about 400 pixels); the tables beside use the full names.
+PANEL_MEASURE_NAMES = {"hamming_loss": "Hamming"}
+
+
 def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=None, labels=None,
                    max_labels=20, max_instances=300, title=None, random_state=0,
                    measures=("micro_f1", "hamming_loss")):
@@ -387,7 +392,8 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
         instead of the probabilities.
     scores : dict of str -> dict of str -> float, optional
         Measures per model (e.g. from :func:`mlviz.metrics.evaluate`),
-        written under each panel title with their plain-language names.
+        written under each panel title, one a line, with their plain-language names (shortened by
+        :data:`PANEL_MEASURE_NAMES`).
     labels : sequence of int or str, optional
         Labels drawn (default: the ``max_labels`` most frequent).
     max_labels : int, default 20
@@ -430,8 +436,8 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
         for code in measures:
             v = (scores or {}).get(m, {}).get(code)
             if v is not None and np.isfinite(v):
-                parts.append(f"{esc(measure_name(code))} {v:.3f}")
-        titles.append("<br>".join([parts[0], " · ".join(parts[1:])]) if len(parts) > 1 else parts[0])
+                parts.append(f"{esc(PANEL_MEASURE_NAMES.get(code, measure_name(code)))} {v:.3f}")
+        titles.append("<br>".join(parts))  # (a measure a line: side by side, a panel can be ~100 pixels wide)
     titles.append("true labels")
     k = len(models) + 1
     fig = make_subplots(rows=1, cols=k, shared_yaxes=True, horizontal_spacing=0.015,
@@ -473,7 +479,8 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
     fig.update_yaxes(type="category", autorange="reversed", showticklabels=False)
     fig.update_annotations(font_size=12)
     fig = finish_layout(fig, title=title, height=500, subtitle=note)
-    fig.update_layout(margin=dict(t=(110 if title else 80) + (20 if note else 0)))
+    lines = max(t.count("<br>") for t in titles)
+    fig.update_layout(margin=dict(t=(110 if title else 80) + 15 * max(0, lines - 1) + (20 if note else 0)))
     return fig
 
 
