@@ -163,8 +163,8 @@ current = {"threshold": param, "rcut": param, "per_label": param[label] if label
            "scut": (param - base)[0] if base is not None else None, "mcut": None}[rule]
 best = best_parameters(curve)
 fig = rule_curve_figure(curve, current=current, best=best, param_label=xlabel,
-                        title=f"{m.label} on {shorten(ctx.name, 60)}: every measure against the rule's parameter "
-                              "(★ = best)")
+                        title=f"{m.label} on {shorten(ctx.name, 60)}",  # (short: whole on a 1024-pixel screen)
+                        subtitle="every measure against the rule's parameter (★ = best)")
 widgets.show_figure(fig, f"{ctx.name}_{m.key}_{rule}_curves", key="dr_curves")
 if rule in ("threshold", "rcut", "per_label"):
     st.caption("★ marks each measure's best parameter **on the test set**: an oracle choice, not a tuned one — "

@@ -44,8 +44,9 @@ def _nth(k):
 
 def panel_label_style(ticks, n_panels, font_size=None):
     """Axis properties writing label names under one of ``n_panels`` side-by-side heat-map panels:
-    vertical, and every k-th name when all would not fit a panel of ``PANEL_PX * 3 / n_panels`` px
-    (a name needs ~1.3 font sizes across; hover names every column).
+    vertical (slanted for up to 8 names under at most 2 panels), and every k-th name when all would not
+    fit a panel of ``PANEL_PX * 3 / n_panels`` px (a name needs ~1.3 font sizes across; hover names every
+    column).
 
     Returns
     -------
@@ -58,7 +59,10 @@ def panel_label_style(ticks, n_panels, font_size=None):
     fits = max(2, int(PANEL_PX * 3 / max(n_panels, 3) / (1.3 * size)))
     k = max(int(base.pop("dtick", 1) or 1), int(np.ceil(len(ticks) / fits)))
     escaped = esc_all(ticks)
-    return dict(base, tickangle=-90 if len(ticks) > 8 else base["tickangle"], tickfont=dict(size=size),
+    # vertical from 9 names, or from 3 panels (two models beside the truth): slanted names of one panel reach
+    # into the next one's on a 1024-pixel screen (or in presentation mode's larger text)
+    vertical = len(ticks) > 8 or n_panels >= 3
+    return dict(base, tickangle=-90 if vertical else base["tickangle"], tickfont=dict(size=size),
                 tickmode="array", tickvals=escaped[::k], ticktext=escaped[::k]), k
 
 

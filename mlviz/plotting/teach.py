@@ -146,7 +146,7 @@ def _best_map(best):
 
 
 def rule_curve_figure(curve, current=None, best=None, *, param_label="rule parameter", title=None,
-                      height=420, log_x=False):
+                      subtitle=None, height=420, log_x=False):
     """Linked curves of a decision rule: every measure against the rule's parameter.
 
     Parameters
@@ -164,6 +164,8 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
     param_label : str
         x-axis title (plain text).
     title : str, optional
+    subtitle : str, optional
+        A smaller line under the title (plain text; wrapped, so a narrow screen keeps it whole).
     height : int
     log_x : bool
         Logarithmic parameter axis (e.g. γ / γ_max); the current-value
@@ -213,7 +215,7 @@ def rule_curve_figure(curve, current=None, best=None, *, param_label="rule param
                                 text=f"current: {float(current):g}", yanchor="bottom",
                                 font=dict(size=12)))
     layout = layout_dict(
-        title=title, height=height, shapes=shapes, annotations=annotations,
+        title=title, subtitle=subtitle, height=height, shapes=shapes, annotations=annotations,
         xaxis=dict(title=dict(text=escape_html(param_label)) if not no_param else None,
                    type="log" if log_x and not no_param else "-"),
         yaxis=dict(title=dict(text="value"), range=[-0.02, 1.02], ticklabelstandoff=6),  # ("0" clear of the x ticks)
