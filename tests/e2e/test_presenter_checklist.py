@@ -211,20 +211,31 @@ CUT = """() => [...document.querySelectorAll('*')]
     .map(e => e.innerText.slice(0, 80))"""
 
 
-def test_nothing_is_cut_to_an_ellipsis_on_a_1024_pixel_projector(browser, app_url):
+def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
     """At 1024 × 768 beside the sidebar, Home's eight statistics and the Posteriors page's measures wrap onto
-    more lines instead of reading "0.…" (mlviz.dashboard.present.BASE_CSS), in normal and presentation mode,
-    and the sidebar's page links wrap instead of ending in "…" under presentation mode's larger text."""
+    more lines instead of reading "0.…" (mlviz.dashboard.present.BASE_CSS), and so do the sidebar's page links
+    under presentation mode's larger text; figures side by side wrap onto more rows, so no drawn text of a
+    figure overlaps another or runs past its edge (the Label graph's two pairs of figures, three posterior
+    panels beside the truth with their reliability plots)."""
+    from test_browser import drawn
+    from test_scale_browser import SVG_TEXTS, svg_text_problems
+
     context = offline_context(browser, viewport={"width": 1024, "height": 768})
     page = context.new_page()
+    three = "/Posteriors?post_models=ML-LSPC&post_models=BR-LR&post_models=ML-kNN"
     try:
-        for path in ("/", "/Posteriors?present=1"):
+        for path, figures in (("/", 2), ("/Label_graph", 4), (three, 4), ("/Posteriors?present=1", 0)):
             open_view(page, app_url, path)
-            page.wait_for_selector("[data-testid='stMetricValue']", timeout=120_000)
+            page.wait_for_selector("[data-testid='stMetricValue']" if figures == 0 or path == "/" else
+                                   "[data-testid='stPlotlyChart']", timeout=120_000)
+            if figures:
+                drawn(page, min_charts=figures)  # (each figure has drawn its traces)
             wait_idle(page)
             assert page.evaluate(CUT) == [], path
-            value = page.locator("[data-testid='stMetricValue']").first
-            assert "…" not in value.inner_text() and value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+            if figures:
+                assert svg_text_problems(page.evaluate(SVG_TEXTS)) == [], path
+        value = page.locator("[data-testid='stMetricValue']").first
+        assert "…" not in value.inner_text() and value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
         assert context.outside == [], context.outside
     finally:
         context.close()
