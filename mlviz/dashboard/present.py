@@ -51,7 +51,7 @@ BASE_CSS = """<style>
 [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: 7rem; }
 [data-testid="stMetricValue"] { font-size: clamp(1.4rem, 0.6rem + 1.6vw, 2.25rem); }
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"]) { flex-wrap: wrap; }
-[data-testid="stColumn"]:has([data-testid="stPlotlyChart"]) { min-width: min(22rem, 100%); }
+[data-testid="stColumn"]:has([data-testid="stPlotlyChart"]) { min-width: min(26rem, 100%); }
 .stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink-NavLink"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }
 </style>"""

@@ -65,7 +65,7 @@ def label_frequency_bar(label_names, counts, *, title=None, n_samples=None,
         hovertemplate=hover, name="label frequency",
     ))
     fig.update_xaxes(title_text=label_axis_title("label", len(names)), **label_axis_style(names))
-    fig.update_yaxes(title_text="number of instances with the label",
+    fig.update_yaxes(title_text="instances with the label",  # (short: whole on a 420-pixel-high figure in large text)
                      rangemode="tozero", ticklabelstandoff=6)  # ("0" clear of the first name, written at the corner)
     return finish_layout(fig, title=title, height=420, bargap=0.15)
 

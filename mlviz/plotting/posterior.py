@@ -453,7 +453,8 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
         if threshold is None:
             fig.add_trace(go.Heatmap(
                 z=as_float32(Pd), x=shown, y=y, zmin=0, zmax=1, colorscale=PROBABILITY_SCALE,
-                showscale=c == 1, name=esc(m), colorbar=dict(title=dict(text="P(y=1|x)"), thickness=12),
+                showscale=c == 1, name=esc(m),  # (title beside the bar: above it, it met the "1" in large text)
+                colorbar=dict(title=dict(text="P(y=1|x)", side="right"), thickness=12),
                 hovertemplate=f"{template_text(m)}<br>instance %{{y}}<br>label <b>%{{x}}</b>"
                               "<br>P = %{z:.3f}<extra></extra>"), row=1, col=c)
         else:
