@@ -81,7 +81,9 @@ def graph_fig(values, step, view):
         return plotting.label_graph_figure(
             graph, pos, label_names=names, **kw, width_hint=WIDTH_HINT,
             totals=None if subset is None else (L, step["n_edges"]),  # (one count source: the whole graph's)
-            title=f"Sparse CDN label graph ({values['variant']}, γ = {widgets.fmt_value(values['gamma'])}·γ_max)")
+            # (short: whole in presentation mode's large text)
+            title=f"Sparse CDN label graph, γ = {widgets.fmt_value(values['gamma'])}·γ_max"
+                  + ("" if values["variant"] == "sparse" else f" ({values['variant']})"))
 
     return cache.figure(fig_key(values, "graph|" + view_key(view)), build)
 

@@ -40,7 +40,7 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
     Returns
     -------
     plotly.graph_objects.Figure
-        Log-scale x axis titled "γ (l1 penalty on label dependencies)".
+        Log-scale x axis titled "γ (ℓ1 on label edges, log scale)".
     """
     g = np.asarray(gammas, dtype=float).ravel()
     e = np.asarray(n_edges, dtype=float).ravel()
@@ -66,10 +66,12 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
         hovertemplate="γ = %{x:.3g}<br>%{y:d} edges<extra></extra>", xaxis="x", yaxis="y")]
     layout = dict(
         xaxis=dict(anchor="y", domain=[0.0, 0.94 if f is not None else 1.0], type="log",
-                   title_text="γ (l1 penalty on label dependencies, log scale)"),
-        yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges in the label graph", rangemode="tozero"),
+                   title_text="γ (ℓ1 on label edges, log scale)"),  # (short: the axis titles of a half-width
+        yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges", rangemode="tozero"),  # figure in large text)
         annotations=[],
-        legend=dict(orientation="h", y=-0.25, yanchor="top"))
+        # (the legend below the x-axis title in its own margin, whatever the fonts: at y = -0.25 of the plot it
+        # met the axis title in presentation mode's large text)
+        legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0))
     if f is not None:
         data.append(go.Scatter(
             x=g, y=f, mode="lines+markers", name="selected features",
