@@ -301,7 +301,7 @@ def test_slow_cdn_fit_answers_with_a_notice_that_gives_way_to_the_new_fit(page, 
     shots = _shots(tmp_path)
     open_page(page, no_wait_app_url, "/Label_graph", shots, "9_graph_no_wait")
     # The very first fit has no previous fit to show: a notice, then the graph, by itself.
-    page.wait_for_function(f"({GRAPH_TITLE})().includes('(sparse,')", timeout=60_000)
+    page.wait_for_function(f"({GRAPH_TITLE})().includes('γ_max')", timeout=60_000)
     wait_idle(page)
     mu = page.locator(SLIDER).filter(has_text="μ / N")
     mu.locator("input[type='range']").first.focus()
