@@ -44,8 +44,9 @@ FONT_SCALE = 1.3
 FIGURE_SCALE = 1.5
 #: Style rules of every page, presentation mode or not: no text is cut to "…" on a narrow screen (a 1024-pixel
 #: projector beside the sidebar: 8 metrics in 560 pixels; larger text in presentation mode). A row of metrics
-#: wraps onto more lines, metric values shrink a little with the window, and the labels Streamlit would end
-#: with an ellipsis (metrics, buttons, the sidebar's page links) wrap at spaces instead.
+#: wraps onto more lines (7rem a metric), and so does a row of figures (26rem a figure: squeezed further, their
+#: titles, axis titles and names overlapped), metric values shrink a little with the window, and the labels
+#: Streamlit would end with an ellipsis (metrics, buttons, the sidebar's page links) wrap at spaces instead.
 BASE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) { flex-wrap: wrap; }
 [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: 7rem; }
