@@ -484,8 +484,9 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
     fig.update_yaxes(type="category", autorange="reversed", showticklabels=False)
     fig.update_annotations(font_size=12)
     fig = finish_layout(fig, title=title, height=500, subtitle=note)
-    lines = max(t.count("<br>") for t in titles)
-    fig.update_layout(margin=dict(t=(110 if title else 80) + 15 * max(0, lines - 1) + (20 if note else 0)))
+    # the top margin holds the title and its subtitle lines (as finish_layout sized it), then the panel titles
+    lines = 1 + max(t.count("<br>") for t in titles)
+    fig.update_layout(margin=dict(t=int(fig.layout.margin.t) + 17 * lines + 6))
     return fig
 
 
