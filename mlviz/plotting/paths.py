@@ -67,7 +67,8 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
     layout = dict(
         xaxis=dict(anchor="y", domain=[0.0, 0.94 if f is not None else 1.0], type="log",
                    title_text="γ (ℓ1 on label edges, log scale)"),  # (short: the axis titles of a half-width
-        yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges", rangemode="tozero"),  # figure in large text)
+        yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges", rangemode="tozero",  # figure in large text)
+                   ticklabelstandoff=6),  # ("0" clear of the first γ tick at the corner)
         annotations=[],
         # (the legend below the x-axis title in its own margin, whatever the fonts: at y = -0.25 of the plot it
         # met the axis title in presentation mode's large text)
