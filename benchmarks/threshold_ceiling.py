@@ -46,7 +46,7 @@ from sklearn.model_selection import ParameterGrid
 
 from mlviz.data import load_standard_split
 from mlviz.evaluation.thresholds import measure_from_counts, threshold_counts
-from mlviz.metrics import evaluate
+from mlviz.metrics import evaluate, threshold_rule
 from mlviz.models.registry import METHODS
 from mlviz.preprocessing import scale_split
 from mlviz.reproductions.standard_splits import published
@@ -107,34 +107,31 @@ def main(argv=None):
             grid = [{}]
             if args.tuning_grid and spec.tuning:
                 grid = list(ParameterGrid(spec.tuning() if callable(spec.tuning) else spec.tuning))
-            rows = [_score(spec, params, X_train, train.Y, X_test, test.Y, Y) for params in grid]
-            own = max(rows, key=lambda r: r["micro_f1"])
-            f1_1 = max(rows, key=lambda r: r["f1_global1"])
-            hl = min(rows, key=lambda r: r["hamming_loss"])
-            hl_g = min(rows, key=lambda r: r["hl_global"])
-            seconds = sum(r["seconds"] for r in rows)
-            at = (lambda r: f" ({_params(r['params'])})") if args.tuning_grid else (lambda r: "")
-            print(f"| {spec.label} | {own['micro_f1']:.4f}{at(own)} | {max(r['f1_global'] for r in rows):.4f} "
-                  f"| {f1_1['f1_global1']:.4f} @{f1_1['t_f1_1']:.2f}{at(f1_1)} | {hl['hamming_loss']:.4f}{at(hl)} "
-                  f"| {hl_g['hl_global']:.4f} @{hl_g['t_hl']:.2f}{at(hl_g)} "
-                  f"| {min(r['hl_per_label'] for r in rows):.4f} | {seconds:.1f} |", flush=True)
+            rows = [_score(spec, params, X_train, train.Y, X_test, Y) for params in grid]
+            print(_table_row(spec.label, rows, args.tuning_grid), flush=True)
         for label, fits in (OUTSIDE.items() if args.outside else ()):
             rows = [_score_outside(fit, params, X_train, train.Y, X_test, Y) for params, fit in fits]
-            own = max(rows, key=lambda r: r["micro_f1"])
-            f1_1 = max(rows, key=lambda r: r["f1_global1"])
-            hl = min(rows, key=lambda r: r["hamming_loss"])
-            print(f"| {label} (outside mlviz) | {own['micro_f1']:.4f} ({_params(own['params'])}) "
-                  f"| {max(r['f1_global'] for r in rows):.4f} | {f1_1['f1_global1']:.4f} @{f1_1['t_f1_1']:.2f} "
-                  f"({_params(f1_1['params'])}) | {hl['hamming_loss']:.4f} ({_params(hl['params'])}) "
-                  f"| {min(r['hl_global'] for r in rows):.4f} | {min(r['hl_per_label'] for r in rows):.4f} "
-                  f"| {sum(r['seconds'] for r in rows):.1f} |", flush=True)
+            print(_table_row(f"{label} (outside mlviz)", rows, True), flush=True)
 
+
+def _table_row(label, rows, named):
+    """The markdown row of one method: each column's best over ``rows`` (grid points), with the point named
+    when ``named``."""
+    own = max(rows, key=lambda r: r["micro_f1"])
+    f1_1 = max(rows, key=lambda r: r["f1_global1"])
+    hl = min(rows, key=lambda r: r["hamming_loss"])
+    hl_g = min(rows, key=lambda r: r["hl_global"])
+    at = (lambda r: f" ({_params(r['params'])})") if named else (lambda r: "")
+    return (f"| {label} | {own['micro_f1']:.4f}{at(own)} | {max(r['f1_global'] for r in rows):.4f} "
+            f"| {f1_1['f1_global1']:.4f} @{f1_1['t_f1_1']:.2f}{at(f1_1)} | {hl['hamming_loss']:.4f}{at(hl)} "
+            f"| {hl_g['hl_global']:.4f} @{hl_g['t_hl']:.2f}{at(hl_g)} "
+            f"| {min(r['hl_per_label'] for r in rows):.4f} | {sum(r['seconds'] for r in rows):.1f} |")
 
 def _params(params):
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
 
 
-def _score(spec, params, X_train, Y_train, X_test, Y_test, Y):
+def _score(spec, params, X_train, Y_train, X_test, Y):
     """Fit ``spec`` at its defaults updated by ``params``; its own-rule scores and :func:`ceilings`."""
     est = spec.make(**params)
     if "random_state" in est.get_params(deep=False):
@@ -146,9 +143,16 @@ def _score(spec, params, X_train, Y_train, X_test, Y_test, Y):
         own = est.predict(X_test)
         P = np.asarray(est.predict_proba(X_test), dtype=float)
     seconds = time.process_time() - t0
-    scores = evaluate(Y_test, P, measures=["micro_f1", "hamming_loss"], y_pred=own)
+    return _row(params, seconds, P, own, Y)
+
+
+def _row(params, seconds, P, own, Y):
+    """One grid point's record: its own-rule micro-F1 and Hamming loss (prediction ``own``) and
+    :func:`ceilings` of its probabilities ``P`` on the test labels ``Y``."""
+    scores = evaluate(Y, P, measures=["micro_f1", "hamming_loss"], y_pred=own)
     return {"params": params, "seconds": seconds, "micro_f1": float(scores["micro_f1"]),
             "hamming_loss": float(scores["hamming_loss"]), **ceilings(P, Y)}
+
 
 def _dense(M):
     return np.asarray(M.toarray() if hasattr(M, "toarray") else M, dtype=float)
@@ -195,13 +199,7 @@ def _score_outside(fit, params, X_train, Y_train, X_test, Y):
         warnings.simplefilter("ignore")
         P = fit(_dense(X_train), _dense(Y_train), _dense(X_test), **params)
     seconds = time.process_time() - t0
-    own = P >= 0.5
-    empty = ~own.any(axis=1)
-    own[empty, P[empty].argmax(axis=1)] = True
-    scores = evaluate(Y, P, measures=["micro_f1", "hamming_loss"], y_pred=own.astype(int))
-    return {"params": params, "seconds": seconds, "micro_f1": float(scores["micro_f1"]),
-            "hamming_loss": float(scores["hamming_loss"]), **ceilings(P, Y)}
-
+    return _row(params, seconds, P, threshold_rule(P, 0.5, allow_empty=False), Y)
 
 if __name__ == "__main__":
     main()
