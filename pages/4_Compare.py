@@ -14,6 +14,15 @@ from mlviz.data.samples import STANDARD_SPLITS
 
 PROTOCOL_CODES = {label: code for code, label in compute.COMPARE_PROTOCOLS.items()}  # (the labels are also the
 # ``cmp_protocol`` address values)
+#: what the run button, its progress, the titles and the CSV names say under each protocol
+TEXT = {"cv": dict(run="Run cross-validation", running="Cross-validating", bars="Mean ± std over folds",
+                   timing="Fit and predict time per fold: median and quartiles (log scale)",
+                   summary="Summary (mean ± std over folds)", tag="cv"),
+        "standard": dict(run="Run on the standard split",
+                         running="Fitting on the training file, scoring on the test file",
+                         bars="On the standard test file",
+                         timing="Fit and predict time on the standard split (log scale)",
+                         summary="Summary (the standard test file)", tag="split")}
 
 ctx = state.page_context(__file__)
 st.title(":material/bar_chart: Compare — cross-validation and timing")
@@ -133,9 +142,7 @@ if chosen:
                    + ". It runs in the background (folds appear as they finish) and can be cancelled.")
     st.caption(f":material/schedule: {text}." if text else "")
 b1, b2 = st.columns([2.2, 2.8])  # (room for the longer label at a 1024-pixel projector width)
-RUN = {"cv": ("Run cross-validation", "Cross-validating"),
-       "standard": ("Run on the standard split", "Fitting on the training file, scoring on the test file")}
-if b1.button(f":material/play_arrow: {RUN[protocol][0]}", type="primary", key="cmp_run", disabled=not chosen):
+if b1.button(f":material/play_arrow: {TEXT[protocol]['run']}", type="primary", key="cmp_run", disabled=not chosen):
     st.session_state["cmp_request"] = request
 asked = st.session_state.get("cmp_request")
 if asked is not None and set(asked) != set(request):  # (a request of an older version of this page)
@@ -149,7 +156,7 @@ if asked is not None:
                                                                      for k in asked["settings"]),
                                                 "folds": asked["folds"], "scaling": asked["scaling"],
                                                 "tune": asked["tune"]},
-                                 slot="compare", label=RUN[asked["protocol"]][1])
+                                 slot="compare", label=TEXT[asked["protocol"]]["running"])
     except Exception as exc:  # noqa: BLE001 - shown, never a traceback
         st.error(f"The comparison failed: {escape_markdown(str(exc), 300)}")
     if not job.done():
@@ -200,7 +207,7 @@ def show_errors(res):
 
 
 def show_downloads(res, summary, timing, tag):
-    """The result CSVs, named ``<data set>_<tag>_*.csv`` (``tag``: "cv" or "split", the protocol)."""
+    """The result CSVs, named ``<data set>_<tag>_*.csv`` (``tag``: the protocol's, :data:`TEXT`)."""
     from mlviz.plotting.tables import to_csv_bytes
 
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", ctx.key)  # data set (+ "_scaling_<name>" when not its default)
@@ -213,9 +220,6 @@ def show_downloads(res, summary, timing, tag):
     d3.download_button("per-fold results CSV", data=to_csv_bytes(res),
                        file_name=f"{stem}_{tag}_results.csv", mime="text/csv",
                        key="dl_cv_results", on_click="ignore", icon=":material/download:")
-
-
-SUMMARY = {"cv": "Summary (mean ± std over folds)", "standard": "Summary (the standard test file)"}
 
 
 def show_published(summary):
@@ -264,13 +268,12 @@ def show_results(res, done=True):
                                                 "p@1"] if m in codes])
     present.takeaway(lambda: tour.comparison_text(tour.comparison_summary(summary, int(res["fold"].nunique()),
                                                                           one_split)))
-    fig = plotting.measure_bars(res, measures=shown or None,
-                                title="On the standard test file" if one_split else "Mean ± std over folds")
+    text = TEXT[asked["protocol"]]
+    fig = plotting.measure_bars(res, measures=shown or None, title=text["bars"])
     widgets.show_figure(fig, f"{ctx.name}_cv_measures", key="fig_cv_measures")
-    fig = plotting.timing_bars(methods_res, title="Fit and predict time on the standard split (log scale)" if one_split
-                               else "Fit and predict time per fold: median and quartiles (log scale)")
+    fig = plotting.timing_bars(methods_res, title=text["timing"])
     widgets.show_figure(fig, f"{ctx.name}_cv_timing", key="fig_cv_timing")
-    title = SUMMARY[asked["protocol"]]
+    title = text["summary"]
     st.markdown(f"**{title}**")
     wide = wide_summary(summary)
     st.dataframe(wide, width="stretch")
@@ -286,14 +289,14 @@ def show_results(res, done=True):
                "Fit and predict seconds per fold (median, quartiles) are in the timing CSV; "
                + (f"{int(res['fold'].nunique())} of {int(asked['folds'])} folds done so far." if not done else
                   "all folds done."))
-    show_downloads(res, summary, timing, "split" if one_split else "cv")
+    show_downloads(res, summary, timing, text["tag"])
     return {**tables, "Decision rule and scaling per method": rules,
             "Timing per method (fit and predict seconds per fold)": timing, "Per-fold results": res}
 
 
 shown_tables = None
 if res is None and asked is None:
-    st.info(f"Pick methods{'' if standard else ' and folds'}, then press **{RUN[protocol][0]}**: seconds on the "
+    st.info(f"Pick methods{'' if standard else ' and folds'}, then press **{TEXT[protocol]['run']}**: seconds on the "
             "bundled sets, minutes on thousands of instances × hundreds of labels (the expected time above counts the "
             "methods already fitted on this data set; folds appear as they finish, and the run can be cancelled).")
 elif res is not None:
