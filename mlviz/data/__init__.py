@@ -27,46 +27,46 @@ Typical dashboard use::
 1.868...
 """
 
-from ._errors import DataError
-from ._limits import UPLOAD_MB, Limits
-from .arff import load_arff
-from .csv import csv_column_names, load_csv
-from .dataset import MultiLabelDataset
-from .isolated import load_dataset_isolated, warm_up
-from .libsvm import load_libsvm
-from .loader import detect_format, load_dataset
-from .npz import load_npz, to_npz
-from .samples import (
-                      list_samples,
-                      load_protocol_split,
-                      load_sample,
-                      load_sample_split,
-                      load_standard_split,
-                      sample_dir,
-                      split_dataset,
-                      split_indices,
-)
-from .stats import DESCRIBE_KEYS, describe, describe_frame
-from .synthetic import (
-                      PlantedData,
-                      edge_recovery,
-                      edge_status,
-                      expected_dependency_graph,
-                      format_structure,
-                      make_planted,
-                      make_rotated_toy,
-                      parse_structure,
-                      rotated_toy_labels,
-)
-from .writers import save_arff, save_csv, save_libsvm
+import importlib
 
-__all__ = [
-    "DataError", "Limits", "UPLOAD_MB", "MultiLabelDataset", "load_dataset", "load_dataset_isolated",
-    "warm_up", "detect_format", "load_arff",
-    "load_csv", "csv_column_names", "load_libsvm", "load_npz", "to_npz", "save_arff", "save_csv",
-    "save_libsvm", "list_samples", "load_sample", "load_sample_split", "sample_dir",
-    "split_dataset", "split_indices", "load_standard_split",
-    "load_protocol_split", "make_rotated_toy", "rotated_toy_labels", "describe",
-    "describe_frame", "DESCRIBE_KEYS", "make_planted", "PlantedData", "parse_structure", "format_structure",
-    "expected_dependency_graph", "edge_recovery", "edge_status",
-]
+#: public name -> the submodule that defines it. The package imports a submodule only when one of its
+#: names is first used (PEP 562 ``__getattr__``): the upload parse worker (:mod:`mlviz.data._worker`)
+#: then imports the parsers alone, not pandas and scipy.optimize for statistics and synthetic data it
+#: never uses (a third of its start-up CPU; ``benchmarks/RESULTS.md``, "the parse worker's start-up").
+_EXPORTS = {
+    "DataError": "_errors", "Limits": "_limits", "UPLOAD_MB": "_limits",
+    "MultiLabelDataset": "dataset", "load_dataset": "loader", "detect_format": "loader",
+    "load_dataset_isolated": "isolated", "warm_up": "isolated",
+    "load_arff": "arff", "load_csv": "csv", "csv_column_names": "csv", "load_libsvm": "libsvm",
+    "load_npz": "npz", "to_npz": "npz", "save_arff": "writers", "save_csv": "writers",
+    "save_libsvm": "writers",
+    "list_samples": "samples", "load_sample": "samples", "load_sample_split": "samples",
+    "sample_dir": "samples", "split_dataset": "samples", "split_indices": "samples",
+    "load_standard_split": "samples", "load_protocol_split": "samples",
+    "describe": "stats", "describe_frame": "stats", "DESCRIBE_KEYS": "stats",
+    "make_rotated_toy": "synthetic", "rotated_toy_labels": "synthetic", "make_planted": "synthetic",
+    "PlantedData": "synthetic", "parse_structure": "synthetic", "format_structure": "synthetic",
+    "expected_dependency_graph": "synthetic", "edge_recovery": "synthetic", "edge_status": "synthetic",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name):
+    """A public name (imported from its submodule on first use), or a submodule (``mlviz.data.stats``)."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+

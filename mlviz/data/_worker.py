@@ -45,10 +45,10 @@ def run_job(frame):
     header, blobs = unpack_header(frame, "job")
     limits = Limits(**header["limits"])
     _apply_limits(limits)
-    data = _named(blobs[0], header["filename"])
     kind, value = header["labels"]["kind"], header["labels"].get("value")
-    labels = _named(blobs[1], header["xml_name"]) if kind == "xml" else value
-    try:
+    try:  # (from the first copy under the limits on: a MemoryError anywhere is the message below)
+        data = _named(blobs[0], header["filename"])
+        labels = _named(blobs[1], header["xml_name"]) if kind == "xml" else value
         ds = load_dataset(data, labels=labels, fmt=header.get("fmt"), limits=limits,
                           **header["options"])
         return encode_dataset(ds, {"seconds": time.perf_counter() - start,
@@ -99,7 +99,7 @@ def main():
     # stderr so that a stray print in a library cannot corrupt a frame.
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    import mlviz.data  # noqa: F401 - warm: the spare process imports before a job arrives
+    import mlviz.data.loader  # noqa: F401 - warm: the spare process imports the parsers before a job arrives
 
     stdin = sys.stdin.buffer
     try:

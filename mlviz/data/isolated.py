@@ -281,7 +281,8 @@ def load_dataset_isolated(path_or_file, *, labels=None, fmt=None, limits=None, r
     try:
         out, timed_out = _exchange(worker, frame, limits, max_result)
     finally:
-        code = _reap(worker, 0.0 if timed_out or not out else 5.0)
+        # (no result: the worker has closed its pipe on the way out; a moment for its real exit status)
+        code = _reap(worker, 0.0 if timed_out else 5.0 if out else 1.0)
         if keep_spare:  # started after the parse so its imports do not compete with it
             warm_up()
         for stream in (worker.stdout, worker.stdin):
