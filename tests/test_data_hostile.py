@@ -212,3 +212,30 @@ def test_isolated_concurrent_calls_from_threads():
     expected = int(load_dataset("sample_data/emotions.arff.gz",
                                 labels="sample_data/emotions.xml").Y.sum())
     assert results == ["refused", expected, "refused", expected]
+
+
+def test_the_parse_worker_imports_the_parsers_only():
+    """The worker's start-up (one per upload) imports the parsers, not what statistics, synthetic data or
+    the models need (``mlviz.data`` imports its submodules on first use)."""
+    import subprocess
+
+    code = ("import sys; from mlviz.data import _worker, loader; "
+            "print(sorted(m for m in ('pandas', 'scipy.optimize', 'sklearn', 'mlviz.data.stats', "
+            "'mlviz.data.synthetic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=isolated.child_env()).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_public_name_of_the_data_package_is_its_submodules_object():
+    import importlib
+
+    import mlviz.data as data
+
+    for name in data.__all__:
+        module = importlib.import_module(f"mlviz.data.{data._EXPORTS[name]}")
+        assert getattr(data, name) is getattr(module, name)
+        assert name in dir(data)
+    assert data.stats is importlib.import_module("mlviz.data.stats")  # a submodule by attribute
+    with pytest.raises(AttributeError, match="no attribute 'load_everything'"):
+        _ = data.load_everything
