@@ -147,3 +147,22 @@ def test_the_checks_see_a_cycle_and_a_private_import(tmp_path, monkeypatch):
     monkeypatch.setitem(MODULES, "mlviz.fake.b", b)
     assert ["mlviz.fake.a", "mlviz.fake.b"] in [sorted(c) for c in nx.simple_cycles(import_graph())]
     assert ("mlviz.fake.a", "mlviz.models._base.check_X", 2) in private_imports_across_packages()
+
+
+def test_the_command_line_and_the_registry_start_without_scikit_learn():
+    """``mlviz --help`` and ``mlviz describe`` read the method registry for its names; the estimators (and
+    scikit-learn with them) are imported when a method is fitted (``mlviz.models`` imports on first use)."""
+    import subprocess
+    import sys
+
+    from mlviz._isolated import child_env
+
+    code = ("import sys, mlviz.cli, mlviz.models, mlviz.models.registry as r; assert r.METHODS; "
+            "print(sorted(m for m in ('sklearn', 'pandas', 'mlviz.models.lspc') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=child_env()).stdout
+    assert out.strip() == "[]"
+    import mlviz.models as models
+    from mlviz._validation import check_X
+
+    assert models.check_X is check_X and "NotFittedError" in dir(models)
