@@ -46,14 +46,16 @@ FIGURE_SCALE = 1.5
 #: projector beside the sidebar: 8 metrics in 560 pixels; larger text in presentation mode). A row of metrics
 #: wraps onto more lines (7rem a metric), and so does a row of figures (26rem a figure: squeezed further, their
 #: titles, axis titles and names overlapped), metric values shrink a little with the window, and the labels
-#: Streamlit would end with an ellipsis (metrics, buttons, the sidebar's page links) wrap at spaces instead.
+#: Streamlit would end with an ellipsis (metrics, buttons, the sidebar's page links, the file uploader's list of
+#: accepted formats) wrap at spaces instead.
 BASE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) { flex-wrap: wrap; }
 [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: 7rem; }
 [data-testid="stMetricValue"] { font-size: clamp(1.4rem, 0.6rem + 1.6vw, 2.25rem); }
 [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"]) { flex-wrap: wrap; }
 [data-testid="stColumn"]:has([data-testid="stPlotlyChart"]) { min-width: min(26rem, 100%); }
-.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink-NavLink"] span {
+.stMarkdownEllipsis, .stMarkdownEllipsis p, [data-testid="stPageLink-NavLink"] span,
+[data-testid="stFileUploaderDropzoneInstructions"] span {
   white-space: normal; overflow: visible; text-overflow: clip; }
 </style>"""
 _ON = ("1", "true", "on", "yes")

@@ -203,10 +203,9 @@ def test_presenter_checklist_offline(browser, app_url, tmp_path):
     print(f"presenter checklist walked in {time.monotonic() - t0:.1f} s")
 
 
-#: visible elements whose text Streamlit ends with "…" because it does not fit (the file uploader's
-#: list of accepted formats aside: it is written out in the upload form's own text)
+#: visible elements whose text Streamlit ends with "…" because it does not fit
 CUT = """() => [...document.querySelectorAll('*')]
-    .filter(e => e.checkVisibility() && !e.closest("[data-testid='stFileUploader']"))
+    .filter(e => e.checkVisibility() && e.tagName !== 'INPUT')  // (the uploader's hidden 0-pixel file input)
     .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
     .map(e => e.innerText.slice(0, 80))"""
 
@@ -214,9 +213,9 @@ CUT = """() => [...document.querySelectorAll('*')]
 def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
     """At 1024 × 768 beside the sidebar, Home's eight statistics and the Posteriors page's measures wrap onto
     more lines instead of reading "0.…" (mlviz.dashboard.present.BASE_CSS), and so do the sidebar's page links
-    under presentation mode's larger text; figures side by side wrap onto more rows, so no drawn text of a
-    figure overlaps another or runs past its edge (the Label graph's two pairs of figures, three posterior
-    panels beside the truth with their reliability plots)."""
+    under presentation mode's larger text, and so does the upload form's list of accepted formats; figures side
+    by side wrap onto more rows, so no drawn text of a figure overlaps another or runs past its edge (the Label
+    graph's two pairs of figures, three posterior panels beside the truth with their reliability plots)."""
     from test_browser import drawn
     from test_scale_browser import SVG_TEXTS, svg_text_problems
 
@@ -231,6 +230,9 @@ def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
             if figures:
                 drawn(page, min_charts=figures)  # (each figure has drawn its traces)
             wait_idle(page)
+            if path == "/":  # the upload form too: its list of accepted formats wraps
+                page.get_by_text("Upload your own data set").click()
+                page.wait_for_selector("[data-testid='stFileUploaderDropzoneInstructions']", timeout=30_000)
             assert page.evaluate(CUT) == [], path
             if figures:
                 assert svg_text_problems(page.evaluate(SVG_TEXTS)) == [], path
