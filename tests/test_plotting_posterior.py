@@ -25,7 +25,7 @@ def test_threshold_panel_draws_every_decision():
     # cell by cell: 0 TN, 1 FP, 2 FN, 3 TP under P >= 0.4
     np.testing.assert_array_equal(z, 2 * zy + (zp >= np.float32(0.4)))
     assert list(hd.colorbar.ticktext) == ["TN", "FP", "FN", "TP"]
-    assert any("decision at t = 0.40" in a.text for a in fig.layout.annotations)
+    assert any("decision<br>at t = 0.40" in a.text for a in fig.layout.annotations)
     assert hd.y == hp.y and hd.x == hp.x
     per = np.linspace(0.1, 0.9, 6)
     zper = np.asarray(_trace(mp.posterior_heatmap(P[:50, :6], Y[:50, :6], NAMES[:6], threshold=per),

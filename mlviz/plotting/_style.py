@@ -297,7 +297,10 @@ def layout_dict(*, title=None, height=450, subtitle=None, **layout):
     if pio.templates.default != TEMPLATE:
         out["template"] = TEMPLATE
     if title or subtitle:
-        out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left")
+        # hung from the figure's top edge (plotly's default centres it in the top margin, where panel titles
+        # of two lines, as in presentation mode's larger text, reached it)
+        out["title"] = dict(text=esc(title or ""), x=0.01, xanchor="left", y=1.0, yref="container",
+                            yanchor="top", pad=dict(t=10))
         if subtitle:
             out["title"]["subtitle"] = dict(text="<br>".join(esc(line) for line in sub_lines),
                                             font=dict(size=12, color="#555555"))

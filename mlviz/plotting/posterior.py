@@ -288,9 +288,11 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     rows_y = [str(v) for v in ids[order]]
     Pd, Yd = P[np.ix_(order, cols)], Y[np.ix_(order, cols)]
     ncols = 3 if threshold is not None else 2
-    sub = ["predicted P(y=1|x)", "true labels Y"]
+    # two lines each: three titles of one line overlapped above panels of ~170 pixels (presentation mode's
+    # larger text, 1024 pixels); the top margin below makes room for the second line
+    sub = ["predicted<br>P(y=1|x)", "true<br>labels Y"]
     if threshold is not None:
-        sub.append(f"decision at {threshold_text(threshold)}")
+        sub.append(f"decision<br>at {threshold_text(threshold)}")
     specs = [[{} for _ in range(ncols)]]
     heights = [1.0]
     height = int(np.clip(250 + 3 * len(order), 450, 800)) + (140 if show_strip else 0)
@@ -316,7 +318,7 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     fig.add_trace(go.Heatmap(
         z=as_float32(Pd), x=shown, y=rows_y,
         colorscale=PROBABILITY_SCALE, zmin=0.0, zmax=1.0, name="P(y=1|x)",
-        colorbar=dict(title=dict(text="P(y=1|x)"), thickness=14, len=cb_len, y=cb_y,
+        colorbar=dict(title=dict(text="P(y=1|x)", side="right"), thickness=14, len=cb_len, y=cb_y,
                       yanchor="top" if cb_y == 1.0 else "middle"),
         hovertemplate="instance %{y}<br>label <b>%{x}</b><br>"
                       "P(y=1|x) = %{z:.3f}<extra></extra>"), row=1, col=1)
@@ -372,7 +374,12 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
             f"all {L} labels by decreasing AUC ({int(drawn.sum())} drawn above); hover for names"),
             row=2, col=1)
         fig.update_yaxes(type="category", autorange="reversed", row=2, col=1)
-    return finish_layout(fig, title=title, height=height, subtitle="; ".join(notes) or None)
+    fig = finish_layout(fig, title=title, height=height + _TITLE_LINE, subtitle="; ".join(notes) or None)
+    fig.update_layout(margin=dict(t=int(fig.layout.margin.t) + _TITLE_LINE))  # (the panel titles' second line)
+    return fig
+
+
+_TITLE_LINE = 17  # px: one more line of a panel title (plotly's default annotation font)
 
 
 #: Shorter names of measures in :func:`posterior_grid`'s panel titles: "Hamming loss 0.180" is wider than a panel
