@@ -117,7 +117,7 @@ def embedding_figure(coords, values, show_test, color, test_color, color_title, 
         test_hover_text=label_sets_test if show_test else None, test_color=test_color if show_test else None,
         dims=dims, title=f"MLLEM joint embedding ({dims}-D, {values['mapping']} test mapping)",
         label_weights=train_counts, focus_labels=SELECTION.indices,
-        max_label_names=min(max(len(SELECTION.indices), 1), 50),
+        max_label_names=min(max(len(SELECTION.indices), 1), 50), text_scale=present.text_scale(),
     )
     ring = dict(dims=dims, color="#111111")
     if LINKED.rows is not None:  # the shared instance selection, ringed
@@ -238,7 +238,7 @@ def other_embedding_view(color, test_color, color_title):
         color_title=color_title, hover_text=label_sets_train, test_hover_text=label_sets_test if show_test else None,
         test_color=test_color if show_test else None, focus_labels=SELECTION.indices, label_weights=train_counts,
         max_label_names=min(max(len(SELECTION.indices), 1), 50), label_scale="match" if linear else None,
-        title=f"{name} latent space (default hyperparameters), in 2-D")
+        title=f"{name} latent space (default hyperparameters), in 2-D", text_scale=present.text_scale())
     widgets.show_figure(fig, f"{ctx.name}_{name.lower()}_latent", key="fig_emb_other")
     decoding = ("label l's score is ȳ_l + ⟨code, label code_l⟩, a linear decoding of the latent space: an instance "
                 "points towards its labels' codes, it need not lie near them (label points rescaled by one factor, "

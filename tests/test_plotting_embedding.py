@@ -79,11 +79,14 @@ def test_3d_colour_bar_legend_and_titles_do_not_collide():
     assert cat.layout.legend.title.text == "label: a"                # categorical: legend title only
 
 
-def test_written_label_names_do_not_overlap():
+@pytest.mark.parametrize("text_scale", [1.0, 1.5])
+def test_written_label_names_do_not_overlap(text_scale):
+    """... nor run past the plot's edges, at the size they are drawn (``text_scale``: presentation mode's larger
+    text, where a name beside a diamond near the right edge ran past it)."""
     L = 40
     Lc = RNG.normal(size=(L, 2)) * 0.3            # crowded
     names = [f"label_name_{j}" for j in range(L)]
-    fig = mp.embedding_scatter(RNG.normal(size=(500, 2)), Lc, names, max_label_names=40)
+    fig = mp.embedding_scatter(RNG.normal(size=(500, 2)), Lc, names, max_label_names=40, text_scale=text_scale)
     (lab,) = _labels(fig)
     lay = fig.to_plotly_json()["layout"]
     xr, yr = lay["xaxis"]["range"], lay["yaxis"]["range"]
@@ -95,7 +98,7 @@ def test_written_label_names_do_not_overlap():
     for width in (800, 1600):
         pw, ph = width - m["l"] - m["r"], lay["height"] - m["t"] - m["b"]   # legend below: full width
         sx, sy = pw / (xr[1] - xr[0]), ph / (yr[1] - yr[0])
-        fs = lab.textfont.size
+        fs = lab.textfont.size * text_scale
         boxes = []
         for k in written:
             cx, cy = (lab.x[k] - xr[0]) * sx, (lab.y[k] - yr[0]) * sy
@@ -105,6 +108,7 @@ def test_written_label_names_do_not_overlap():
                           "middle left": (cx - off - w, cy - h / 2, cx - off, cy + h / 2),
                           "top center": (cx - w / 2, cy + off, cx + w / 2, cy + off + h),
                           "bottom center": (cx - w / 2, cy - off - h, cx + w / 2, cy - off)}[side])
+        assert all(b[0] >= -1 and b[2] <= pw + 1 for b in boxes), width
         for i in range(len(boxes)):
             for j in range(i + 1, len(boxes)):
                 a, b = boxes[i], boxes[j]

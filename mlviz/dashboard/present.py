@@ -139,6 +139,12 @@ def apply() -> None:
               type="tertiary", help="Back to the normal view (or remove present=1 from the address).")
 
 
+def text_scale() -> float:
+    """The factor :func:`screen_figure` will enlarge a figure's text by (1 outside presentation mode): for
+    builders that place names by their drawn size (``text_scale=`` of the embedding maps)."""
+    return FIGURE_SCALE if active() else 1.0
+
+
 def screen_figure(fig):
     """The figure to draw: in presentation mode the enlarged copy (:func:`projector_figure`), otherwise
     ``fig`` itself. For pages that call ``st.plotly_chart`` directly (e.g. with a selection callback);

@@ -349,7 +349,7 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
                       test_coords=None, test_hover_text=None, instance_ids=None,
                       dims=2, title=None, test_ids=None, test_color=None,
                       focus_labels=None, label_weights=None, max_label_names=30,
-                      marker_size=None, opacity=None, webgl=None, width_hint=800,
+                      marker_size=None, opacity=None, webgl=None, width_hint=800, text_scale=1.0,
                       axis_title="embedding dimension", subtitle=None):
     """Joint embedding of instances and labels (MLLEM, Kimura et al.).
 
@@ -401,6 +401,9 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
         Smallest expected figure width in pixels (2-D): label names are
         written only where no two overlap at this width or wider (the axes
         get explicit ranges covering every point); the others are on hover.
+    text_scale : float, default 1.0
+        Factor the drawn text will be enlarged by afterwards (presentation mode), so that names are placed
+        for the size they are drawn at.
     axis_title : str, default "embedding dimension"
         2-D axis titles become ``"<axis_title> 1"`` and ``"<axis_title> 2"``.
     subtitle : str, optional
@@ -467,13 +470,15 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
             priority = np.asarray(label_weights, dtype=float)[focus]
         else:
             priority = -np.arange(len(focus), dtype=float)
-        font = 13 if len(focus) <= 20 else 11
+        font = (13 if len(focus) <= 20 else 11) * float(text_scale)
         positions = _place_label_names(Lc, names, focus, priority, xr, yr, plot_w, plot_h, font, max_label_names)
     data += _label_traces(Lc, names, focus, dims, label_cls, positions)
     # A colour bar sits at the right: the legend goes below the plot so they never overlap,
     # and the colour title is written once (on the colour bar, not again as legend title).
+    # (2-D: at the figure's foot, in a margin that grows to hold it, whatever the fonts: at y = -0.12 of the plot
+    # its title met the x-axis title in presentation mode's larger text)
     legend = dict(itemsizing="constant", orientation="h", x=0.0, xanchor="left",
-                  y=-0.02 if dims == 3 else -0.12, yanchor="top")
+                  **(dict(y=-0.02, yanchor="top") if dims == 3 else dict(yref="container", y=0.0, yanchor="bottom")))
     if not continuous and color_title:
         legend["title"] = dict(text=esc(color_title), side="top")  # (beside the entries it pushed them
         # past the right edge: plotly wraps a horizontal legend without counting a title at its left)

@@ -85,7 +85,8 @@ def _match_scale(Z, Lp):
 
 def latent_scatter(instance_codes, label_codes, label_names, *, method, test_codes=None, color=None,
                    color_title=None, hover_text=None, test_hover_text=None, test_color=None, focus_labels=None,
-                   label_weights=None, max_label_names=30, label_scale=None, title=None, width_hint=800):
+                   label_weights=None, max_label_names=30, label_scale=None, title=None, width_hint=800,
+                   text_scale=1.0):
     """A method's instance codes in 2-D by PCA, with its label codes as labelled points.
 
     Parameters
@@ -106,6 +107,8 @@ def latent_scatter(instance_codes, label_codes, label_names, *, method, test_cod
         ``"match"`` = the biplot factor of the module docstring, a number = that factor.
     title : str, optional
     width_hint : int, default 800
+    text_scale : float, default 1.0
+        As in :func:`~mlviz.plotting.embedding.embedding_scatter`.
 
     Returns
     -------
@@ -150,7 +153,8 @@ def latent_scatter(instance_codes, label_codes, label_names, *, method, test_cod
         test_coords=Tz, test_hover_text=test_hover_text if Tz is not None else None,
         test_color=test_color if Tz is not None else None, dims=2, title=title,
         focus_labels=focus_labels if has_labels else None, label_weights=label_weights if has_labels else None,
-        max_label_names=max_label_names, width_hint=width_hint, axis_title="PC", subtitle=axes)
+        max_label_names=max_label_names, width_hint=width_hint, text_scale=text_scale, axis_title="PC",
+        subtitle=axes)
     if not has_labels:
         fig.data = [t for t in fig.data if t.meta != "labels"]
     fig.layout.meta = {"explained_variance_ratio": [float(r) for r in ratio],
