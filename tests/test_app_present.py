@@ -248,12 +248,33 @@ def test_projector_figure_makes_room_for_its_larger_title():
     big = projector_figure(fig, scale=1.5)
     t, h = fig.layout.margin.t, fig.layout.height
     assert big.layout.margin.t == 1.5 * t and big.layout.height == h + 0.5 * t
-    # plotly centres the title (font: 1.4 × the layout's) in the top margin; the subplot titles stand on the top
-    # of the plot area, one font size high: the title's lower edge stays above their upper edge (it did not
-    # with the unscaled margin: 30 + 13.7 > 60 - 24)
+    # the title (font: 1.4 × the layout's) hangs from the top edge below its padding; the subplot titles stand on
+    # the top of the plot area, one font size high: the title's lower edge stays above their upper edge
     title_font = big.layout.font.size * 1.4
     sub_font = max(a.font.size or big.layout.font.size for a in big.layout.annotations)
-    assert big.layout.margin.t / 2 + 0.5 * title_font <= big.layout.margin.t - sub_font
+    assert big.layout.title.yref == "container" and big.layout.title.yanchor == "top"
+    assert big.layout.title.pad.t + 1.3 * title_font <= big.layout.margin.t - sub_font
+
+
+def test_projector_figure_wraps_a_long_title_and_turns_slanted_names_steeper():
+    """At 1.5 × its size a 51-character title ran past a figure half a 1024-pixel screen wide, and names slanted
+    at −30° overlapped: the title is wrapped (the margin and the figure grow by the added line: the plot keeps its
+    height) and the names turn to −60°."""
+    from mlviz.dashboard.present import TITLE_CHARS, projector_figure
+    from mlviz.plotting import label_frequency_bar
+
+    names = ["relaxing-calm", "angry-aggresive", "sad-lonely", "happy-pleased", "amazed-suprised", "quiet-still"]
+    short = label_frequency_bar(names, [1, 2, 3, 4, 5, 6], title="Label frequency")
+    long = label_frequency_bar(names, [1, 2, 3, 4, 5, 6], title="MLLEM joint embedding (2-D, nonlinear test mapping)")
+    assert short.layout.xaxis.tickangle == -30
+    a, b = projector_figure(short, scale=1.5), projector_figure(long, scale=1.5)
+    assert a.layout.title.text == "Label frequency" and a.layout.xaxis.tickangle == -60
+    lines = b.layout.title.text.split("<br>")
+    assert len(lines) == 2 and " ".join(lines) == long.layout.title.text
+    assert all(len(line) <= TITLE_CHARS for line in lines)
+    grown = b.layout.margin.t - a.layout.margin.t
+    assert grown > 1.5 * 17 and b.layout.height - a.layout.height == pytest.approx(grown)
+    assert b.layout.title.pad.t == pytest.approx(a.layout.title.pad.t + grown)  # (plotly hangs it by its last line)
 
 
 def drawn_figures(at):

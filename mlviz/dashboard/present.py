@@ -194,8 +194,36 @@ def _times(value, scale):
         return value
 
 
+#: Characters of a figure title per line in presentation mode: a longer title is wrapped (at 1.5 × its size
+#: a 51-character title ran past a figure half a 1024-pixel screen wide).
+TITLE_CHARS = 40
+
+
+def _wrap_title(layout, scale):
+    """Wrap ``layout``'s title onto lines of :data:`TITLE_CHARS` (plotly never wraps one), the top margin and
+    the height grown by the added lines (the title hangs from the top edge: the plot keeps its size)."""
+    import textwrap
+
+    title = layout.get("title")
+    text = title.get("text") if isinstance(title, dict) else None
+    if not isinstance(text, str) or "<br>" in text or len(text) <= TITLE_CHARS:
+        return
+    lines = textwrap.wrap(text, TITLE_CHARS, break_long_words=False, break_on_hyphens=False)
+    if len(lines) < 2:
+        return
+    title["text"] = "<br>".join(lines)
+    size = (title.get("font") or {}).get("size") or 17 * scale  # (plotly's title font: 17 px at 12 px text)
+    extra = (len(lines) - 1) * 1.3 * float(size)
+    layout["margin"]["t"] += extra
+    layout["height"] += extra
+    if title.get("yanchor") == "top":  # (plotly hangs a wrapped title by its last line: the others went above)
+        pad = title.setdefault("pad", {})
+        pad["t"] = (pad.get("t") or 0) + extra
+
+
 def projector_figure(fig, scale: float = FIGURE_SCALE, base_font: float = 13.0):
-    """A copy of plotly figure ``fig`` with fonts, marker sizes and line widths times ``scale``.
+    """A copy of plotly figure ``fig`` with fonts, marker sizes and line widths times ``scale``; a title longer
+    than :data:`TITLE_CHARS` wrapped, slanted axis names (between 0° and −45°) turned to −60°.
 
     Parameters
     ----------
@@ -224,6 +252,12 @@ def projector_figure(fig, scale: float = FIGURE_SCALE, base_font: float = 13.0):
                 margin[side] = margin[side] * scale
     if isinstance(layout.get("height"), (int, float)) and isinstance((margin or {}).get("t"), (int, float)):
         layout["height"] = layout["height"] + (scale - 1) * (margin["t"] / scale)  # (the plot keeps its size)
+        _wrap_title(layout, scale)
+    for name, axis in layout.items():  # slanted names take `scale` times the room: steeper
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            angle = axis.get("tickangle")
+            if isinstance(angle, (int, float)) and -45 < angle < 0:
+                axis["tickangle"] = -60
     out.layout = layout
     for trace in out.data:
         marker = getattr(trace, "marker", None)
