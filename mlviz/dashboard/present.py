@@ -103,8 +103,11 @@ def hidden(group: str) -> bool:
 
 def css(groups) -> str:
     """The ``<style>`` block of presentation mode hiding ``groups``."""
+    # (the page starts below the header while it is shown: over the *Exit presentation* button, the header of a
+    # folded sidebar took the clicks)
+    top = "1.5rem" if "toolbar" in groups else "4rem"
     rules = [f"html {{ font-size: {FONT_SCALE * 100:.0f}%; }}",
-             ".block-container { max-width: 100%; padding-top: 1.5rem; }",
+             f".block-container {{ max-width: 100%; padding-top: {top}; }}",
              ".st-key-mlviz-takeaway { border-left: 0.4rem solid #f59e0b; background: #fffbeb; "
              "padding: 0.6rem 1rem; border-radius: 0.3rem; }",
              ".st-key-mlviz-takeaway p { font-size: 1.35rem; font-weight: 600; }"]

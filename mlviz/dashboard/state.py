@@ -377,11 +377,14 @@ def init_page(title: str, page: str | None = None) -> DataContext:
     from mlviz._text import escape_markdown, shorten
     from mlviz.plotting.format import format_count
 
-    from . import sessions, urls
+    from . import present, sessions, urls
 
+    # presentation mode opens with the sidebar folded (one click on its arrow brings it back): beside it, a
+    # figure on a 1024-pixel projector is too narrow for text 1.5 times larger (benchmarks/RESULTS.md,
+    # "Presentation mode at 1024 and 1500 pixels")
     st.set_page_config(page_title=f"{title} · mlviz",
                        page_icon=PAGE_ICON if os.path.exists(PAGE_ICON) else ":material/label:",
-                       layout="wide")
+                       layout="wide", initial_sidebar_state="collapsed" if present.active() else "auto")
     notes = apply_url_schema(page)
     from .progress import session_id
 

@@ -213,9 +213,10 @@ CUT = """() => [...document.querySelectorAll('*')]
 def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
     """At 1024 × 768 beside the sidebar, Home's eight statistics and the Posteriors page's measures wrap onto
     more lines instead of reading "0.…" (mlviz.dashboard.present.BASE_CSS), and so do the sidebar's page links
-    under presentation mode's larger text, and so does the upload form's list of accepted formats; figures side
-    by side wrap onto more rows, so no drawn text of a figure overlaps another or runs past its edge (the Label
-    graph's two pairs of figures, three posterior panels beside the truth with their reliability plots)."""
+    under presentation mode's larger text (where the sidebar starts folded), and so does the upload form's list
+    of accepted formats; figures side by side wrap onto more rows, so no drawn text of a figure overlaps another
+    or runs past its edge (the Label graph's two pairs of figures, three posterior panels beside the truth with
+    their reliability plots)."""
     from test_browser import drawn
     from test_scale_browser import SVG_TEXTS, svg_text_problems
 
@@ -238,6 +239,14 @@ def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
                 assert svg_text_problems(page.evaluate(SVG_TEXTS)) == [], path
         value = page.locator("[data-testid='stMetricValue']").first
         assert "…" not in value.inner_text() and value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        # presentation mode opens with the sidebar folded (the figures get the width); unfolded, its page links
+        # wrap under the larger text
+        shown = "() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 100"
+        assert not page.evaluate(shown)
+        page.locator("[data-testid='stExpandSidebarButton']").click()
+        page.wait_for_function(shown, timeout=10_000)
+        page.wait_for_timeout(500)  # (its opening transition)
+        assert page.evaluate(CUT) == []
         assert context.outside == [], context.outside
     finally:
         context.close()
