@@ -233,7 +233,7 @@ def test_every_public_name_of_the_data_package_is_its_submodules_object():
     import mlviz.data as data
 
     for name in data.__all__:
-        module = importlib.import_module(f"mlviz.data.{data._EXPORTS[name]}")
+        module = importlib.import_module(data._EXPORTS[name], "mlviz.data")
         assert getattr(data, name) is getattr(module, name)
         assert name in dir(data)
     assert data.stats is importlib.import_module("mlviz.data.stats")  # a submodule by attribute

@@ -27,46 +27,26 @@ Typical dashboard use::
 1.868...
 """
 
-import importlib
+from mlviz._lazy import lazy_exports
 
 #: public name -> the submodule that defines it. The package imports a submodule only when one of its
-#: names is first used (PEP 562 ``__getattr__``): the upload parse worker (:mod:`mlviz.data._worker`)
-#: then imports the parsers alone, not pandas and scipy.optimize for statistics and synthetic data it
-#: never uses (a third of its start-up CPU; ``benchmarks/RESULTS.md``, "the parse worker's start-up").
+#: names is first used (PEP 562 ``__getattr__``, :func:`mlviz._lazy.lazy_exports`): the upload parse worker
+#: (:mod:`mlviz.data._worker`) then imports the parsers alone, not pandas and scipy.optimize for statistics and
+#: synthetic data it never uses (a third of its start-up CPU; ``benchmarks/RESULTS.md``, "the parse worker's start-up").
 _EXPORTS = {
-    "DataError": "_errors", "Limits": "_limits", "UPLOAD_MB": "_limits",
-    "MultiLabelDataset": "dataset", "load_dataset": "loader", "detect_format": "loader",
-    "load_dataset_isolated": "isolated", "warm_up": "isolated",
-    "load_arff": "arff", "load_csv": "csv", "csv_column_names": "csv", "load_libsvm": "libsvm",
-    "load_npz": "npz", "to_npz": "npz", "save_arff": "writers", "save_csv": "writers",
-    "save_libsvm": "writers",
-    "list_samples": "samples", "load_sample": "samples", "load_sample_split": "samples",
-    "sample_dir": "samples", "split_dataset": "samples", "split_indices": "samples",
-    "load_standard_split": "samples", "load_protocol_split": "samples",
-    "describe": "stats", "describe_frame": "stats", "DESCRIBE_KEYS": "stats",
-    "make_rotated_toy": "synthetic", "rotated_toy_labels": "synthetic", "make_planted": "synthetic",
-    "PlantedData": "synthetic", "parse_structure": "synthetic", "format_structure": "synthetic",
-    "expected_dependency_graph": "synthetic", "edge_recovery": "synthetic", "edge_status": "synthetic",
+    "DataError": "._errors", "Limits": "._limits", "UPLOAD_MB": "._limits",
+    "MultiLabelDataset": ".dataset", "load_dataset": ".loader", "detect_format": ".loader",
+    "load_dataset_isolated": ".isolated", "warm_up": ".isolated",
+    "load_arff": ".arff", "load_csv": ".csv", "csv_column_names": ".csv", "load_libsvm": ".libsvm",
+    "load_npz": ".npz", "to_npz": ".npz", "save_arff": ".writers", "save_csv": ".writers",
+    "save_libsvm": ".writers",
+    "list_samples": ".samples", "load_sample": ".samples", "load_sample_split": ".samples",
+    "sample_dir": ".samples", "split_dataset": ".samples", "split_indices": ".samples",
+    "load_standard_split": ".samples", "load_protocol_split": ".samples",
+    "describe": ".stats", "describe_frame": ".stats", "DESCRIBE_KEYS": ".stats",
+    "make_rotated_toy": ".synthetic", "rotated_toy_labels": ".synthetic", "make_planted": ".synthetic",
+    "PlantedData": ".synthetic", "parse_structure": ".synthetic", "format_structure": ".synthetic",
+    "expected_dependency_graph": ".synthetic", "edge_recovery": ".synthetic", "edge_status": ".synthetic",
 }
 __all__ = list(_EXPORTS)
-
-
-def __getattr__(name):
-    """A public name (imported from its submodule on first use), or a submodule (``mlviz.data.stats``)."""
-    module = _EXPORTS.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(f".{module}", __name__), name)
-        globals()[name] = value
-        return value
-    if not name.startswith("__"):
-        try:
-            return importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
-
+__getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)

@@ -22,7 +22,7 @@ its method names, then costs no scikit-learn import (``mlviz describe`` and ``ml
 fraction of the time).
 """
 
-from importlib import import_module
+from mlviz._lazy import lazy_exports
 
 from .registry import estimator_classes
 
@@ -34,19 +34,4 @@ _HELPERS = {"NotFittedError": "sklearn.exceptions", "TooLargeError": "mlviz._val
             "check_param": "mlviz._validation"}
 
 __all__ = sorted(_LAZY) + sorted(_HELPERS)
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        module = import_module(f".{_LAZY[name]}", __name__)
-    elif name in _HELPERS:
-        module = import_module(_HELPERS[name])
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__ = lazy_exports(globals(), {**{k: f".{v}" for k, v in _LAZY.items()}, **_HELPERS})
