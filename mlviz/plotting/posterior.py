@@ -196,6 +196,10 @@ def _outcome_hover(outcome, prefix=""):
     return None, head + "decision %{z} (0 TN · 1 FP · 2 FN · 3 TP)<extra></extra>"
 
 
+#: px: one line of a panel title (plotly's default annotation font), for the top margins that hold them
+_TITLE_LINE = 17
+
+
 def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
                       instance_ids=None, threshold=None, labels=None, max_labels=50,
                       label_order=None, max_instances=2000, instance_order="labelset",
@@ -379,9 +383,6 @@ def posterior_heatmap(P, Y_true, label_names, *, row_order=None, title=None,
     return fig
 
 
-_TITLE_LINE = 17  # px: one more line of a panel title (plotly's default annotation font)
-
-
 #: Shorter names of measures in :func:`posterior_grid`'s panel titles: "Hamming loss 0.180" is wider than a panel
 #: side by side on a 1024-pixel screen (four panels in about 400 pixels); the tables beside use the full names.
 PANEL_MEASURE_NAMES = {"hamming_loss": "Hamming"}
@@ -493,7 +494,7 @@ def posterior_grid(P_by_model, Y_true, label_names, *, threshold=None, scores=No
     fig = finish_layout(fig, title=title, height=500, subtitle=note)
     # the top margin holds the title and its subtitle lines (as finish_layout sized it), then the panel titles
     lines = 1 + max(t.count("<br>") for t in titles)
-    fig.update_layout(margin=dict(t=int(fig.layout.margin.t) + 17 * lines + 6))
+    fig.update_layout(margin=dict(t=int(fig.layout.margin.t) + _TITLE_LINE * lines + 6))
     return fig
 
 
