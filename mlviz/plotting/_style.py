@@ -64,6 +64,10 @@ NEUTRAL_EDGE_COLOR = "#8C8C8C"
 NODE_COLOR = "#4C4C4C"
 LABEL_MARKER_COLOR = "#111111"
 BAR_COLOR = "#1F77B4"
+#: A horizontal legend at the figure's foot, below the x-axis title, in a bottom margin that grows to hold it
+#: whatever the fonts (placed at a fraction of the plot's height below it, it met the axis title in
+#: presentation mode's larger text).
+FOOT_LEGEND = dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0, xanchor="left")
 
 #: Diverging scale for signed weights: use with ``zmid=0``.
 DIVERGING_SCALE = "RdBu"

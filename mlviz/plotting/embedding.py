@@ -30,6 +30,7 @@ import plotly.graph_objects as go
 from ._style import (
     BINARY_COLORS,
     DIVERGING_SCALE,
+    FOOT_LEGEND,
     LABEL_MARKER_COLOR,
     PROBABILITY_SCALE,
     WEBGL_THRESHOLD,
@@ -475,10 +476,8 @@ def embedding_scatter(instance_coords, label_coords, label_names, *, color=None,
     data += _label_traces(Lc, names, focus, dims, label_cls, positions)
     # A colour bar sits at the right: the legend goes below the plot so they never overlap,
     # and the colour title is written once (on the colour bar, not again as legend title).
-    # (2-D: at the figure's foot, in a margin that grows to hold it, whatever the fonts: at y = -0.12 of the plot
-    # its title met the x-axis title in presentation mode's larger text)
-    legend = dict(itemsizing="constant", orientation="h", x=0.0, xanchor="left",
-                  **(dict(y=-0.02, yanchor="top") if dims == 3 else dict(yref="container", y=0.0, yanchor="bottom")))
+    legend = dict(FOOT_LEGEND if dims == 2 else dict(orientation="h", x=0.0, xanchor="left", y=-0.02, yanchor="top"),
+                  itemsizing="constant")
     if not continuous and color_title:
         legend["title"] = dict(text=esc(color_title), side="top")  # (beside the entries it pushed them
         # past the right edge: plotly wraps a horizontal legend without counting a title at its left)

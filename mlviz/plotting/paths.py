@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ._style import empty_figure, layout_dict, note_annotation
+from ._style import FOOT_LEGEND, empty_figure, layout_dict, note_annotation
 
 __all__ = ["regularization_path_figure", "convergence_figure"]
 
@@ -69,10 +69,7 @@ def regularization_path_figure(gammas, n_edges, *, current_gamma=None,
                    title_text="γ (ℓ1 on label edges, log scale)"),  # (short: the axis titles of a half-width
         yaxis=dict(anchor="x", domain=[0.0, 1.0], title_text="edges", rangemode="tozero",  # figure in large text)
                    ticklabelstandoff=6),  # ("0" clear of the first γ tick at the corner)
-        annotations=[],
-        # (the legend below the x-axis title in its own margin, whatever the fonts: at y = -0.25 of the plot it
-        # met the axis title in presentation mode's large text)
-        legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0))
+        annotations=[], legend=dict(FOOT_LEGEND))
     if f is not None:
         data.append(go.Scatter(
             x=g, y=f, mode="lines+markers", name="selected features",
