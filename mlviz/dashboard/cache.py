@@ -127,47 +127,13 @@ def labelset_strings(ctx, split: str) -> list:
     return memo(f"{ctx.key}|labelsets|{split}", build)
 
 
-#: Above this many labels the layout graph keeps each label's strongest co-occurrences only
-#: (:data:`LAYOUT_PAIRS` per label) and runs fewer iterations: all 303k co-occurring pairs of a
-#: 983-label set cost 5 s of spring layout, the 10 strongest per label ~1.3 s (RESULTS.md).
-LAYOUT_SPARSE_ABOVE = 200
-LAYOUT_PAIRS = 10
-
-
-def layout_pairs(C, per_label: int | None = None):
-    """``(rows, cols)`` with ``rows < cols`` of the pairs the label layout links: every co-occurring
-    pair, or with ``per_label`` the union over labels of each label's ``per_label`` strongest ones."""
-    C = np.asarray(C)
-    if per_label is None or per_label >= C.shape[0] - 1:
-        return np.nonzero(np.triu(C, 1))
-    L = C.shape[0]
-    top = np.argpartition(-C, per_label, axis=1)[:, :per_label]
-    keep = np.zeros(C.shape, dtype=bool)
-    keep[np.repeat(np.arange(L), per_label), top.ravel()] = True
-    keep &= C > 0
-    keep |= keep.T
-    return np.nonzero(np.triu(keep, 1))
-
-
 def label_layout(ctx):
-    """Fixed node positions for the label graphs of a data set (spring layout of the co-occurrence
-    graph; above :data:`LAYOUT_SPARSE_ABOVE` labels, of each label's strongest co-occurrences), so
-    nodes stay put while γ changes the edges."""
+    """Fixed node positions for the label graphs of a data set
+    (:func:`mlviz.plotting.layout.cooccurrence_layout` of its training co-occurrences), so nodes
+    stay put while γ changes the edges."""
     def build():
-        import networkx as nx
+        from mlviz.plotting.layout import cooccurrence_layout
 
-        C = np.asarray(dataset_summary(ctx)["cooccurrence"], dtype=float).copy()
-        np.fill_diagonal(C, 0.0)
-        L = ctx.n_labels
-        many = L > LAYOUT_SPARSE_ABOVE
-        g = nx.Graph()
-        g.add_nodes_from(range(L))
-        rows, cols = layout_pairs(C, LAYOUT_PAIRS if many else None)
-        top = max(C.max(initial=0.0), 1.0)  # once, not per edge (per edge it is O(L^4))
-        g.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), (C[rows, cols] / top).tolist()))
-        if g.number_of_edges() == 0:
-            return nx.circular_layout(g)
-        return nx.spring_layout(g, seed=0, weight="weight", k=1.5 / np.sqrt(max(g.number_of_nodes(), 1)),
-                                iterations=20 if many else 50)
+        return cooccurrence_layout(dataset_summary(ctx)["cooccurrence"])
 
     return memo(f"{ctx.key}|label-layout", build)

@@ -9,6 +9,7 @@ Streamlit, no global state, deterministic. Submodules:
 * :mod:`~mlviz.plotting.latent` — another method's latent space (CPLST, FaIE, LEML, SLEEC) by PCA,
   with its label codes;
 * :mod:`~mlviz.plotting.graph` — sparse-CDN label graph, co-occurrence graph;
+* :mod:`~mlviz.plotting.layout` — where the labels of those graphs sit (computed once per data set);
 * :mod:`~mlviz.plotting.paths` — regularisation path, FISTA convergence;
 * :mod:`~mlviz.plotting.posterior` — posterior heatmaps, reliability curves;
 * :mod:`~mlviz.plotting.compare` — CV measure / timing bars, solver scaling,
@@ -53,6 +54,7 @@ from .embedding import (
 from .export import figure_to_html, figure_to_png, find_chromium, stop_png_browser
 from .graph import cooccurrence_graph_figure, default_min_count, edge_widths, label_graph_figure
 from .latent import latent_scatter, project_codes
+from .layout import cooccurrence_layout, spread_layout
 from .paths import convergence_figure, regularization_path_figure
 from .posterior import (
     order_by_labelset,
@@ -73,6 +75,7 @@ __all__ = [
     "focus_label_indices", "point_style", "latent_scatter", "project_codes",
     # graphs
     "label_graph_figure", "cooccurrence_graph_figure", "edge_widths", "default_min_count",
+    "cooccurrence_layout", "spread_layout",
     # solver diagnostics
     "regularization_path_figure", "convergence_figure",
     # posteriors
