@@ -237,9 +237,9 @@ def show_published(summary):
                    "shows the study's best beside mlviz's.")
         return {}
     st.markdown(f"**{title}**")
-    shown = for_display(table, digits=4)  # ours to 4 decimals, the study's to the 3 it publishes
+    shown = for_display(table, digits=standard_splits.OURS_DIGITS)
     st.dataframe(shown, width="stretch", hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f" if c.endswith("(ours)") else "%.3f")
+                 column_config={c: st.column_config.NumberColumn(format=f"%.{standard_splits.column_digits(c)}f")
                                 for c in shown.columns if pd.api.types.is_float_dtype(shown[c])})
     st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}, the same training and test files; their "
                "base learners and parameter selection differ from mlviz's defaults (docs/reproductions.md, "

@@ -10,6 +10,7 @@ Every reference number and its citation come from one registry,
 measured for mlviz names the script in this repository that measures it.
 """
 
+import pandas as pd
 import streamlit as st
 
 from mlviz._text import escape_markdown
@@ -60,10 +61,9 @@ def state_of_the_art_panel():
                             "method and the Hamming loss at p ≥ 0.5 too).")
     measure = names[shown]
     sota = standard_splits.state_of_the_art(frame, measure)
-    # (a static table: four rows, nothing computed here); ours to 4 decimals, the study's to the 3 it publishes
-    st.table(sota.set_index("dataset").style.format(
-        {"mlviz": "{:.4f}", "gap to best": "{:.4f}", "published best": "{:.3f}", "RF-PCT (published)": "{:.3f}"},
-        na_rep=MISSING))
+    table = sota.set_index("dataset")  # (a static table: four rows, nothing computed here)
+    st.table(table.style.format({c: f"{{:.{standard_splits.column_digits(c)}f}}" for c in table.columns
+                                 if pd.api.types.is_float_dtype(table[c])}, na_rep=MISSING))
     st.markdown(f"**{escape_markdown(standard_splits.takeaway(sota, measure))}**")
     st.caption(f"Published: {escape_markdown(standard_splits.CITATION)}. Ours: every mlviz method at its defaults, "
                "no tuning, measured by `mlviz reproduce standard-splits` (docs/reproductions.md lists every method). "

@@ -111,6 +111,11 @@ def test_beside_published_pairs_each_reported_method_with_the_study_row():
     assert np.isnan(br["subset accuracy (ours)"]) and br["subset accuracy (published)"] == 0.144
     assert (rf["subset accuracy (ours)"], rf["subset accuracy (published)"]) == (0.30, 0.181)
     assert ss.beside_published(summary, "yeast", {"ML-LSPC": "mllspc"}).empty
+    # shown ours to 4 decimals, the study's to the 3 it publishes (both tables' columns)
+    assert {c: ss.column_digits(c) for c in out.columns if c.endswith(")") and "F1" in c} == {
+        "micro-F1 (ours)": 4, "micro-F1 (published)": 3}
+    assert [ss.column_digits(c) for c in ("mlviz", "published best", "RF-PCT (published)", "gap to best")] == [
+        4, 3, 3, 4]
 
 
 def test_identify_recognises_the_standard_files_only():

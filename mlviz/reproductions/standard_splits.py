@@ -91,6 +91,18 @@ PUBLISHED = {
 }
 
 #: mlviz registry key -> the study's method of the same family.
+#: Decimals of the tables beside the study (Compare, Reference check): ours to 4, the study's to the 3
+#: it publishes (:func:`column_digits`).
+OURS_DIGITS, PUBLISHED_DIGITS = 4, 3
+
+
+def column_digits(column: str) -> int:
+    """Decimals a column of :func:`beside_published` or :func:`state_of_the_art` is shown with:
+    :data:`PUBLISHED_DIGITS` for the study's columns (their name says "published"), else
+    :data:`OURS_DIGITS` (ours and the gaps)."""
+    return PUBLISHED_DIGITS if "published" in column else OURS_DIGITS
+
+
 LIKE_FOR_LIKE = {"br": "BR", "cc": "CC", "lp": "LP", "mlknn": "ML-kNN", "cdn": "CDN", "rf-pct": "RF-PCT",
                  "rf-br": "RF-BR"}
 
