@@ -18,10 +18,10 @@ enron, medical: standardising rare words makes them dominate kernels and kNN,
 standardisation (``"standard"``) for other dense features.  The
 sidebar offers every scaling of :data:`mlviz.preprocessing.SCALINGS`.  The
 scaling is part of :attr:`DataContext.key` (the prefix of every cache key), so
-results of two scalings never mix.  The split is the official one for
-``scene`` and otherwise the one seeded 2/3 - 1/3 split of mlviz
-(:func:`mlviz.data.split_indices`), for bundled and uploaded data alike; the
-data context itself is built without Streamlit in :mod:`mlviz.dashboard.context`.
+results of two scalings never mix.  The split is the standard Mulan one for
+the bundled emotions, enron, scene and yeast, and otherwise (medical, every
+upload) the one seeded 2/3 - 1/3 split of mlviz (:func:`mlviz.data.split_indices`);
+the data context itself is built without Streamlit in :mod:`mlviz.dashboard.context`.
 
 Because every page calls the same initialiser, a page opened directly (a fresh
 server, a shared link) works without visiting the home page first.
@@ -37,7 +37,15 @@ import scipy.sparse as sp
 import streamlit as st
 
 from . import context
-from .context import AUTO, SPLIT_SEED, TRAIN_FRACTION, UPLOAD_PREFIX, DataContext, context_from_dataset
+from .context import (
+    AUTO,
+    SPLIT_SEED,
+    TRAIN_FRACTION,
+    UPLOAD_PREFIX,
+    DataContext,
+    context_from_dataset,
+    standard_split_of,
+)
 
 DEFAULT_DATASET = "emotions"
 
@@ -377,8 +385,9 @@ def init_page(title: str, page: str | None = None) -> DataContext:
     from mlviz._text import escape_markdown, shorten
     from mlviz.plotting.format import format_count
 
-    from . import present, sessions, urls
+    from . import compute, present, sessions, urls
 
+    compute.one_blas_thread()  # (before any work of the page: the jobs, not BLAS, use the cores)
     # presentation mode opens with the sidebar folded (one click on its arrow brings it back): beside it, a
     # figure on a 1024-pixel projector is too narrow for text 1.5 times larger (benchmarks/RESULTS.md,
     # "Presentation mode at 1024 and 1500 pixels")
@@ -422,7 +431,8 @@ def init_page(title: str, page: str | None = None) -> DataContext:
     sparse = " (sparse)" if sp.issparse(ctx.X_train) else ""
     st.sidebar.caption(
         f"**{escape_markdown(shorten(ctx.name))}**: {format_count(n_tr)} train / {format_count(n_te)} "
-        f"test instances, {format_count(ctx.dataset.n_features)} features{sparse}, "
+        f"test instances ({'the standard Mulan split' if standard_split_of(ctx) else 'seeded split'}), "
+        f"{format_count(ctx.dataset.n_features)} features{sparse}, "
         f"{format_count(ctx.n_labels)} labels. Features: {escape_markdown(_scaling_label(ctx.scaling))}, "
         "fitted on the training split."
     )
