@@ -522,6 +522,9 @@ def main(argv=None):
         if args.command == "evaluate":
             if args.n_jobs == 0:
                 raise CLIError("--n-jobs must be a non-zero integer")
+            from mlviz._threads import one_blas_thread
+
+            one_blas_thread()  # (unless OMP_NUM_THREADS & co. say otherwise: see mlviz._threads)
             return _cmd_evaluate(args, out)
         return _cmd_reproduce(args, out, argv)
     except CLIError as exc:

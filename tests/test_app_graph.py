@@ -104,10 +104,10 @@ def reference_path(X, Y, *, mu=None, lam=None, variant=None, stop_at_auto=True):
 
 
 def sample_xy(name):
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
     from mlviz.preprocessing import scale_split
 
-    train, test = load_sample_split(name)
+    train, test = load_protocol_split(name)
     X = scale_split(train.X, test.X)[0]  # the dashboard's default scaling
     return X, np.asarray(train.Y), train
 

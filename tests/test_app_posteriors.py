@@ -37,10 +37,10 @@ def z_of(trace):
 
 
 def emotions_split():
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
     from mlviz.preprocessing import scale_split
 
-    train, test = load_sample_split("emotions")
+    train, test = load_protocol_split("emotions")
     Xtr, Xte = scale_split(train.X, test.X, "standard")
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y)
 
@@ -250,7 +250,7 @@ def test_report_pack_holds_the_figures_on_the_page(monkeypatch):
 
 
 def test_a_slow_kernel_fit_shows_a_named_preview_then_the_exact_result(monkeypatch):
-    """While the exact ML-LSPC (all 395 training rows as centres) is held back, the page draws the
+    """While the exact ML-LSPC (all 391 training rows as centres) is held back, the page draws the
     model with the preview's 50 centres, says so, and shows that model's measures (fitted here
     independently); once the exact fit is let through, its own measures replace them."""
     import threading
@@ -281,7 +281,7 @@ def test_a_slow_kernel_fit_shows_a_named_preview_then_the_exact_result(monkeypat
         for _ in range(600):  # the preview's job finishes (the browser's notice reruns the page then)
             if not any("is drawn first" in i.value for i in ok(at.run()).info):
                 break
-        assert any("Below: a **quick preview** with 50 kernel centres instead of 395" in i.value for i in at.info)
+        assert any("Below: a **quick preview** with 50 kernel centres instead of 391" in i.value for i in at.info)
         assert any("Quick preview" in c.value for c in at.caption)
         assert shown_values(at) == expected({"n_centers": 50})
     finally:

@@ -141,14 +141,14 @@ def tree(at):
 
 
 def test_home_in_presentation_mode_shows_the_takeaway_and_hides_the_chosen_controls():
-    from mlviz.data import load_sample, load_sample_split
+    from mlviz.data import load_protocol_split, load_sample
 
     plain = run(HOME)
     assert not takeaways(plain) and not styles(plain)
     assert plain.get("download_button") and any("Upload" in e.label for e in plain.expander)
 
     at = run(HOME, present=1, hide="upload,downloads,sidebar")
-    full, (train, test) = load_sample("emotions"), load_sample_split("emotions")
+    full, (train, test) = load_sample("emotions"), load_protocol_split("emotions")
     Y = full.Y
     top = int(np.argmax(Y.sum(0)))
     (text,) = takeaways(at)
@@ -401,9 +401,9 @@ def tour_text(at):
 
 def test_tour_walks_from_data_to_comparison_with_live_numbers():
     from mlviz.dashboard import tour
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
 
-    train, test = load_sample_split("emotions")
+    train, test = load_protocol_split("emotions")
     at = run(HOME, tour=1)
     head, text = tour_text(at)
     assert head.endswith("step 1 of 5: Data**")
@@ -487,9 +487,9 @@ def test_reference_check_shows_progress_and_cancels(fresh_dashboard, monkeypatch
 
 
 def test_embedding_takeaway_counts_what_the_map_holds():
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
 
-    train, _ = load_sample_split("emotions")
+    train, _ = load_protocol_split("emotions")
     at = run(str(ROOT / "pages" / "1_Embedding.py"), present=1, emb_umap="false")
     (text,) = takeaways(at)
     assert text == (f"MLLEM puts {train.n_samples} training instances and {train.n_labels} labels in one 2-D map: "

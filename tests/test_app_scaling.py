@@ -33,7 +33,7 @@ def clean():
 def _split(name):
     from mlviz import data
 
-    return data.load_sample_split(name)
+    return data.load_protocol_split(name)
 
 
 @pytest.mark.parametrize("scaling, reference", [

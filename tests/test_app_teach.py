@@ -148,10 +148,10 @@ def test_sandbox_lspc_gamma_gain_table_equals_the_library():
 # ----------------------------------------------------------------------- decision-rule playground
 
 def split(name):
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
     from mlviz.preprocessing import scale_split
 
-    train, test = load_sample_split(name)
+    train, test = load_protocol_split(name)
     Xtr, Xte = scale_split(train.X, test.X)  # the dashboard's default scaling
     return Xtr, np.asarray(train.Y), Xte, np.asarray(test.Y), list(train.label_names)
 

@@ -1,4 +1,6 @@
-"""One split and one scaling: a bundled file and the same file uploaded give the same rows and features."""
+"""One split and one scaling: the bundled sets with standard Mulan files are split by them, every other
+file (bundled or uploaded) by the one seeded split, so a file without standard files gives the same rows
+and features picked or uploaded."""
 
 import numpy as np
 import pytest
@@ -12,7 +14,7 @@ def _dense(X):
     return X.toarray() if sp.issparse(X) else np.asarray(X)
 
 
-@pytest.mark.parametrize("name", ["emotions", "enron"])
+@pytest.mark.parametrize("name", ["medical"])
 def test_picked_and_uploaded_file_give_identical_contexts(name):
     picked = sample_context(name)
     uploaded = context_from_dataset("upload:x", load_dataset(sample_dir() / f"{name}.arff.gz",
@@ -35,8 +37,8 @@ def test_library_split_is_the_dashboard_split():
     train, test = load_sample_split("emotions")
     np.testing.assert_array_equal(train.Y, full.Y[want_tr])
     np.testing.assert_array_equal(split_dataset(full)[1].X, full.X[want_te])
-    ctx = sample_context("emotions", "none")
-    np.testing.assert_array_equal(ctx.X_train, full.X[want_tr])
+    uploaded = context_from_dataset("upload:x", full, "none")  # (picked, emotions has its standard files)
+    np.testing.assert_array_equal(uploaded.X_train, full.X[want_tr])
 
 
 @pytest.mark.parametrize("n", [2, 3, 7, 100])
@@ -46,11 +48,44 @@ def test_split_indices_partition(n):
     np.testing.assert_array_equal(np.sort(np.r_[tr, te]), np.arange(n))
 
 
-def test_scene_keeps_its_official_split():
-    ctx = sample_context("scene", "none")
-    train, test = load_sample_split("scene")
-    assert ctx.X_train.shape[0] == train.n_samples == 1211 and ctx.X_test.shape[0] == 1196
-    np.testing.assert_array_equal(ctx.Y_test, test.Y)
+@pytest.mark.parametrize("name", ["emotions", "enron", "scene", "yeast"])
+def test_bundled_sets_with_standard_files_are_split_by_them(name):
+    from mlviz.data import load_standard_split, standard_split_rows
+
+    ctx = sample_context(name, "none")
+    train, test = load_standard_split(name)
+    for got, want in ((ctx.X_train, train.X), (ctx.X_test, test.X), (ctx.Y_train, train.Y), (ctx.Y_test, test.Y)):
+        np.testing.assert_array_equal(_dense(got), _dense(want))
+    # the same rows located in the bundled file, in the files' order
+    full = load_sample(name)
+    tr, te = standard_split_rows(name)
+    np.testing.assert_array_equal(np.sort(np.r_[tr, te]), np.arange(full.n_samples))
+    np.testing.assert_array_equal(_dense(full.X[tr]), _dense(train.X))
+    np.testing.assert_array_equal(full.Y[te], test.Y)
+    if name in ("emotions", "scene"):  # these files hold train, then test
+        np.testing.assert_array_equal(tr, np.arange(train.n_samples))
+
+
+def test_standard_split_rows_refuse_a_set_without_standard_files():
+    from mlviz.data import DataError, standard_split_rows
+
+    with pytest.raises(DataError, match="no standard train/test split"):
+        standard_split_rows("medical")
+
+
+@pytest.mark.parametrize(("name", "scaling"), [("enron", "auto"), ("scene", "l2"), ("emotions", "maxabs"),
+                                               ("medical", "standard")])
+def test_report_pack_rows_are_the_pages_split_under_any_scaling(name, scaling):
+    """The pack names the bundled sample (not the scaled context's cache key) and its rows give the page's split."""
+    from mlviz.dashboard.report_pack import split_indices
+
+    ctx = sample_context(name, scaling)
+    tr, te, sample, text = split_indices(ctx)
+    assert sample == name
+    full = load_sample(name)
+    np.testing.assert_array_equal(full.Y[tr], ctx.Y_train)
+    np.testing.assert_array_equal(full.Y[te], ctx.Y_test)
+    assert ("standard Mulan split" in text) == (name != "medical")
 
 
 @pytest.mark.parametrize("name", ["emotions", "enron", "yeast"])

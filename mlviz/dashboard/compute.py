@@ -23,8 +23,8 @@ least 1 — a fit prepared ahead cannot pause mid-way, so on two cores one core 
 rerun waits for a job before answering without it, default 0.15).
 
 The work runs as concurrent jobs, so each BLAS / OpenMP call gets one thread
-(:func:`one_blas_thread`, unless ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or
-``MKL_NUM_THREADS`` is set): the jobs, not BLAS, use the cores.
+(:func:`mlviz._threads.one_blas_thread`, called by every page, unless ``OMP_NUM_THREADS``,
+``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set): the jobs, not BLAS, use the cores.
 """
 
 from __future__ import annotations
@@ -47,32 +47,6 @@ def _env_float(name, default):
     except ValueError:
         return default
     return value if math.isfinite(value) and value >= 0 else default
-
-
-#: Environment variables that set the threads of one BLAS / OpenMP call.
-BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-_BLAS_LIMITS: list = []  # (the threadpoolctl limit, kept for the process's life)
-
-
-def one_blas_thread() -> bool:
-    """Give every BLAS and OpenMP call of this process one thread, unless the environment sets a number
-    (:data:`BLAS_THREAD_VARS`); once per process. Returns True when it set the limit.
-
-    The dashboard runs its work as concurrent jobs (the runner's threads, other sessions): a
-    multi-threaded BLAS under them oversubscribes the cores, and OpenBLAS's waiting threads spin,
-    so a small product can take a hundred times longer while another core is busy
-    (benchmarks/RESULTS.md, "BLAS threads in the dashboard"). The variables are set for libraries
-    loaded later (scikit-learn's OpenMP, and the parse worker's process); threadpoolctl limits
-    those already loaded (numpy's and scipy's OpenBLAS).
-    """
-    if _BLAS_LIMITS or any(os.environ.get(v) for v in BLAS_THREAD_VARS):
-        return False
-    for v in BLAS_THREAD_VARS:
-        os.environ[v] = "1"
-    from threadpoolctl import threadpool_limits
-
-    _BLAS_LIMITS.append(threadpool_limits(limits=1))
-    return True
 
 
 RUNNER = jobs.Runner(workers=max(1, int(_env_float("MLVIZ_WORKERS", 2))),

@@ -1,12 +1,13 @@
 """The dashboard's data context, without Streamlit: a data set, its one train/test split and its scaled features.
 
 :func:`context_from_dataset` builds a :class:`DataContext` from any data set
-(bundled or uploaded) with the one split of mlviz (:func:`mlviz.data.split_indices`,
+(bundled or uploaded) with the one seeded split of mlviz (:func:`mlviz.data.split_indices`,
 seed 0, 2/3 train) and the one scaling rule (:func:`mlviz.preprocessing.scale_split`,
-fitted on the training rows); :func:`sample_context` does it for a bundled sample
-(``scene``: the official split). So a bundled file and the same file uploaded give
-the same rows and the same features. :mod:`mlviz.dashboard.state` caches these per
-server and draws the pickers.
+fitted on the training rows). :func:`sample_context` does it for a bundled sample, on the
+standard Mulan train/test files where they are bundled (emotions, enron, scene, yeast: the
+split the published comparisons use, so every page's test numbers stand beside theirs), and
+on the seeded split otherwise (medical). An uploaded file always gets the seeded split.
+:mod:`mlviz.dashboard.state` caches these per server and draws the pickers.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ TRAIN_FRACTION = 2 / 3
 AUTO = "auto"  # scaling choice: mlviz.preprocessing.default_scaling of the training features
 
 __all__ = ["AUTO", "DataContext", "SPLIT_SEED", "TRAIN_FRACTION", "UPLOAD_PREFIX", "context_from_dataset",
-           "context_key", "sample_context", "split_rows"]
+           "context_key", "sample_context", "split_rows", "standard_split_of"]
 
 
 @dataclass
@@ -93,6 +94,15 @@ def split_rows(n_samples):
     return split_indices(n_samples, TRAIN_FRACTION, SPLIT_SEED)
 
 
+def standard_split_of(ctx) -> str | None:
+    """The bundled sample whose standard train/test files ``ctx`` is split by (see
+    :func:`sample_context`), or None (the seeded split)."""
+    from mlviz.data.samples import STANDARD_SPLITS
+
+    key = ctx.data_key or ctx.key
+    return key if key in STANDARD_SPLITS and not key.startswith(UPLOAD_PREFIX) else None
+
+
 def _take(X, idx):
     return X[idx] if not sp.issparse(X) else X[idx, :]
 
@@ -127,11 +137,10 @@ def context_from_dataset(key, dataset, scaling=AUTO):
 
 
 def sample_context(name: str, scaling: str = AUTO) -> DataContext:
-    """A bundled sample's :class:`DataContext` (``scene``: the official train/test files, pooled as the data set)."""
+    """A bundled sample's :class:`DataContext`: its standard Mulan train and test files where they are
+    bundled (emotions, enron, scene, yeast; the protocol of the published comparisons), else the one
+    seeded split (:func:`mlviz.data.load_protocol_split`)."""
     from mlviz import data
 
-    full = data.load_sample(name)
-    if name != "scene":
-        return context_from_dataset(name, full, scaling)
-    train, test = data.load_sample_split(name)
-    return _context(name, full, train.X, train.Y, test.X, test.Y, scaling)
+    train, test = data.load_protocol_split(name)
+    return _context(name, data.load_sample(name), train.X, train.Y, test.X, test.Y, scaling)

@@ -31,7 +31,7 @@ import numpy as np
 import streamlit as st
 
 from . import compute, progress
-from .context import SPLIT_SEED, split_rows
+from .context import SPLIT_SEED, UPLOAD_PREFIX, split_rows
 from .methods import METHODS
 from .methods import key as cache_key
 
@@ -67,10 +67,12 @@ class Source:
 def split_indices(ctx):
     """``(train_rows, test_rows, sample, description)`` of ``ctx`` within ``ctx.dataset``.
 
-    The one split of mlviz (:func:`mlviz.dashboard.context.split_rows`), bundled and
-    uploaded data alike; scene's official split (its pooled file holds train, then test).
-    ``sample`` = the bundled sample's name, or None for an upload (the pack then carries
-    the data as ``data.npz``).
+    The dashboard's split (:func:`mlviz.dashboard.context.sample_context`): a bundled set's standard
+    train/test files where they are bundled (their rows in the bundled file,
+    :func:`mlviz.data.standard_split_rows`), else the one seeded split
+    (:func:`mlviz.dashboard.context.split_rows`), uploads included. ``sample`` = the bundled
+    sample's name (whatever the scaling), or None for an upload (the pack then carries the data
+    as ``data.npz``).
 
     Raises
     ------
@@ -78,16 +80,18 @@ def split_indices(ctx):
         If the rows found do not give the context's label matrices (the pack
         could not reproduce the page's split).
     """
-    n = ctx.dataset.n_samples
-    n_train = int(ctx.Y_train.shape[0])
-    from mlviz.data import list_samples
+    from mlviz.data import list_samples, standard_split_rows
 
-    sample = ctx.key if (ctx.data_key or ctx.key) in list_samples() else None
-    if sample == "scene":
-        tr, te = np.arange(n_train), np.arange(n_train, n)
-        text = "official scene-train / scene-test split (the pooled file holds train, then test)"
+    from .context import standard_split_of
+
+    key = ctx.data_key or ctx.key
+    sample = key if not key.startswith(UPLOAD_PREFIX) and key in list_samples() else None
+    if standard_split_of(ctx):
+        tr, te = standard_split_rows(key)
+        text = (f"standard Mulan split: {key}-train / {key}-test ({len(tr)}/{len(te)}), as rows of the bundled "
+                "file (mlviz.data.standard_split_rows)")
     else:
-        tr, te = split_rows(n)
+        tr, te = split_rows(ctx.dataset.n_samples)
         text = f"seeded {len(tr)}/{len(te)} split (mlviz.data.split_indices, random_state={SPLIT_SEED})"
     Y = np.asarray(ctx.dataset.Y)
     if not (np.array_equal(Y[tr], ctx.Y_train) and np.array_equal(Y[te], ctx.Y_test)):

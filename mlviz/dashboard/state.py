@@ -383,11 +383,12 @@ def init_page(title: str, page: str | None = None) -> DataContext:
     the local :data:`PAGE_ICON` (no request leaves the machine).
     """
     from mlviz._text import escape_markdown, shorten
+    from mlviz._threads import one_blas_thread
     from mlviz.plotting.format import format_count
 
-    from . import compute, present, sessions, urls
+    from . import present, sessions, urls
 
-    compute.one_blas_thread()  # (before any work of the page: the jobs, not BLAS, use the cores)
+    one_blas_thread()  # (before any work of the page: the jobs, not BLAS, use the cores)
     # presentation mode opens with the sidebar folded (one click on its arrow brings it back): beside it, a
     # figure on a 1024-pixel projector is too narrow for text 1.5 times larger (benchmarks/RESULTS.md,
     # "Presentation mode at 1024 and 1500 pixels")

@@ -43,6 +43,7 @@ _EXPORTS = {
     "list_samples": ".samples", "load_sample": ".samples", "load_sample_split": ".samples",
     "sample_dir": ".samples", "split_dataset": ".samples", "split_indices": ".samples",
     "load_standard_split": ".samples", "load_protocol_split": ".samples",
+    "standard_split_rows": ".samples",
     "describe": ".stats", "describe_frame": ".stats", "DESCRIBE_KEYS": ".stats",
     "make_rotated_toy": ".synthetic", "rotated_toy_labels": ".synthetic", "make_planted": ".synthetic",
     "PlantedData": ".synthetic", "parse_structure": ".synthetic", "format_structure": ".synthetic",

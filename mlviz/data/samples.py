@@ -20,7 +20,7 @@ from .arff import load_arff
 from .dataset import MultiLabelDataset
 
 __all__ = ["list_samples", "load_sample", "load_sample_split", "load_standard_split", "load_protocol_split",
-           "sample_dir", "SAMPLES", "STANDARD_SPLITS"]
+           "standard_split_rows", "sample_dir", "SAMPLES", "STANDARD_SPLITS"]
 
 #: name -> (ARFF file, Mulan XML file); "scene" pools the official train and test files.
 SAMPLES = {
@@ -176,6 +176,70 @@ def load_protocol_split(name: str, random_state=0):
     if name in STANDARD_SPLITS:
         return load_standard_split(name)
     return load_sample_split(name, random_state=random_state)
+
+
+def standard_split_rows(name: str):
+    """Where the rows of the standard train and test files sit in the bundled data set ``name``.
+
+    emotions and scene hold the training file's rows, then the test file's; enron and yeast hold
+    the same rows in another order. Found by matching each row (features and labels); identical
+    rows are interchangeable and are matched in order.
+
+    Parameters
+    ----------
+    name : {"emotions", "enron", "scene", "yeast"}
+
+    Returns
+    -------
+    train_idx, test_idx : int ndarray
+        ``load_sample(name)`` indexed by them gives the training and the test file, row for row
+        (their order, not sorted); together a permutation of its rows.
+
+    Raises
+    ------
+    DataError
+        A data set without standard files, or files whose rows are not those of the data set.
+    """
+    if name not in STANDARD_SPLITS:
+        raise DataError(f"no standard train/test split is bundled for {name!r}; expected one of {STANDARD_SPLITS}")
+    _check_name(name)
+    tr, te = _standard_rows(name, str(sample_dir()))
+    return tr.copy(), te.copy()
+
+
+def _row_keys(ds):
+    X = sp.csr_matrix(ds.X) if sp.issparse(ds.X) else np.ascontiguousarray(ds.X, dtype=np.float64)
+    Y = np.ascontiguousarray(ds.Y, dtype=np.uint8)
+    if sp.issparse(X):
+        X.sort_indices()
+        rows = (X.indices[a:b].tobytes() + X.data[a:b].astype(np.float64).tobytes()
+                for a, b in zip(X.indptr[:-1], X.indptr[1:]))
+    else:
+        rows = (r.tobytes() for r in X)
+    return [x + b"|" + y.tobytes() for x, y in zip(rows, Y)]
+
+
+@functools.cache
+def _standard_rows(name, directory):
+    full, train, test = (_cached(n, directory) for n in (name, f"{name}-train", f"{name}-test"))
+    where = {}
+    for i, key in enumerate(_row_keys(full)):
+        where.setdefault(key, []).append(i)
+    for v in where.values():
+        v.reverse()  # pop() then takes identical rows in order
+
+    def locate(half):
+        try:
+            return np.array([where[key].pop() for key in _row_keys(half)], dtype=np.intp)
+        except (KeyError, IndexError):
+            raise DataError(f"the rows of {half.name!r} are not rows of the bundled {name!r}", source=name) from None
+
+    tr, te = locate(train), locate(test)
+    if len(tr) + len(te) != full.n_samples:
+        raise DataError(f"{name!r}: the standard files hold {len(tr)} + {len(te)} rows, the data set "
+                        f"{full.n_samples}", source=name)
+    tr.flags.writeable = te.flags.writeable = False
+    return tr, te
 
 
 def split_indices(n_samples, train_fraction=2 / 3, random_state=0):

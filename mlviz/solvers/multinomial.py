@@ -42,7 +42,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg.blas import daxpy
 from sklearn.exceptions import ConvergenceWarning
 
 __all__ = ["multinomial_lbfgs", "multinomial_objective", "MultinomialResult", "FLOAT32_MIN_WORK"]
@@ -182,13 +181,20 @@ def multinomial_objective(X, y, coef, intercept, C):
 
 
 def _direction(g, S, Yd, rho, count, head):
-    """Two-loop recursion: -H g from the ``count`` newest pairs (ring buffers ending at ``head``)."""
+    """Two-loop recursion: -H g from the ``count`` newest pairs (ring buffers ending at ``head``).
+
+    The updates are numpy's own in-place operations, not scipy's ``daxpy``: scipy and numpy each
+    ship an OpenBLAS with its own thread pool, and calls alternating between the two pools made a
+    label powerset on emotions take 12.5 s instead of 0.1 s with two BLAS threads
+    (benchmarks/RESULTS.md, "BLAS threads in the dashboard").
+    """
     q = g.ravel().copy()
+    tmp = np.empty_like(q)
     order = [(head - 1 - j) % len(rho) for j in range(count)]
     alphas = []
     for i in order:  # newest first
         a = rho[i] * float(S[i] @ q)
-        daxpy(Yd[i], q, a=-a)
+        q -= np.multiply(Yd[i], a, out=tmp)
         alphas.append(a)
     if count:
         newest = order[0]
@@ -197,7 +203,7 @@ def _direction(g, S, Yd, rho, count, head):
         q /= max(float(np.linalg.norm(q)), 1e-300)  # first step: unit length (as L-BFGS-B)
     for i, a in zip(reversed(order), reversed(alphas)):
         beta = rho[i] * float(Yd[i] @ q)
-        daxpy(S[i], q, a=a - beta)
+        q += np.multiply(S[i], a - beta, out=tmp)
     return -q.reshape(g.shape)
 
 

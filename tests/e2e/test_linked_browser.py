@@ -42,10 +42,10 @@ def _selected_count(page):
 
 def test_lasso_and_upset_click_select_instances_on_every_page(page, app_url, tmp_path):
     from mlviz.dashboard.linked import decode_rows
-    from mlviz.data import load_sample_split
+    from mlviz.data import load_protocol_split
 
     shots = _shots(tmp_path)
-    train, test = load_sample_split("emotions")
+    train, test = load_protocol_split("emotions")
     open_page(page, app_url, "/Embedding?emb_umap=false", shots, "linked_0_embedding")
 
     _until_in_address(page, "sel_rows=ids", lambda: lasso_select(page))

@@ -1,0 +1,62 @@
+"""The thread policy of the app and the command line (mlviz._threads): one BLAS / OpenMP thread per call
+unless the environment sets a number; probed in fresh processes (it changes process-wide settings)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mlviz._threads import BLAS_THREAD_VARS
+
+
+def _probe(code, given):
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARS}
+    if given:
+        env["OMP_NUM_THREADS"] = given
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+_PROBE = """
+import json, os
+from threadpoolctl import threadpool_info
+from mlviz import _threads
+first, again = _threads.one_blas_thread(), _threads.one_blas_thread()
+import sklearn.linear_model  # (its OpenMP runtime loads after the call: the variables hold for it)
+print(json.dumps([first, again, {v: os.environ.get(v) for v in _threads.BLAS_THREAD_VARS},
+                  sorted({i["num_threads"] for i in threadpool_info()})]))
+"""
+
+
+@pytest.mark.parametrize("given", [None, "2"])
+def test_one_blas_thread_unless_the_environment_sets_a_number(given):
+    first, again, variables, threads = _probe(_PROBE, given)
+    if given is None:  # set once, for every library loaded before or after
+        assert (first, again) == (True, False)
+        assert set(variables.values()) == {"1"} and threads == [1]
+    else:  # the environment's choice stands
+        assert (first, again) == (False, False)
+        assert variables == {"OMP_NUM_THREADS": given, "OPENBLAS_NUM_THREADS": None, "MKL_NUM_THREADS": None}
+
+
+_CLI = """
+import contextlib, io, json, os
+from threadpoolctl import threadpool_info
+from mlviz.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["evaluate", "emotions", "--methods", "br", "--cv", "2"])
+print(json.dumps([code, os.environ.get("OMP_NUM_THREADS"), sorted({i["num_threads"] for i in threadpool_info()})]))
+"""
+
+
+@pytest.mark.parametrize("given", [None, "2"])
+def test_command_line_evaluate_takes_the_same_policy(given):
+    code, omp, threads = _probe(_CLI, given)
+    assert code == 0
+    if given is None:
+        assert (omp, threads) == ("1", [1])
+    else:  # the environment's number stands (what BLAS makes of it depends on the cores)
+        assert omp == "2"
