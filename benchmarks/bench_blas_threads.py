@@ -1,6 +1,7 @@
 """BLAS threads in the dashboard: every Posteriors method fitted as the app does, with the BLAS
-library's own thread count and with one thread per call (``mlviz.dashboard.compute.one_blas_thread``,
-what the app sets unless ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS`` is given).
+library's own thread count and with one thread per call (``mlviz._threads.one_blas_thread``, what the
+app and ``mlviz evaluate`` set unless ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS``
+is given).
 
 Each configuration runs in a fresh child process with those variables removed from its
 environment: the registry's Posteriors methods at their dashboard defaults fitted on the bundled
@@ -32,12 +33,12 @@ VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 def child(data, limit, threads):
     from concurrent.futures import ThreadPoolExecutor
 
-    from mlviz.dashboard import compute
+    from mlviz._threads import one_blas_thread
     from mlviz.dashboard.context import sample_context
     from mlviz.dashboard.methods import METHODS, POSTERIOR_METHODS
 
     if limit:
-        compute.one_blas_thread()
+        one_blas_thread()
     ctx = sample_context(data)
 
     def run(key):
@@ -95,9 +96,11 @@ def main(argv=None):
                     runs[limit].append(measure(args.data, limit, threads, busy))
             lib, one = (statistics.median(r["total"] for r in runs[x]) for x in (False, True))
             slow = max(runs[False][-1]["per"].items(), key=lambda kv: kv[1])
+            quick = runs[True][-1]["per"][slow[0]]
             print(f"  {'one core busy' if busy else 'idle machine '}  {threads} job(s) at a time:  "
                   f"library's threads {lib:7.2f} s ({', '.join(runs[False][-1]['blas'])}; slowest {slow[0]} "
-                  f"{slow[1]:.2f} s)   one thread {one:6.2f} s   ratio {lib / one:6.1f}x", flush=True)
+                  f"{slow[1]:.2f} s, {quick:.2f} s on one thread)   one thread {one:6.2f} s   ratio {lib / one:6.1f}x",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ def one_blas_thread() -> bool:
     numpy and scipy also ship an OpenBLAS each, with a thread pool each; scipy's L-BFGS-B (used by
     scikit-learn's logistic regression and ECC's links) calls scipy's between numpy's products, and
     the two pools' waiting threads then fight for the cores: on two cores every Posteriors method on
-    emotions took 2.3x longer with the libraries' threads, ECC alone 26x (benchmarks/RESULTS.md,
+    emotions took 2-4x as long with the libraries' threads, ECC alone 19-44x (benchmarks/RESULTS.md,
     "BLAS threads in the dashboard and the command line"). The variables are set for libraries
     loaded later (scikit-learn's OpenMP, worker processes); threadpoolctl limits those already
     loaded.
