@@ -42,6 +42,8 @@ GROUPS = {
 FONT_SCALE = 1.3
 #: Factor on figure fonts, marker sizes and line widths in presentation mode.
 FIGURE_SCALE = 1.5
+#: Window width (pixels) below which presentation mode's open sidebar lies over the page (see :func:`css`).
+OVERLAY_BELOW = 1600
 #: Style rules of every page, presentation mode or not: no text is cut to "…" on a narrow screen (a 1024-pixel
 #: projector beside the sidebar: 8 metrics in 560 pixels; larger text in presentation mode). A row of metrics
 #: wraps onto more lines (7rem a metric), and so does a row of figures (26rem a figure: squeezed further, their
@@ -111,6 +113,11 @@ def css(groups) -> str:
              ".st-key-mlviz-takeaway { border-left: 0.4rem solid #f59e0b; background: #fffbeb; "
              "padding: 0.6rem 1rem; border-radius: 0.3rem; }",
              ".st-key-mlviz-takeaway p { font-size: 1.35rem; font-weight: 600; }"]
+    # below OVERLAY_BELOW pixels an open sidebar lies over the page instead of pushing it aside: the figures
+    # keep the width the audience saw (pushed to ~560 pixels at 1024, text 1.5 times larger overlapped)
+    rules.append(f"@media (max-width: {OVERLAY_BELOW - 1}px) {{ section[data-testid=\"stSidebar\"] {{ "
+                 "position: fixed !important; top: 0; left: 0; height: 100vh !important; z-index: 999991; "
+                 "box-shadow: 0 0 1.5rem rgba(0, 0, 0, 0.25); } }")
     selectors = [s for g in sorted(groups) for s in GROUPS[g]]
     if selectors:
         rules.append(", ".join(selectors) + " { display: none !important; }")

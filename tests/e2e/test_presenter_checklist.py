@@ -239,14 +239,20 @@ def test_nothing_is_cut_or_overlaps_on_a_1024_pixel_projector(browser, app_url):
                 assert svg_text_problems(page.evaluate(SVG_TEXTS)) == [], path
         value = page.locator("[data-testid='stMetricValue']").first
         assert "…" not in value.inner_text() and value.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
-        # presentation mode opens with the sidebar folded (the figures get the width); unfolded, its page links
-        # wrap under the larger text
+        # presentation mode opens with the sidebar folded (the figures get the width); unfolded, it lies over the
+        # page (the figures keep their width and stay clean) and its page links wrap under the larger text
         shown = "() => document.querySelector(\"[data-testid='stSidebar']\").getBoundingClientRect().right > 100"
         assert not page.evaluate(shown)
+        widths = "() => [...document.querySelectorAll(\"[data-testid='stPlotlyChart']\")].map(e => e.clientWidth)"
+        drawn(page, min_charts=1)
+        wait_idle(page)
+        before = page.evaluate(widths)
         page.locator("[data-testid='stExpandSidebarButton']").click()
         page.wait_for_function(shown, timeout=10_000)
         page.wait_for_timeout(500)  # (its opening transition)
         assert page.evaluate(CUT) == []
+        assert before and page.evaluate(widths) == before
+        assert svg_text_problems(page.evaluate(SVG_TEXTS)) == []
         assert context.outside == [], context.outside
     finally:
         context.close()
