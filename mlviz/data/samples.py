@@ -211,7 +211,8 @@ def _row_keys(ds):
     X = sp.csr_matrix(ds.X) if sp.issparse(ds.X) else np.ascontiguousarray(ds.X, dtype=np.float64)
     Y = np.ascontiguousarray(ds.Y, dtype=np.uint8)
     if sp.issparse(X):
-        X.sort_indices()
+        if not X.has_sorted_indices:  # (a sorted copy: the cached parse is read-only)
+            X = X.sorted_indices()
         rows = (X.indices[a:b].tobytes() + X.data[a:b].astype(np.float64).tobytes()
                 for a, b in zip(X.indptr[:-1], X.indptr[1:]))
     else:
@@ -243,11 +244,12 @@ def _standard_rows(name, directory):
 
 
 def split_indices(n_samples, train_fraction=2 / 3, random_state=0):
-    """The seeded train/test split of ``n_samples`` rows: the one split of mlviz.
+    """The seeded train/test split of ``n_samples`` rows: the one seeded split of mlviz.
 
-    The library (:func:`split_dataset`, :func:`load_sample_split`), the dashboard
-    (bundled and uploaded data alike) and the report pack all use it, so one file
-    gives the same rows whether it is picked or uploaded.
+    The library (:func:`split_dataset`, :func:`load_sample_split`), the dashboard and the
+    report pack use it for every data set without standard train/test files (medical,
+    every upload); the bundled sets with standard files are split by them
+    (:func:`load_protocol_split`).
 
     Parameters
     ----------
