@@ -1,7 +1,7 @@
-"""The thread policy of the dashboard and the command line: one BLAS / OpenMP thread per call,
-unless the environment sets a number (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
-``MKL_NUM_THREADS``). The library itself never changes thread settings: its estimators run with
-whatever the caller's process has.
+"""The thread policy of the dashboard, ``mlviz evaluate`` and a report pack's ``reproduce.py``: one BLAS /
+OpenMP thread per call, unless the environment sets a number (``OMP_NUM_THREADS``,
+``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``). The library itself never changes thread settings: its
+estimators run with whatever the caller's process has.
 """
 
 from __future__ import annotations

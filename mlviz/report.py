@@ -332,12 +332,14 @@ import csv
 import sys
 from pathlib import Path
 
+from mlviz._threads import one_blas_thread
 from mlviz.decision import apply_rule
 from mlviz.metrics import evaluate
 from mlviz.preprocessing import scale_split
 from mlviz.report import PackError, load_pack
 
 here = Path(__file__).resolve().parent
+one_blas_thread()  # one BLAS thread per call, as in the app, unless OMP_NUM_THREADS or the like is set
 
 # 1. config.json checked, the data loaded (a bundled sample by name, or data.npz in the pack)
 #    and its SHA-256 compared with the one recorded
