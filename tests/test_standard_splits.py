@@ -133,3 +133,27 @@ def test_identify_recognises_the_standard_files_only():
     assert ss.identify(*load_sample_split("emotions")) is None  # the seeded split of the whole file
     assert all(ss._SHAPES[n] == (a.n_samples, b.n_samples, a.n_features, a.n_labels)
                for n in ss.DATASETS for a, b in [load_standard_split(n)])
+
+
+@pytest.mark.parametrize("key", ["mllspc", "br", "mlknn", "lp", "mllem", "klr", "cc"])
+def test_a_pages_numbers_at_the_defaults_are_the_reproductions(key):
+    """The Posteriors page (the dashboard's sliders at their defaults, its split and scaling) and
+    ``mlviz reproduce standard-splits`` (the registry's make(), the standard files) reach the same test
+    predictions on emotions, so the page's numbers are the ones docs/reproductions.md cites."""
+    from mlviz.dashboard import compute
+    from mlviz.dashboard.context import sample_context
+    from mlviz.dashboard.methods import METHODS as PAGE_METHODS
+    from mlviz.data import load_standard_split
+    from mlviz.metrics import evaluate
+    from mlviz.models.registry import METHODS
+    from mlviz.preprocessing import scale_split
+
+    ctx = sample_context("emotions")
+    m = PAGE_METHODS[key]
+    page, _ = compute.report(ctx, m, m.defaults()).result(timeout=120)
+    train, test = load_standard_split("emotions")
+    X_train, X_test = scale_split(train.X, test.X)
+    ours, _ = ss._scores(METHODS[key], X_train, np.asarray(train.Y), X_test, np.asarray(test.Y), 0)
+    shown = evaluate(ctx.Y_test, page["P"], measures=list(ss.MEASURES), y_pred=page["pred"])
+    for measure in ss.MEASURES:
+        assert shown[measure] == pytest.approx(ours[measure], abs=1e-9), measure
