@@ -10,7 +10,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import compute, explain, methods, present, progress, state, tour, widgets
-from mlviz.data.samples import STANDARD_SPLITS
+from mlviz.dashboard.context import standard_split_of
 
 PROTOCOL_CODES = {label: code for code, label in compute.COMPARE_PROTOCOLS.items()}  # (the labels are also the
 # ``cmp_protocol`` address values)
@@ -38,7 +38,7 @@ chosen = c1.multiselect(
 )
 # The field's protocol where this copy holds it: fit on the standard Mulan training file, score on its test file
 protocol = "cv"
-if ctx.data_key in STANDARD_SPLITS:
+if standard_split_of(ctx):
     protocol = PROTOCOL_CODES[st.radio(
         "Protocol", list(PROTOCOL_CODES), key="cmp_protocol", bind="query-params", horizontal=True,
         help="k-fold cross-validation on all instances, or the standard train/test split the published "
@@ -102,8 +102,8 @@ def estimate(request) -> pd.DataFrame:
     server) × folds × (fold size / split size), × the inner search's fits with *Tune*."""
     from mlviz.evaluation import tuning_grid
 
-    n_fold = ctx.Y_train.shape[0] if standard else ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"]
-    ratio = n_fold / max(1, ctx.Y_train.shape[0])
+    n_fold = ctx.dataset.n_samples * (request["folds"] - 1) / request["folds"]
+    ratio = 1.0 if standard else n_fold / max(1, ctx.Y_train.shape[0])  # (standard: the page's split is the fold)
     rows = []
     for k, values in request["settings"].items():
         m = methods.METHODS[k]

@@ -205,4 +205,3 @@ def test_a_quick_preview_only_where_the_exact_kernel_fit_is_slow(ctx, monkeypatc
     assert compute.preview_values(ctx, methods.METHODS["mlknn"], {}) is None  # no centres slider
     few = dataclasses.replace(ctx, Y_train=ctx.Y_train[:90])              # fewer rows than preview centres
     assert compute.preview_values(few, m, {}) is None
-

@@ -345,4 +345,3 @@ def test_collapse_with_precomputed_groups_is_the_same_figure():
         a = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand)
         b = community_graph_figure(G, pos, min_abs_weight=0.02, expand=expand, groups=groups)
         assert a.to_json() == b.to_json()
-

@@ -99,8 +99,8 @@ def standard_split_of(ctx) -> str | None:
     :func:`sample_context`), or None (the seeded split)."""
     from mlviz.data.samples import STANDARD_SPLITS
 
-    key = ctx.data_key or ctx.key
-    return key if key in STANDARD_SPLITS and not key.startswith(UPLOAD_PREFIX) else None
+    key = ctx.data_key or ctx.key  # (an upload's key is never a sample's name)
+    return key if key in STANDARD_SPLITS else None
 
 
 def _take(X, idx):

@@ -114,7 +114,7 @@ def css(groups) -> str:
              "padding: 0.6rem 1rem; border-radius: 0.3rem; }",
              ".st-key-mlviz-takeaway p { font-size: 1.35rem; font-weight: 600; }"]
     # below OVERLAY_BELOW pixels an open sidebar lies over the page instead of pushing it aside: the figures
-    # keep the width the audience saw (pushed to ~560 pixels at 1024, text 1.5 times larger overlapped)
+    # keep the width the audience saw (pushed to ~474 pixels at 1024, text 1.5 times larger overlapped)
     rules.append(f"@media (max-width: {OVERLAY_BELOW - 1}px) {{ section[data-testid=\"stSidebar\"] {{ "
                  "position: fixed !important; top: 0; left: 0; height: 100vh !important; z-index: 999991; "
                  "box-shadow: 0 0 1.5rem rgba(0, 0, 0, 0.25); } }")

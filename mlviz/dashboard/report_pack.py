@@ -31,7 +31,7 @@ import numpy as np
 import streamlit as st
 
 from . import compute, progress
-from .context import SPLIT_SEED, UPLOAD_PREFIX, split_rows
+from .context import SPLIT_SEED, split_rows
 from .methods import METHODS
 from .methods import key as cache_key
 
@@ -85,7 +85,7 @@ def split_indices(ctx):
     from .context import standard_split_of
 
     key = ctx.data_key or ctx.key
-    sample = key if not key.startswith(UPLOAD_PREFIX) and key in list_samples() else None
+    sample = key if key in list_samples() else None  # (an upload's key is never a sample's name)
     if standard_split_of(ctx):
         tr, te = standard_split_rows(key)
         text = (f"standard Mulan split: {key}-train / {key}-test ({len(tr)}/{len(te)}), as rows of the bundled "

@@ -90,7 +90,6 @@ PUBLISHED = {
     ("yeast", "RF-BR"): (0.675, 0.194, 0.186), ("yeast", "best of 26"): (0.682, 0.193, 0.239),
 }
 
-#: mlviz registry key -> the study's method of the same family.
 #: Decimals of the tables beside the study (Compare, Reference check): ours to 4, the study's to the 3
 #: it publishes (:func:`column_digits`).
 OURS_DIGITS, PUBLISHED_DIGITS = 4, 3
@@ -103,6 +102,7 @@ def column_digits(column: str) -> int:
     return PUBLISHED_DIGITS if "published" in column else OURS_DIGITS
 
 
+#: mlviz registry key -> the study's method of the same family.
 LIKE_FOR_LIKE = {"br": "BR", "cc": "CC", "lp": "LP", "mlknn": "ML-kNN", "cdn": "CDN", "rf-pct": "RF-PCT",
                  "rf-br": "RF-BR"}
 
