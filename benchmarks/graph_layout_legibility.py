@@ -79,7 +79,7 @@ def main(argv=None):
     import scipy.sparse as sp
 
     from mlviz import plotting
-    from mlviz.data import split_dataset
+    from mlviz.data import list_samples, load_protocol_split, split_dataset
     from mlviz.models import SparseCDN
     from mlviz.preprocessing import default_scaling, scale_split
 
@@ -95,7 +95,8 @@ def main(argv=None):
         Cs = C[np.ix_(idx, idx)]
         graph = None
         if not args.no_cdn:
-            tr, te = split_dataset(ds)
+            # the page's split: the standard files where bundled, else the seeded split
+            tr, te = load_protocol_split(name) if name in list_samples() else split_dataset(ds)
             Xtr, _ = scale_split(tr.X, te.X, default_scaling(tr.X))
             t0 = time.perf_counter()
             cdn = SparseCDN(mu=0.0).fit(Xtr, tr.Y)
