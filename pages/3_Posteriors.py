@@ -7,6 +7,7 @@ import streamlit as st
 
 from mlviz._text import escape_markdown
 from mlviz.dashboard import cache, compute, explain, linked, methods, present, progress, report_pack, state, widgets
+from mlviz.dashboard.urls import posterior_row_choices
 from mlviz.plotting.tables import for_display
 
 ctx = state.page_context(__file__)
@@ -20,7 +21,7 @@ HEADLINE = ["micro_f1", "macro_f1", "example_f1", "hamming_loss", "subset_accura
 OWN, GLOBAL, PER_LABEL, RANK = "each model's own rule", "global", "per label", "rank cut"
 L, N_TEST = ctx.n_labels, ctx.Y_test.shape[0]
 LABEL_CHOICES = [5, 10, 20, 30, 50]  # at most 50 labels (and per-label sliders) at full width
-ROW_CHOICES = [100, 200, 500, 1000, 2000]
+ROW_CHOICES = posterior_row_choices(N_TEST)  # sizes below the test set's, then all of it
 
 chosen = st.multiselect(
     "Models", methods.POSTERIOR_METHODS, default=["mllspc"], key="post_models",
@@ -71,9 +72,11 @@ if L > 20:  # (up to 20 labels are all drawn)
 else:
     n_shown = L
     c1.caption(f"All {L} labels drawn.")
-n_rows = (c2.select_slider("Test instances drawn", ROW_CHOICES, value=500, key="post_rows", bind="query-params",
-                           help="A seeded random sample of the test rows is drawn; the measures use all of them.")
-          if N_TEST > 2 * ROW_CHOICES[0] else N_TEST)
+n_rows = (c2.select_slider("Test instances drawn", ROW_CHOICES, value=min(ROW_CHOICES, key=lambda c: abs(c - 500)),
+                           key="post_rows", bind="query-params",
+                           help="A seeded random sample of the test rows is drawn; the measures use all of them."
+                                + (f" {N_TEST}: all of them." if ROW_CHOICES[-1] == N_TEST else ""))
+          if len(ROW_CHOICES) > 1 else N_TEST)
 label_order = c3.radio("Label order", ["frequency", "cluster", "data"], key="post_order", bind="query-params",
                        help="frequency: most frequent first; cluster: labels with similar posteriors side by "
                             "side (average linkage); data: the data set's order.")

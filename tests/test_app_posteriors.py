@@ -103,6 +103,9 @@ def test_threshold_drawn_and_measured_equals_the_control():
     Xtr, Ytr, Xte, Yte = emotions_split()
     P = np.clip(np.nan_to_num(fitted("mlknn", Xtr, Ytr).predict_proba(Xte)), 0, 1)
     at = run({"post_models": ["ML-kNN"], "thr_mode": "global", "thr_global": "0.3"})
+    # emotions' 202 test rows: 100 of them or all, drawn (no "500" or "2000" that mean the same)
+    rows = at.select_slider(key="post_rows")
+    assert rows.options == ["100", "202"] and rows.value == 202
     assert shown_values(at) == {k: f"{v:.3f}" for k, v in evaluate(Yte, P, threshold=0.3, measures=HEADLINE).items()}
     rel = chart(at, "fig_rel_mlknn")
     assert [s["x0"] for s in rel["layout"]["shapes"]] == [pytest.approx(0.3)]

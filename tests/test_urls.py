@@ -242,6 +242,26 @@ def test_hostile_values_of_the_issue():
     assert clean == {} and "200" in notes[0]
 
 
+@pytest.mark.parametrize("n_test", [1, 60, 109, 110, 202, 579, 917, 1196, 2000, 2001, 16_000])
+def test_posterior_rows_offer_sizes_below_the_test_set_then_all_of_it(n_test):
+    choices = urls.posterior_row_choices(n_test)
+    assert list(choices) == sorted(set(choices)) and set(choices) <= set(urls.POSTERIOR_ROWS) | {n_test}
+    assert max(choices) == min(n_test, urls.POSTERIOR_ROWS[-1])  # every row, up to the largest size
+    assert all(11 * c <= 10 * n_test for c in choices[:-1])  # no "200 of 202"
+    # every size of the list that is at least 10 % below the test set is offered
+    assert [c for c in urls.POSTERIOR_ROWS if 11 * c <= 10 * n_test] == [c for c in choices if c in urls.POSTERIOR_ROWS
+                                                                          and 11 * c <= 10 * n_test]
+
+
+def test_posterior_rows_in_a_link_are_checked_against_the_test_set():
+    emotions = urls.DataShape(LABELS, 391, 202)
+    assert urls.sanitize({"post_rows": "202"}, "3_Posteriors.py", emotions) == ({"post_rows": "202"}, [])
+    clean, notes = urls.sanitize({"post_rows": "500"}, "3_Posteriors.py", emotions)  # 500 of 202 rows
+    assert clean == {} and "post_rows" in notes[0]
+    assert urls.sanitize({"post_rows": "2000"}, "3_Posteriors.py", urls.DataShape(LABELS, 391, 5000))[0] == {
+        "post_rows": "2000"}
+
+
 def test_numbers_are_clamped_and_snapped_to_the_slider():
     clean, _ = urls.sanitize({"thr_global": "0.33", "sb_noise": "-5", "sb_seed": "1e308", "dr_t": "1.0",
                               "post_mllspc_lam": "0.0030", "cdn_gamma": "auto", "labels_k": "7"},

@@ -423,7 +423,8 @@ def init_page(title: str, page: str | None = None) -> DataContext:
         st.error(f"Could not load data set {escape_markdown(shorten(st.session_state.get('data')))}: "
                  f"{escape_markdown(shorten(exc, 200))}. Falling back to {DEFAULT_DATASET}.")
         ctx = sample_context(DEFAULT_DATASET)
-    notes += apply_url_schema(page, urls.DataShape(tuple(str(n) for n in ctx.label_names), int(ctx.Y_train.shape[0])))
+    notes += apply_url_schema(page, urls.DataShape(tuple(str(n) for n in ctx.label_names), int(ctx.Y_train.shape[0]),
+                                                    int(ctx.Y_test.shape[0])))
     if notes:
         st.sidebar.caption(":material/link_off: Not taken from the link: "
                            + "; ".join(escape_markdown(n) for n in notes) + ".")

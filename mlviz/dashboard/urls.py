@@ -42,8 +42,9 @@ from ._url_checks import (
     _structure_problem,
 )
 
-__all__ = ["ALL", "DataShape", "MAX_IDS", "MAX_PARAMS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam", "fmt_value", "lookup",
-           "max_address_chars", "sanitize", "text_limit", "upload_token"]
+__all__ = ["ALL", "DataShape", "MAX_IDS", "MAX_PARAMS", "POSTERIOR_ROWS", "SCHEMA", "UPLOAD_TOKEN", "UrlParam",
+           "fmt_value", "lookup", "max_address_chars", "posterior_row_choices", "sanitize", "text_limit",
+           "upload_token"]
 
 ALL = "all"
 #: Most query parameters one address keeps (the rest are dropped).
@@ -62,6 +63,21 @@ _ON, _OFF = ("1", "true", "on", "yes"), ("0", "false", "off", "no", "")
 NONE_OPTION = "— none —"
 
 
+#: Test rows the Posteriors heat maps may draw (a seeded sample; the measures use every row).
+POSTERIOR_ROWS = (100, 200, 500, 1000, 2000)
+
+
+def posterior_row_choices(n_test: int) -> tuple:
+    """The "Test instances drawn" choices of a test set of ``n_test`` rows: the sizes of
+    :data:`POSTERIOR_ROWS` at least 10 % below it (not 200 of 202), then all of it (up to the
+    largest size: a larger test set offers the sizes only). One choice (``n_test`` < 110): the page
+    draws every row without a slider."""
+    n_test = int(n_test)
+    if n_test > POSTERIOR_ROWS[-1]:
+        return POSTERIOR_ROWS
+    return tuple(c for c in POSTERIOR_ROWS if 11 * c <= 10 * n_test) + (n_test,)
+
+
 def upload_token(data_key: str) -> str:
     """The URL value of the upload ``data_key`` (``upload:<name>:<sha256>``): ``upload-<sha256>``."""
     return "upload-" + str(data_key).rsplit(":", 1)[-1]
@@ -73,6 +89,7 @@ class DataShape:
 
     label_names: tuple
     n_train: int
+    n_test: int = 0
 
 
 @dataclass(frozen=True)
@@ -230,7 +247,9 @@ def _build() -> dict:
         UrlParam("thr_rest", "float", (POST,), lo=0.05, hi=0.95, step=0.05),
         UrlParam("thr_l", "float", (POST,), lo=0.05, hi=0.95, step=0.05, indexed=True),
         UrlParam("post_labels", "choice", (POST,), ("5", "10", "20", "30", "50")),
-        UrlParam("post_rows", "choice", (POST,), ("100", "200", "500", "1000", "2000")),
+        UrlParam("post_rows", "choice", (POST,), _labels(POSTERIOR_ROWS), max_chars=8,
+                 data_choices=lambda d: _labels(posterior_row_choices(d.n_test) if d.n_test else POSTERIOR_ROWS),
+                 hint="a number of test rows offered for this data set"),
         UrlParam("post_order", "choice", (POST,), ("frequency", "cluster", "data")),
         UrlParam("post_view", "choice", (POST,), ("side by side", "one panel per model")),
         UrlParam("post_rel", "bool", (POST,)),
