@@ -7,8 +7,9 @@ estimators run with whatever the caller's process has.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
-__all__ = ["BLAS_THREAD_VARS", "one_blas_thread"]
+__all__ = ["BLAS_THREAD_VARS", "blas_threads", "one_blas_thread"]
 
 #: Environment variables that set the threads of one BLAS / OpenMP call.
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -37,3 +38,27 @@ def one_blas_thread() -> bool:
 
     _BLAS_LIMITS.append(threadpool_limits(limits=1))
     return True
+
+
+@contextmanager
+def blas_threads(n: int):
+    """Every BLAS and OpenMP call of the block on ``n`` threads, whatever the environment says: for
+    ``mlviz reproduce``, whose tables must not depend on the machine's cores (a threaded sum adds in
+    another order). threadpoolctl limits the libraries already loaded; the variables
+    (:data:`BLAS_THREAD_VARS`) hold for those the block loads (scikit-learn's OpenMP runtime, scipy's
+    OpenBLAS on first use), which a threadpoolctl limit alone misses. The variables are restored on exit;
+    a library loaded inside keeps ``n`` threads.
+    """
+    from threadpoolctl import threadpool_limits
+
+    saved = {v: os.environ.get(v) for v in BLAS_THREAD_VARS}
+    os.environ.update({v: str(int(n)) for v in BLAS_THREAD_VARS})
+    try:
+        with threadpool_limits(limits=int(n)):
+            yield
+    finally:
+        for v, old in saved.items():
+            if old is None:
+                os.environ.pop(v, None)
+            else:
+                os.environ[v] = old

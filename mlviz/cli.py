@@ -383,8 +383,8 @@ def _print_published(train, test, results, estimators, out):
 
 def _cmd_reproduce(args, out, argv):
     import pandas as pd
-    from threadpoolctl import threadpool_limits
 
+    from mlviz._threads import blas_threads
     from mlviz.reproductions import EXPERIMENTS, REPRODUCE_BLAS_THREADS, get_experiment
     from mlviz.reproductions.report import format_table, write_report
 
@@ -402,8 +402,8 @@ def _cmd_reproduce(args, out, argv):
         try:
             # one BLAS thread: a threaded sum adds in another order, and a borderline prediction can flip
             # (scene RAkEL micro-F1 0.7673 on one thread, 0.7678 on two), so the tables would depend on
-            # the machine's core count
-            with threadpool_limits(limits=REPRODUCE_BLAS_THREADS):
+            # the machine's core count (also for the libraries an experiment loads: mlviz._threads.blas_threads)
+            with blas_threads(REPRODUCE_BLAS_THREADS):
                 frame = module.run(quick=args.quick, random_state=args.random_state,
                                    progress=_tqdm_progress(name))
         except Exception as exc:  # noqa: BLE001 -- report and go on with the others

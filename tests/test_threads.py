@@ -61,3 +61,25 @@ def test_command_line_evaluate_takes_the_same_policy(given):
         assert (omp, threads) == ("1", [1])
     else:  # the environment's number stands (what BLAS makes of it depends on the cores)
         assert omp == "2"
+
+
+_REPRODUCE = """
+import json, os
+from threadpoolctl import threadpool_info
+from mlviz._threads import blas_threads
+import numpy as np
+with blas_threads(1):
+    from sklearn.ensemble import HistGradientBoostingClassifier  # loads scikit-learn's OpenMP runtime
+    HistGradientBoostingClassifier(max_iter=2).fit(np.random.rand(60, 3), np.arange(60) % 2)
+    inside = sorted({i["num_threads"] for i in threadpool_info()})
+    apis = sorted({i["internal_api"] for i in threadpool_info()})
+print(json.dumps([inside, apis, os.environ.get("OMP_NUM_THREADS"), os.environ.get("MKL_NUM_THREADS")]))
+"""
+
+
+@pytest.mark.parametrize("given", [None, "2"])
+def test_reproduce_threads_reach_the_libraries_loaded_inside(given):
+    # a threadpoolctl limit alone left the OpenMP runtime loaded inside the block on every core
+    inside, apis, omp, mkl = _probe(_REPRODUCE, given)
+    assert inside == [1] and "openmp" in apis
+    assert (omp, mkl) == (given, None)  # the environment as it was, after the block
