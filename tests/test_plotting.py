@@ -248,7 +248,14 @@ def test_label_graph_edges_signs_widths_and_arrows():
     assert sum(1 for t in edges if t.showlegend) == 2
     arrows = [a for a in fig.layout.annotations if a.showarrow]
     assert len(arrows) == 6
+    # a head only, of the colour the lines show on white (#2166AC at 0.75: 255 − 0.75·(255 − c)), never
+    # wider than 2.5 px of shaft and at most 4 units long (plotly: arrowwidth × arrowsize)
+    assert {edges[0].opacity} == {t.opacity for t in edges} == {0.75}
+    assert {a.arrowcolor for a in arrows} == {"#588cc1", "#c55260"}
+    assert all(1.0 <= a.arrowwidth <= 2.5 and a.arrowwidth * a.arrowsize <= 4.0 + 1e-9 for a in arrows)
+    assert max(a.arrowwidth * a.arrowsize for a in arrows) == pytest.approx(2.2 + 0.3 * 6)
     nodes = [t for t in fig.data if t.meta["kind"] == "nodes"][0]
+    assert nodes.marker.opacity == 1.0  # (plotly's default for markers of varying size is 0.7: edges showed through)
     assert list(nodes.text) == NAMES
     # node 2: in-edge from 5 (+0.3), out-edge to 3 (+1.0)
     assert "in-degree 1" in nodes.hovertext[2] and "lab5 (+0.3)" in nodes.hovertext[2]

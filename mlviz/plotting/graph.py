@@ -73,6 +73,18 @@ def _node_names(graph_nodes, label_names, node_attrs=None):
     return names
 
 
+#: Widest shaft (px) of an arrow annotation: its head is drawn over lines up to 6 px wide.
+_HEAD_WIDTH = 2.5
+#: Opacity of the edges' lines.
+EDGE_OPACITY = 0.75
+
+
+def _on_white(color, opacity):
+    """The opaque colour ``color`` (``#rrggbb``) shows at ``opacity`` over white."""
+    rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - opacity * (255 - c)):02x}" for c in rgb)
+
+
 def edge_widths(magnitudes):
     """Scale |weights| linearly to line widths in [1, 6] px.
 
@@ -127,7 +139,7 @@ def _edge_line_traces(P, src, dst, magnitudes, *, sign, color, legend_name):
         traces.append(go.Scatter(
             x=xs, y=ys, mode="lines", hoverinfo="skip",
             line=dict(width=float(levels[b]), color=color),
-            opacity=0.75, name=legend_name, legendgroup=legend_name,
+            opacity=EDGE_OPACITY, name=legend_name, legendgroup=legend_name,
             showlegend=first,
             meta={"kind": "edges", "sign": sign, "n_edges": int(sel.size)},
         ))
@@ -171,7 +183,9 @@ def _node_trace(P, names, sizes, hover, *, positions, font_size, colors=None, me
         x=P[:, 0], y=P[:, 1], mode="markers+text", text=shown,
         textposition=[p or "top center" for p in positions], hovertext=hover, hoverinfo="text",
         textfont=dict(size=font_size, color="#111111", shadow="auto"),
-        marker=dict(size=sizes, color=NODE_COLOR if colors is None else colors,
+        # opacity 1: plotly.js gives markers of varying size 0.7 by default (a "bubble" chart), and the edges'
+        # ends then showed through every node
+        marker=dict(size=sizes, color=NODE_COLOR if colors is None else colors, opacity=1.0,
                     line=dict(width=1.5, color="white")),
         name="labels", meta=meta or {"kind": "nodes"}, showlegend=False,
         cliponaxis=False,
@@ -582,7 +596,7 @@ def _signed_edge_traces(Q, qs, qd, widths, pos_mask, neg_mask):
             xs, ys = _segments(Q, qs[sel], qd[sel])
             new.append(go.Scatter(
                 x=xs, y=ys, mode="lines", hoverinfo="skip",
-                line=dict(width=float(levels[b]), color=color), opacity=0.75,
+                line=dict(width=float(levels[b]), color=color), opacity=EDGE_OPACITY,
                 name=label, legendgroup=label, showlegend=first,
                 meta={"kind": "edges", "sign": sign, "n_edges": int(sel.size)}))
             first = False
@@ -594,14 +608,20 @@ def _arrows(A, B, w, widths):
     up to :data:`MAX_ARROW_ANNOTATIONS` edges, else rotated marker traces)."""
     head = A + 0.75 * (B - A)
     if len(w) <= MAX_ARROW_ANNOTATIONS:
+        # The shaft (from 55 %: plotly hides an arrow shorter than its head) is at most _HEAD_WIDTH px wide and
+        # of the colour the line shows on white (its colour at the lines' opacity), so it disappears into
+        # the line instead of darkening a fifth of it. The head grows slowly with the line (plotly's head
+        # is arrowwidth × arrowsize): 2.5 units on a 1-px line, 4 on a 6-px one (was 5.8, and covered
+        # short thick edges).
         tail = A + 0.55 * (B - A)
+        aw = np.clip(widths, 1.0, _HEAD_WIDTH)
+        shown = {1: _on_white(POSITIVE_COLOR, EDGE_OPACITY), -1: _on_white(NEGATIVE_COLOR, EDGE_OPACITY)}
         arrows = [dict(
             x=float(hx), y=float(hy), ax=float(tx), ay=float(ty), xref="x",
             yref="y", axref="x", ayref="y", text="", showarrow=True,
-            arrowhead=2, arrowwidth=float(max(lw, 1.0)),
-            arrowsize=float(np.clip(2.2 / max(lw, 1.0) + 0.6, 0.8, 2.2)),
-            arrowcolor=POSITIVE_COLOR if x > 0 else NEGATIVE_COLOR, opacity=0.9)
-            for (hx, hy), (tx, ty), x, lw in zip(head, tail, w, widths)]
+            arrowhead=2, arrowwidth=float(a), arrowsize=float((2.2 + 0.3 * max(lw, 1.0)) / a),
+            arrowcolor=shown[1 if x > 0 else -1])
+            for (hx, hy), (tx, ty), x, lw, a in zip(head, tail, w, widths, aw)]
         return arrows, []
     d = B - A
     angle = np.degrees(np.arctan2(d[:, 0], d[:, 1]))  # clockwise from up
