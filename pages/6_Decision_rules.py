@@ -14,6 +14,8 @@ from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import compute, methods, present, progress, report_pack, state, widgets
 from mlviz.decision import (
     CURVE_MEASURES,
+    RULE_LABELS,
+    RULE_NAMES,
     apply_rule,
     best_parameters,
     compare_rules,
@@ -32,8 +34,10 @@ st.caption(f"Test posteriors of a model fitted on the {ctx.Y_train.shape[0]} tra
            f"**{escape_markdown(ctx.name, 60)}**, turned into label sets by the rule you pick. The model is the "
            "same for every rule: only the rule changes the numbers.")
 
-RULES = {"threshold": "Global threshold", "per_label": "Per-label threshold", "rcut": "RCut (top k)",
-         "mcut": "MCut (largest gap)", "scut": "SCut (tuned on training folds)"}
+RULES = RULE_NAMES  # (rule key -> its name in sentences and tables)
+HINTS = {"threshold": "one cut t on every label", "per_label": "a cut for each label",
+         "rcut": "the k most probable labels of each instance",
+         "mcut": "cut at the largest gap in each instance's scores", "scut": "per-label cuts tuned on training folds"}
 L = ctx.n_labels
 names = ctx.label_names
 
@@ -68,7 +72,8 @@ Y = ctx.Y_test
 
 # ------------------------------------------------------------------ rule
 r1, r2 = st.columns([2, 3])
-rule = r1.radio("Rule", list(RULES), captions=list(RULES.values()), key="dr_rule", bind="query-params")
+rule = r1.radio("Rule", list(RULES), captions=[HINTS[k] for k in RULES], format_func=RULE_LABELS.get, key="dr_rule",
+                bind="query-params")
 alo = r1.checkbox("At least one label (an empty prediction gets its top label)", key="dr_alo", bind="query-params")
 
 
@@ -175,7 +180,7 @@ st.subheader("Predict first: which rule maximises subset accuracy?")
 st.markdown("Subset accuracy counts an instance only when its **whole** label set is right. "
             "Guess which rule gets there most often on this data set, then reveal.")
 guess = st.radio("Your guess", ["no guess", "threshold", "rcut", "mcut", "scut"], key="dr_guess", horizontal=True,
-                 bind="query-params")
+                 format_func=lambda k: RULE_LABELS.get(k, k), bind="query-params")
 pack_tables = {}  # (the report pack's tables: caption -> DataFrame)
 if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
     tuned = scut_thresholds("f1")

@@ -262,6 +262,17 @@ def test_posterior_rows_in_a_link_are_checked_against_the_test_set():
         "post_rows": "2000"}
 
 
+def test_a_choice_written_in_another_case_or_with_underscores_is_that_choice():
+    # links made when the Decision rules radios showed the rule keys keep working
+    clean, notes = urls.sanitize({"dr_rule": "per_label", "dr_guess": "SCUT"}, "6_Decision_rules.py")
+    assert clean == {"dr_rule": "Per label", "dr_guess": "SCut"} and not notes
+    assert urls.sanitize({"dr_rule": "r cut"}, "6_Decision_rules.py")[0] == {}  # (not the same word)
+    # two choices that differ only by case: no guess between them
+    two = urls.UrlParam("x", "choice", ("all",), ("Beach", "beach"))
+    assert urls._clean_choice(two, "BEACH", two.choices)[0] is None
+    assert urls._clean_choice(two, "beach", two.choices) == ("beach", None)
+
+
 def test_numbers_are_clamped_and_snapped_to_the_slider():
     clean, _ = urls.sanitize({"thr_global": "0.33", "sb_noise": "-5", "sb_seed": "1e308", "dr_t": "1.0",
                               "post_mllspc_lam": "0.0030", "cdn_gamma": "auto", "labels_k": "7"},

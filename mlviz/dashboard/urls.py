@@ -178,6 +178,7 @@ def _slider_params(prefix: str, owners: tuple, skip=()) -> list:
 
 def _build() -> dict:
     from mlviz.data import list_samples
+    from mlviz.decision import RULE_LABELS
     from mlviz.models.registry import METHODS as _REGISTRY
     from mlviz.preprocessing import SCALINGS
 
@@ -278,7 +279,7 @@ def _build() -> dict:
         # Decision rules
         UrlParam("dr_method", "choice", (DR,), method_labels),
         *_slider_params("dr_", (DR,)),
-        UrlParam("dr_rule", "choice", (DR,), ("threshold", "per_label", "rcut", "mcut", "scut")),
+        UrlParam("dr_rule", "choice", (DR,), tuple(RULE_LABELS.values())),
         UrlParam("dr_alo", "bool", (DR,)),
         UrlParam("dr_t", "float", (DR,), lo=0.0, hi=1.0, step=0.01),
         UrlParam("dr_label", "choice", (DR,), max_chars=name_len, data_choices=_names),
@@ -286,7 +287,8 @@ def _build() -> dict:
         UrlParam("dr_k", "int", (DR,), lo=0, hi=MAX_LABEL_INDEX, step=1, data_hi=n_labels),
         UrlParam("dr_scut", "choice", (DR,), ("f1", "accuracy")),
         UrlParam("dr_off", "float", (DR,), lo=-0.3, hi=0.3, step=0.01),
-        UrlParam("dr_guess", "choice", (DR,), ("no guess", "threshold", "rcut", "mcut", "scut")),
+        UrlParam("dr_guess", "choice", (DR,),
+                 ("no guess", *(RULE_LABELS[k] for k in ("threshold", "rcut", "mcut", "scut")))),
         UrlParam("dr_reveal", "bool", (DR,)),
         # Reference check
         UrlParam("ref_data", "choice", (REF,), _reference()[0]),
@@ -427,9 +429,17 @@ def _clean_number(p: UrlParam, raw: str, data: DataShape | None):
                                                                 + (f" (steps of {p.step:g})" if p.step else ""))
 
 
+def _folded(text: str) -> str:
+    return text.strip().casefold().replace("_", " ")
+
+
 def _clean_choice(p: UrlParam, raw: str, choices) -> tuple:
     if raw in choices:
         return raw, None
+    # written otherwise ("rcut" or "per_label" of a link made before the page showed "RCut", "Per label")
+    same = [c for c in choices if _folded(c) == _folded(raw)]
+    if len(same) == 1:
+        return same[0], None
     x = _numeric(raw) if len(raw) <= 32 else None
     if x is not None:
         for c in choices:
