@@ -574,7 +574,7 @@ def bench_cdn(quick, compare_tree, timeout, dashboard):
         np.savez(path, data=Xs.data, indices=Xs.indices, indptr=Xs.indptr, shape=np.array(Xs.shape), Y=Yt)
         print(f"== bibtex-shaped (make_text_like) training split {Xs.shape[0]} x {Xs.shape[1]} (nnz/row "
               f"{Xs.nnz / Xs.shape[0]:.1f}, scaling {type(scaler).__name__}) x {Yt.shape[1]} labels; "
-              "SparseCDN() defaults (lam1 = lam2 = 1, mu = 1e-3, gamma = 0.3 gamma_max, tol = 1e-3)")
+              "SparseCDN() defaults (lam1 = lam2 = 1, mu = 0, gamma = 0.5 gamma_max, tol = 1e-3)")
         runs = [("lr-per-label", here, "lr-per-label"), ("cdn", here, "cdn (this tree)")]
         if compare_tree:
             runs.append(("cdn", compare_tree, f"cdn ({compare_tree})"))

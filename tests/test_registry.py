@@ -46,6 +46,27 @@ def test_entry_has_every_part(key):
 
 
 @pytest.mark.parametrize("key", list(METHODS))
+def test_the_library_and_the_dashboard_share_each_default(key):
+    """``make()`` (the command line, the reproductions, a library user's defaults) builds the estimator the
+    dashboard builds from its sliders' defaults: one default per method, so a page's numbers at its
+    defaults are those docs/reproductions.md records."""
+    spec = METHODS[key]
+    made = spec.make().get_params(deep=False)
+    slid = spec.from_sliders({}, SCALE).get_params(deep=False)
+    for name, value in made.items():
+        if name == spec.path_param:
+            continue
+        if name == "sigma" and value == "median":  # (a σ slider's default: 1 × the median distance)
+            assert slid[name] in ("median", SCALE.median_distance()), key
+            continue
+        assert repr(slid[name]) == repr(value), (key, name, value, slid[name])
+    if spec.path_param is not None:  # the class's default (None) is the path slider's default fraction
+        from mlviz.models.cdn import DEFAULT_GAMMA_RATIO
+
+        assert made[spec.path_param] is None and spec.param(spec.path_param).default == DEFAULT_GAMMA_RATIO
+
+
+@pytest.mark.parametrize("key", list(METHODS))
 def test_every_slider_reaches_its_estimator(key):
     """Each slider, moved off its default, changes the estimator the dashboard builds (no fit needed)."""
     spec = METHODS[key]

@@ -135,7 +135,7 @@ def test_identify_recognises_the_standard_files_only():
                for n in ss.DATASETS for a, b in [load_standard_split(n)])
 
 
-@pytest.mark.parametrize("key", ["mllspc", "br", "mlknn", "lp", "mllem", "klr", "cc"])
+@pytest.mark.parametrize("key", ["mllspc", "br", "mlknn", "lp", "mllem", "klr", "cc", "cdn"])
 def test_a_pages_numbers_at_the_defaults_are_the_reproductions(key):
     """The Posteriors page (the dashboard's sliders at their defaults, its split and scaling) and
     ``mlviz reproduce standard-splits`` (the registry's make(), the standard files) reach the same test
