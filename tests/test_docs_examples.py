@@ -52,3 +52,7 @@ def test_teaching_examples_print_what_the_notes_say():
     assert best.loc["threshold", "param"] == pytest.approx(
         _number(r"best global threshold\s+for subset accuracy is (\d\.\d+)", text), abs=0.005)
     assert best.loc["scut", "subset_accuracy"] < best.loc["threshold", "subset_accuracy"]  # "loses subset accuracy"
+
+    gain = ns["lspc_gamma_gain"]((4, 16)).set_index("T")  # "≈ 0 with 4 rotated labels ... ≈ 0.005 with 16"
+    assert abs(gain.loc[4, "gain"]) <= 2 * gain.loc[4, "gain_std"]
+    assert gain.loc[16, "gain"] == pytest.approx(_number(r"≈ (\d\.\d+) with 16", text), abs=0.0015)
