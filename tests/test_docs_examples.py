@@ -56,3 +56,26 @@ def test_teaching_examples_print_what_the_notes_say():
     gain = ns["lspc_gamma_gain"]((4, 16)).set_index("T")  # "≈ 0 with 4 rotated labels ... ≈ 0.005 with 16"
     assert abs(gain.loc[4, "gain"]) <= 2 * gain.loc[4, "gain_std"]
     assert gain.loc[16, "gain"] == pytest.approx(_number(r"≈ (\d\.\d+) with 16", text), abs=0.0015)
+
+
+def _slash_numbers(pattern, text):
+    m = re.search(pattern, text, re.S)
+    assert m, pattern
+    return [float(x) for x in re.split(r"\s*/\s*", m.group(1).strip())]
+
+
+def test_readme_where_mlviz_stands_is_the_recorded_reproduction():
+    """The README's "Where mlviz stands" numbers are docs/reproductions.csv's best rows (what the Reference
+    check page shows), at the README's three decimals."""
+    from mlviz.reproductions import standard_splits as ss
+
+    text = (ROOT / "README.md").read_text()
+    frame = ss.recorded()
+    assert frame is not None
+    order = re.search(r"on\s+emotions / enron / scene / yeast", text)
+    assert order
+    for measure, pattern in (("micro_f1", r"best method reaches micro-F1 ([0-9./ ]+?) on\s+emotions"),
+                             ("hamming_loss", r"Its Hamming loss \(([0-9./ ]+)\)")):
+        sota = ss.state_of_the_art(frame, measure).set_index("dataset")
+        ours = [round(float(sota.loc[d, "mlviz"]), 3) for d in ("emotions", "enron", "scene", "yeast")]
+        assert _slash_numbers(pattern, text) == ours, measure
