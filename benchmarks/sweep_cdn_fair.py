@@ -37,6 +37,8 @@ import pandas as pd
 
 DATASETS = ["emotions", "enron", "scene", "yeast", "medical"]
 LAMS, MUS, RATIOS = [0.1, 1.0, 10.0], [0.0, 0.001, 0.003], [0.5, 0.3, 0.1]
+#: λ in units of mean ||x||² (the training fold's, after scaling) for ``--part scaled-grid``
+SCALED_LAMS = [0.03, 0.1, 0.3]
 
 
 def _fold(X, train, test):
@@ -50,11 +52,12 @@ def _fold(X, train, test):
     return scaler.fit_transform(X[train]), scaler.transform(X[test])
 
 
-def grid(datasets, log=print):
+def grid(datasets, log=print, scaled_lam=False):
     from mlviz.dashboard.methods import CDN_PATH, METHODS, Scale
     from mlviz.data import load_protocol_split
     from mlviz.evaluation import multilabel_kfold
     from mlviz.metrics import evaluate
+    from mlviz.models._base_learner import mean_squared_norm
 
     rows = []
     for name in datasets:
@@ -64,8 +67,13 @@ def grid(datasets, log=print):
         for f, (a, b) in enumerate(multilabel_kfold(Y, 3, random_state=0)):
             Xa, Xb = _fold(X, a, b)
             scale = Scale(n_train=len(a), median_distance=lambda: 1.0)
-            for lam, mu in itertools.product(LAMS, MUS):
-                model = CDN_PATH.start(METHODS["cdn"].from_sliders({"lam": lam, "mu": mu}, scale), Xa, Y[a], None)
+            r2 = mean_squared_norm(Xa) if scaled_lam else 1.0
+            for lam, mu in itertools.product(SCALED_LAMS if scaled_lam else LAMS, MUS):
+                est = METHODS["cdn"].from_sliders({"mu": mu}, scale)
+                est.set_params(lam1=lam * r2, lam2=lam * r2)
+                if "scale_lam" in est.get_params():
+                    est.set_params(scale_lam=False)
+                model = CDN_PATH.start(est, Xa, Y[a], None)
                 for r in RATIOS:
                     model = CDN_PATH.step(model, r, None)
                     v = evaluate(Y[b], model.predict_proba(Xb), y_pred=model.predict(Xb), measures=["micro_f1"])
@@ -104,7 +112,7 @@ def scaled(datasets):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--part", choices=("grid", "scaled", "both"), default="both")
+    p.add_argument("--part", choices=("grid", "scaled", "both", "scaled-grid"), default="both")
     p.add_argument("--datasets", default=",".join(DATASETS))
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
@@ -113,6 +121,9 @@ def main(argv=None):
     if args.part in ("grid", "both"):
         print("inner 3-fold CV micro-F1 on the training halves (own predict), sorted by the worst-case ratio:")
         print(grid(names).round(3).to_string())
+    if args.part == "scaled-grid":
+        print("the grid with λ in units of mean ||x||^2 (λ × the fold's mean squared row norm):")
+        print(grid(names, scaled_lam=True).round(3).to_string())
     if args.part in ("scaled", "both"):
         print("\nfitted on the training half, scored once on the test half (γ = 0.5 γ_max, μ = 0):")
         print(scaled(names).round(4).to_string())

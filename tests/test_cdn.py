@@ -65,6 +65,24 @@ def test_lr_variant_matches_sklearn():
     np.testing.assert_allclose(m.predict_proba(X), expit(X @ m.coef_ + m.intercept_))
 
 
+def test_scale_lam_is_the_ridge_in_units_of_the_mean_squared_row_norm():
+    """``scale_lam=True`` with λ equals ``scale_lam=False`` with λ · (1/n) Σ ||x_i||² (computed here by hand),
+    and on its "lr" variant scikit-learn's LogisticRegression(C = 1 / that product), per label."""
+    X, Y = _data()
+    X = 3.0 * X  # (mean squared norm far from 1)
+    r2 = float(np.mean(np.sum(X * X, axis=1)))
+    scaled = SparseCDN(lam1=0.1, lam2=0.2, scale_lam=True, gamma=0.5, tol=1e-8, max_iter=5000).fit(X, Y)
+    plain = SparseCDN(lam1=0.1 * r2, lam2=0.2 * r2, gamma=0.5, tol=1e-8, max_iter=5000).fit(X, Y)
+    assert scaled.lam_scale_ == pytest.approx(r2, rel=1e-12) and plain.lam_scale_ == 1.0
+    for a in ("coef_", "label_coef_", "intercept_"):
+        np.testing.assert_allclose(getattr(scaled, a), getattr(plain, a), rtol=1e-10, atol=1e-12)
+    assert scaled.gamma_max_ == pytest.approx(plain.gamma_max_, rel=1e-10)
+    lr = SparseCDN(variant="lr", lam1=0.05, scale_lam=True, tol=1e-10, max_iter=20000).fit(X, Y)
+    for k in range(Y.shape[1]):
+        ref = LogisticRegression(C=1.0 / (0.05 * r2), tol=1e-12, max_iter=10000).fit(X, Y[:, k])
+        np.testing.assert_allclose(lr.coef_[:, k], ref.coef_[0], atol=1e-4)
+
+
 def test_independent_gradient_matches_finite_differences():
     X, Y = _data(n=30, d=3)
     rng = np.random.default_rng(1)

@@ -53,6 +53,7 @@ from sklearn.base import clone
 
 from ..solvers.fista import FistaResult
 from ._base import BaseEstimator, MultiLabelClassifierMixin, check_param, check_X, check_X_Y, empty_set_param
+from ._base_learner import mean_squared_norm
 from ._cdn_core import _solve
 from ._cdn_inference import _inference_seed, exact_marginals, gibbs_marginals, gibbs_marginals_se
 
@@ -109,6 +110,13 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         from BR-LR is smallest), where the paper's values lost to BR-LR on emotions.
     lam2 : float >= 0, default 1.0
         Ridge weight on the label weights V (lambda_2).
+    scale_lam : bool, default False
+        Multiply ``lam1`` and ``lam2`` by the training rows' mean squared norm
+        (1/n) Σ_i ||x_i||² (``lam_scale_``): the units in which BR's and LP's C are
+        given (``scale_C``), so that one value means a comparable penalty on
+        L2-normalised text rows (mean ||x||² = 1) and on standardised dense
+        features (mean ||x||² = their number). The method registry's sparse CDN
+        (the command line, every page) sets it with ``lam1 = lam2 = 0.1``.
     gamma : float >= 0 or None, default None
         l1 weight on V (sparse label graph); used by "l1-cdn" and "sparse".
         ``None`` means ``0.5 * gamma_max_`` (``DEFAULT_GAMMA_RATIO``; gamma_max_ is the
@@ -245,6 +253,9 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     gamma_ : float
         The gamma used (``gamma``, or ``0.5 * gamma_max_`` when None; 0 for
         variants without the l1 term).
+    lam_scale_ : float
+        The factor on ``lam1`` and ``lam2``: the training rows' mean squared norm with
+        ``scale_lam``, else 1.
     gamma_max_ : float
         Smallest gamma whose optimal graph is empty (KKT at V = 0, computed
         from the label-independent model; exact up to ``tol``). A useful
@@ -291,11 +302,12 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     >>> path_summary(path)[["gamma", "n_edges"]]              # doctest: +SKIP
     """
 
-    def __init__(self, *, lam1=1.0, lam2=1.0, gamma=None, mu=0.0, variant="sparse", max_iter=1000,
-                 tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
+    def __init__(self, *, lam1=1.0, lam2=1.0, scale_lam=False, gamma=None, mu=0.0, variant="sparse",
+                 max_iter=1000, tol=1e-3, inference="auto", max_exact_labels=12, se_target=0.005, n_chains=10,
                  n_burn=50, n_samples=100, max_sweeps=6400, random_state=None, empty_set=True):
         self.lam1 = lam1
         self.lam2 = lam2
+        self.scale_lam = scale_lam
         self.gamma = gamma
         self.mu = mu
         self.variant = variant
@@ -315,6 +327,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
     def _validate_params(self):
         for name in ("lam1", "lam2", "gamma", "mu"):
             check_param(self, name, getattr(self, name), low=0, allow_none=name == "gamma")
+        check_param(self, "scale_lam", self.scale_lam, options=(True, False))
         check_param(self, "variant", self.variant, options=tuple(VARIANTS))
         check_param(self, "max_iter", self.max_iter, low=1)
         check_param(self, "tol", self.tol, low=0, low_inclusive=False)
@@ -361,13 +374,16 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         active = Y.min(axis=0) != Y.max(axis=0)
         freq = (Y.sum(axis=0) + 0.5) / (n + 1.0)
         b0 = np.log(freq) - np.log1p(-freq)
-        # objective (4) / n: mean loss, penalties divided by n (same minimiser)
-        common = dict(lam1=float(self.lam1) / n, tol=float(self.tol), max_iter=int(self.max_iter))
+        # objective (4) / n: mean loss, penalties divided by n (same minimiser); with scale_lam the ridge
+        # weights in units of the mean squared row norm
+        self.lam_scale_ = mean_squared_norm(X) if self.scale_lam else 1.0
+        lam1, lam2 = float(self.lam1) * self.lam_scale_, float(self.lam2) * self.lam_scale_
+        common = dict(lam1=lam1 / n, tol=float(self.tol), max_iter=int(self.max_iter))
         # 1. label-independent model that starts the Gibbs chains (Guo & Gu 2011); it
         #    is also the gamma = infinity solution, hence the cold start of the main fit.
         init_variant = _INIT_VARIANT.get(self.variant, self.variant)
         init_mu = mu if VARIANTS[init_variant][2] else 0.0
-        key = (init_variant, float(self.lam1), init_mu, float(self.tol), int(self.max_iter))
+        key = (init_variant, lam1, init_mu, float(self.tol), int(self.max_iter))
         same_start = warm_from is not None and getattr(warm_from, "_init_key", None) == key
         if same_start:
             self.init_coef_, self.init_intercept_ = warm_from.init_coef_, warm_from.init_intercept_
@@ -413,7 +429,7 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
                               step=self._init_step)
             W, V, b = self.init_coef_.copy(), np.zeros((L, L)), self.init_intercept_.copy()
         else:
-            W, V, b, res = _solve(X, S, active, b0, lam2=float(self.lam2) / n, gamma=gamma / n,
+            W, V, b, res = _solve(X, S, active, b0, lam2=lam2 / n, gamma=gamma / n,
                                   mu=mu / n, use_V=use_V, warm=warm, callback=_stage(callback, "main", n),
                                   **common)
         self.coef_, self.label_coef_, self.intercept_ = W, V, b
