@@ -277,8 +277,8 @@ def _path_reference(ratio, mu, lam=0.1, variant="sparse"):
     train, test = load_protocol_split("emotions")
     X, _ = scale_split(train.X, test.X, "standard")
     Y = np.asarray(train.Y)
-    model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, scale_lam=True, mu=mu * Y.shape[0], variant=variant,
-                      random_state=0, empty_set="auto").fit(X, Y)
+    model = SparseCDN(gamma=1e12, lam1=lam, lam2=lam, mu=mu * Y.shape[0], variant=variant, random_state=0,
+                      empty_set="auto").fit(X, Y)
     for r in sorted(METHODS["cdn"].param("gamma").grid, reverse=True):
         model = copy.deepcopy(model).refit(gamma_ratio=r)
         if r == ratio:

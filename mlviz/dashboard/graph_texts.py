@@ -73,7 +73,5 @@ def fit_caption(step: dict, shown: dict, kwargs: dict, *, n_train: int, uses_gam
              f"γ is not used by the {shown['variant']} variant (no ℓ1 penalty on V), ")
     text += (f"μ = {kwargs['mu']:.3g}, " if uses_mu else
              f"μ is not used by the {shown['variant']} variant (no ℓ2,1 penalty on W), ")
-    lam = f"λ₁ = λ₂ = {kwargs['lam1']:g}"
-    if kwargs.get("scale_lam"):  # (in units of the mean squared row norm: SparseCDN's scale_lam)
-        lam += f" × mean ‖x‖² = {kwargs['lam1'] * step.get('lam_scale', 1.0):.3g}"
-    return text + f"{lam}; the loss is summed over the {n_train} training instances (Guo & Xue, eq. 4)."
+    return text + (f"λ₁ = λ₂ = {kwargs['lam1']:g}; the loss is summed over the {n_train} training instances "
+                   "(Guo & Xue, eq. 4).")

@@ -76,8 +76,8 @@ VARIANTS = {
 #: variant -> variant of the label-independent model that starts the Gibbs chains.
 _INIT_VARIANT = {"cdn": "lr", "l1-cdn": "lr", "sparse": "l21-lr"}
 #: ``gamma=None`` means ``DEFAULT_GAMMA_RATIO * gamma_max_``: the dashboard's γ / γ_max slider default
-#: (``mlviz.models.registry.CDN_DEFAULTS``, chosen by benchmarks/sweep_cdn_dashboard.py); the registry's
-#: ``make()`` leaves γ to it, so a test (tests/test_registry.py) keeps the two equal
+#: (``mlviz.models.registry.CDN_DEFAULTS``, chosen by benchmarks/sweep_cdn_dashboard.py), so that the
+#: library, the command line and every page fit the same model by default (a test keeps them equal)
 DEFAULT_GAMMA_RATIO = 0.5
 #: bytes of one block of margins in ``SparseCDN._gamma_max``
 _GAMMA_MAX_BLOCK_BYTES = 1 << 22
@@ -103,12 +103,11 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         summed-loss scale: ``lam1 = 1`` is scikit-learn's
         ``LogisticRegression(C=1)`` (the BR-LR baseline), which the "lr"
         variant reproduces. The paper uses 0.1 on 200-400 training
-        instances. The method registry's sparse CDN (the command line,
-        ``mlviz reproduce``, every page) uses ``scale_lam=True`` with
-        ``lam1 = lam2 = 0.1``, chosen by the rule of the other methods'
-        defaults (``benchmarks/sweep_cdn_fair.py``; benchmarks/RESULTS.md, "its
-        defaults under the rule of fair defaults"): in absolute units the dense,
-        standardised sets wanted 10 and the L2-normalised text sets 0.1.
+        instances; the default 1.0 (with ``gamma=None`` and ``mu=0``) is the
+        dashboard's default, chosen by the sweep recorded in ``benchmarks/RESULTS.md``
+        ("sparse-CDN slider defaults of the dashboard": λ ∈ {0.1, 1, 10} × μ / N ∈ {0, 0.003} ×
+        γ / γ_max ∈ {0.1, 0.3, 0.5} on the five bundled sets, the setting whose worst difference
+        from BR-LR is smallest), where the paper's values lost to BR-LR on emotions.
     lam2 : float >= 0, default 1.0
         Ridge weight on the label weights V (lambda_2).
     scale_lam : bool, default False
@@ -122,9 +121,8 @@ class SparseCDN(MultiLabelClassifierMixin, BaseEstimator):
         l1 weight on V (sparse label graph); used by "l1-cdn" and "sparse".
         ``None`` means ``0.5 * gamma_max_`` (``DEFAULT_GAMMA_RATIO``; gamma_max_ is the
         smallest gamma with an empty graph, which grows with N on the summed-loss scale):
-        the dashboard's default (benchmarks/RESULTS.md, "sparse-CDN slider defaults of the
-        dashboard"; 0.1 and 0.3 were within the folds' noise in the later sweep and keep
-        denser graphs). The value used is ``gamma_``.
+        chosen with ``lam1`` (0.3 had the same mean and a worse worst case). The value
+        used is ``gamma_``.
     mu : float >= 0, default 0.0
         l2,1 weight on the rows of W (features shared by all labels); used by
         "l21-lr" and "sparse". The default 0 keeps every feature: in the same sweep
