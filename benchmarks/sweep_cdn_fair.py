@@ -19,10 +19,12 @@ Protocol
    mean squared row norm after scaling: 1 for L2-normalised text rows, the number of features for
    standardised dense ones -- the units of BR's and LP's C), μ = 0, γ = 0.5 γ_max, fitted on the training
    half and scored once on the test half (for the record: the test half chooses nothing here).
+3. **The grid with a data-scaled λ** (``--part scaled-grid``): the grid of part 1 with λ ∈ {0.03, 0.1, 0.3}
+   in units of the fold's mean squared row norm (λ × that norm passed as ``lam1 = lam2``).
 
 Usage::
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/sweep_cdn_fair.py [--part grid|scaled|both] [--datasets ...]
+    OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/sweep_cdn_fair.py [--part grid|scaled|both|scaled-grid]
 """
 
 from __future__ import annotations
