@@ -20,7 +20,7 @@ Protocol
    standardised dense ones -- the units of BR's and LP's C), μ = 0, γ = 0.5 γ_max, fitted on the training
    half and scored once on the test half (for the record: the test half chooses nothing here).
 3. **The grid with a data-scaled λ** (``--part scaled-grid``): the grid of part 1 with λ ∈ {0.03, 0.1, 0.3}
-   in units of the fold's mean squared row norm (λ × that norm passed as ``lam1 = lam2``).
+   in units of the fold's mean squared row norm (``SparseCDN(scale_lam=True)``).
 
 Usage::
 
@@ -59,7 +59,6 @@ def grid(datasets, log=print, scaled_lam=False):
     from mlviz.data import load_protocol_split
     from mlviz.evaluation import multilabel_kfold
     from mlviz.metrics import evaluate
-    from mlviz.models._base_learner import mean_squared_norm
 
     rows = []
     for name in datasets:
@@ -69,12 +68,9 @@ def grid(datasets, log=print, scaled_lam=False):
         for f, (a, b) in enumerate(multilabel_kfold(Y, 3, random_state=0)):
             Xa, Xb = _fold(X, a, b)
             scale = Scale(n_train=len(a), median_distance=lambda: 1.0)
-            r2 = mean_squared_norm(Xa) if scaled_lam else 1.0
             for lam, mu in itertools.product(SCALED_LAMS if scaled_lam else LAMS, MUS):
                 est = METHODS["cdn"].from_sliders({"mu": mu}, scale)
-                est.set_params(lam1=lam * r2, lam2=lam * r2)
-                if "scale_lam" in est.get_params():
-                    est.set_params(scale_lam=False)
+                est.set_params(lam1=lam, lam2=lam, scale_lam=scaled_lam)  # (scaled: λ × the fold's mean ||x||²)
                 model = CDN_PATH.start(est, Xa, Y[a], None)
                 for r in RATIOS:
                     model = CDN_PATH.step(model, r, None)

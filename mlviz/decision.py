@@ -47,7 +47,8 @@ from ._rule_counts import fast_rows
 from .metrics import RCut, at_least_one, binarize, evaluate, get_measure
 
 __all__ = [
-    "RULES", "RULE_LABELS", "RULE_NAMES", "CURVE_MEASURES", "apply_rule", "at_least_one", "mcut", "mcut_thresholds",
+    "RULES", "RULE_LABELS", "RULE_NAMES", "COMPARED_RULES", "CURVE_MEASURES", "apply_rule", "at_least_one", "mcut",
+    "mcut_thresholds",
     "scut_thresholds", "scut_cv", "rule_curve", "best_parameters", "compare_rules",
     "empty_rate", "describe_rule",
 ]
@@ -58,6 +59,8 @@ RULE_LABELS = {"threshold": "Threshold", "per_label": "Per label", "rcut": "RCut
 #: each rule's name in sentences and tables
 RULE_NAMES = {"threshold": "Global threshold", "per_label": "Per-label threshold", "rcut": "RCut (top k)",
               "mcut": "MCut (largest gap)", "scut": "SCut (tuned on training folds)"}
+#: the rules :func:`compare_rules` puts side by side (its rows; SCut when given its thresholds)
+COMPARED_RULES = ("threshold", "rcut", "mcut", "scut")
 #: measures drawn by the playground (``empty_rate`` is added by :func:`rule_curve`)
 CURVE_MEASURES = ("hamming_loss", "micro_f1", "macro_f1", "example_f1", "subset_accuracy")
 _SCUT_MEASURES = ("f1", "accuracy")

@@ -13,9 +13,11 @@ import streamlit as st
 from mlviz._text import escape_markdown, shorten
 from mlviz.dashboard import compute, methods, present, progress, report_pack, state, widgets
 from mlviz.decision import (
+    COMPARED_RULES,
     CURVE_MEASURES,
     RULE_LABELS,
     RULE_NAMES,
+    RULES,
     apply_rule,
     best_parameters,
     compare_rules,
@@ -34,7 +36,6 @@ st.caption(f"Test posteriors of a model fitted on the {ctx.Y_train.shape[0]} tra
            f"**{escape_markdown(ctx.name, 60)}**, turned into label sets by the rule you pick. The model is the "
            "same for every rule: only the rule changes the numbers.")
 
-RULES = RULE_NAMES  # (rule key -> its name in sentences and tables)
 HINTS = {"threshold": "one cut t on every label", "per_label": "a cut for each label",
          "rcut": "the k most probable labels of each instance",
          "mcut": "cut at the largest gap in each instance's scores", "scut": "per-label cuts tuned on training folds"}
@@ -179,7 +180,7 @@ if rule in ("threshold", "rcut", "per_label"):
 st.subheader("Predict first: which rule maximises subset accuracy?")
 st.markdown("Subset accuracy counts an instance only when its **whole** label set is right. "
             "Guess which rule gets there most often on this data set, then reveal.")
-guess = st.radio("Your guess", ["no guess", "threshold", "rcut", "mcut", "scut"], key="dr_guess", horizontal=True,
+guess = st.radio("Your guess", ["no guess", *COMPARED_RULES], key="dr_guess", horizontal=True,
                  format_func=lambda k: RULE_LABELS.get(k, k), bind="query-params")
 pack_tables = {}  # (the report pack's tables: caption -> DataFrame)
 if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
@@ -193,13 +194,13 @@ if st.toggle("Reveal", key="dr_reveal", bind="query-params"):
         table, _ = progress.result(cjob, settings=dict(m.complete(shown), at_least_one=alo), slot="decision|compare",
                                    label="Comparing the rules")
         if table is not None:
-            winners = [RULES[r] for r in table.index[table["best"]]]
+            winners = [RULE_NAMES[r] for r in table.index[table["best"]]]
             top = table.index[table["best"]][0]
             verdict = "" if guess == "no guess" else (" Your guess was right." if table.loc[guess, "best"]
-                                                      else f" You guessed {RULES[guess]}.")
+                                                      else f" You guessed {RULE_NAMES[guess]}.")
             st.success(f"**{' and '.join(winners)}**: subset accuracy "
                        f"{table.loc[top, 'subset_accuracy']:.4f}.{verdict}")
-            pack_tables["The rules compared"] = for_display(table.rename(index=RULES))
+            pack_tables["The rules compared"] = for_display(table.rename(index=RULE_NAMES))
             st.dataframe(pack_tables["The rules compared"], key="dr_compare")  # ("—": MCut has no parameter)
             st.caption("Threshold and RCut are shown at their best parameter **chosen on the test set** (an "
                        "oracle: what the rule can reach at best); MCut has no parameter; SCut's thresholds were "

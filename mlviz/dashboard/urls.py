@@ -178,7 +178,7 @@ def _slider_params(prefix: str, owners: tuple, skip=()) -> list:
 
 def _build() -> dict:
     from mlviz.data import list_samples
-    from mlviz.decision import RULE_LABELS
+    from mlviz.decision import COMPARED_RULES, RULE_LABELS
     from mlviz.models.registry import METHODS as _REGISTRY
     from mlviz.preprocessing import SCALINGS
 
@@ -287,8 +287,7 @@ def _build() -> dict:
         UrlParam("dr_k", "int", (DR,), lo=0, hi=MAX_LABEL_INDEX, step=1, data_hi=n_labels),
         UrlParam("dr_scut", "choice", (DR,), ("f1", "accuracy")),
         UrlParam("dr_off", "float", (DR,), lo=-0.3, hi=0.3, step=0.01),
-        UrlParam("dr_guess", "choice", (DR,),
-                 ("no guess", *(RULE_LABELS[k] for k in ("threshold", "rcut", "mcut", "scut")))),
+        UrlParam("dr_guess", "choice", (DR,), ("no guess", *(RULE_LABELS[k] for k in COMPARED_RULES))),
         UrlParam("dr_reveal", "bool", (DR,)),
         # Reference check
         UrlParam("ref_data", "choice", (REF,), _reference()[0]),

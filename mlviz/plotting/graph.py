@@ -85,6 +85,10 @@ def _on_white(color, opacity):
     return "#" + "".join(f"{round(255 - opacity * (255 - c)):02x}" for c in rgb)
 
 
+#: the arrow annotations' colours: each sign's line colour as it shows on white
+_ARROW_POSITIVE, _ARROW_NEGATIVE = _on_white(POSITIVE_COLOR, EDGE_OPACITY), _on_white(NEGATIVE_COLOR, EDGE_OPACITY)
+
+
 def edge_widths(magnitudes):
     """Scale |weights| linearly to line widths in [1, 6] px.
 
@@ -615,12 +619,11 @@ def _arrows(A, B, w, widths):
         # short thick edges).
         tail = A + 0.55 * (B - A)
         aw = np.clip(widths, 1.0, _HEAD_WIDTH)
-        shown = {1: _on_white(POSITIVE_COLOR, EDGE_OPACITY), -1: _on_white(NEGATIVE_COLOR, EDGE_OPACITY)}
         arrows = [dict(
             x=float(hx), y=float(hy), ax=float(tx), ay=float(ty), xref="x",
             yref="y", axref="x", ayref="y", text="", showarrow=True,
             arrowhead=2, arrowwidth=float(a), arrowsize=float((2.2 + 0.3 * max(lw, 1.0)) / a),
-            arrowcolor=shown[1 if x > 0 else -1])
+            arrowcolor=_ARROW_POSITIVE if x > 0 else _ARROW_NEGATIVE)
             for (hx, hy), (tx, ty), x, lw, a in zip(head, tail, w, widths, aw)]
         return arrows, []
     d = B - A
